@@ -1,0 +1,67 @@
+//! # shaped
+//!
+//! Tensors whose shape is part of their type. Broadcasting two statically shaped tensors is
+//! checked by the compiler, and the elementwise kernels compile to the loop you would write by
+//! hand for that shape.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 1, 5]>::from_fn(|[i, _, k]| (i * 5 + k) as f32);
+//! let b = Tensor::<f32, Shape![4, 1]>::splat(1.0);
+//! let c: Tensor<f32, Shape![2, 4, 5]> = &a + &b;          // NUMPY (P1-P6)
+//! let d = a.broadcast_to::<Shape![3, 2, 4, 5]>();          // Bidirectional (B1-B3)
+//! let e = c.zip_map(&c, |x, y| x * y);                     // NONE: identical shapes (N1-N3)
+//! assert_eq!(d.shape(), [3, 2, 4, 5]);
+//! assert_eq!(e[[1, 2, 3]], (8.0 + 1.0) * (8.0 + 1.0));
+//! ```
+//!
+//! A mismatch does not compile, and the error names the dims and the rule:
+//!
+//! ```compile_fail
+//! use shaped::{Shape, Tensor};
+//! let bad = &Tensor::<f32, Shape![3]>::splat(0.0) + &Tensor::<f32, Shape![2]>::splat(0.0);
+//! // error: cannot broadcast dim `Const<3>` with dim `Const<2>` (NUMPY)
+//! ```
+//!
+//! ## Map of the crate
+//! * [`dim`]: `Const<N>` dims and the table that lets the compiler compare them.
+//! * [`shape`](mod@shape): shapes as tuples of dims, the [`Shape!`] macro.
+//! * [`rules`]: the broadcast rules of the spec as `const fn`s: the single source of truth.
+//! * [`typelevel`]: the same rules as traits, with the compile-error messages.
+//! * [`storage`]: inline, borrowed and heap element storage.
+//! * [`Tensor`]: construction, access, formatting.
+//! * `kernel`: the one elementwise loop nest every operation uses.
+//! * [`ops`]: operators and elementwise methods.
+//!
+//! ## Features
+//! * `std` (default): implies `alloc`; float `pow` through `std`.
+//! * `alloc`: [`HeapTensor`], static shapes stored on the heap.
+//! * `libm`: float `pow` without `std`.
+//!
+//! Without any feature the crate is `no_std` with no allocator, for embedded targets.
+
+#![no_std]
+#![warn(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod dim;
+pub mod error;
+mod kernel;
+pub mod ops;
+pub mod rules;
+pub mod shape;
+pub mod storage;
+mod tensor;
+pub mod typelevel;
+
+pub use dim::{Const, Dim, StaticDim};
+pub use error::LengthMismatch;
+pub use ops::{Operand, Scalar};
+pub use shape::{Shape, StaticShape, MAX_STATIC_RANK};
+#[cfg(feature = "alloc")]
+pub use tensor::HeapTensor;
+pub use tensor::{OwnedIn, Tensor, TensorView, TensorViewMut};

@@ -1,0 +1,263 @@
+//! Shapes: tuples of dims, written with [`Shape!`](crate::Shape!).
+//!
+//! `Shape![2, 1, 5]` is the type `(Const<2>, Const<1>, Const<5>)`; `Shape![]` is `()`, rank 0.
+//! Ranks 0 to [`MAX_STATIC_RANK`] are supported. A fully static shape stores its elements in a
+//! nested array (`[[[T; 5]; 1]; 2]`), so no typenum arithmetic is needed for storage and any dim
+//! size works there.
+
+use core::fmt::Debug;
+
+use crate::dim::{Const, Dim};
+use crate::rules;
+
+/// The largest rank of a static shape.
+pub const MAX_STATIC_RANK: usize = 8;
+
+/// A tensor shape: its rank, its dims and its element count.
+///
+/// ```
+/// use shaped::{Shape, Shape as _};
+/// let s = <Shape![2, 3, 4]>::default();
+/// assert_eq!(s.dims(), [2, 3, 4]);
+/// assert_eq!(<Shape![2, 3, 4] as shaped::Shape>::RANK, 3);
+/// assert_eq!(shaped::Shape::element_count(&s), 24);
+/// ```
+pub trait Shape: Copy + Debug + 'static {
+    /// The number of dims.
+    const RANK: usize;
+    /// A multi-index into this shape: `[usize; RANK]`.
+    type Index: Copy + Debug + PartialEq + AsRef<[usize]> + AsMut<[usize]>;
+    /// Owned storage for the elements of a tensor of this shape.
+    type Buffer<T>;
+
+    /// The dims, outermost first.
+    fn dims(&self) -> Self::Index;
+
+    /// The number of elements (the product of the dims; 1 for rank 0).
+    fn element_count(&self) -> usize;
+
+    /// The elements of an owned buffer, in row-major order.
+    fn buffer_as_slice<T>(buffer: &Self::Buffer<T>) -> &[T];
+
+    /// The elements of an owned buffer, in row-major order, mutably.
+    fn buffer_as_mut_slice<T>(buffer: &mut Self::Buffer<T>) -> &mut [T];
+}
+
+/// A shape whose every dim is known at compile time.
+pub trait StaticShape: Shape + Default {
+    /// The dims, as a constant.
+    const DIMS: &'static [usize];
+    /// The element count. A shape whose count overflows `usize` fails to compile.
+    const LEN: usize;
+
+    /// Builds a buffer by calling `f` with each multi-index in row-major order.
+    fn buffer_from_fn<T>(f: impl FnMut(Self::Index) -> T) -> Self::Buffer<T>;
+
+    /// Calls `f` with each multi-index in row-major order.
+    fn for_each_index(f: impl FnMut(Self::Index));
+}
+
+/// Holds when a shape has rank `R`; used to check the arity of an index at compile time.
+#[diagnostic::on_unimplemented(
+    message = "an index into a tensor of shape `{Self}` needs one coordinate per dim, not {R}",
+    label = "wrong number of coordinates"
+)]
+pub trait RankIs<const R: usize>: Shape {}
+
+/// Row-major offset of `index` in `dims`, or `None` when a coordinate is out of range.
+#[inline]
+pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize> {
+    debug_assert_eq!(dims.len(), index.len());
+    let mut offset = 0usize;
+    for (&d, &i) in dims.iter().zip(index) {
+        if i >= d {
+            return None;
+        }
+        // Cannot overflow: offset < product of the dims so far, which fits (the buffer exists).
+        offset = offset * d + i;
+    }
+    Some(offset)
+}
+
+macro_rules! impl_static_shape {
+    ($rank:literal; $nest:ty; $($n:ident $i:ident),*) => {
+        impl<$(const $n: usize),*> Shape for ($(Const<$n>,)*) {
+            const RANK: usize = $rank;
+            type Index = [usize; $rank];
+            type Buffer<T> = $nest;
+
+            #[inline(always)]
+            fn dims(&self) -> [usize; $rank] {
+                [$($n),*]
+            }
+
+            #[inline(always)]
+            fn element_count(&self) -> usize {
+                <Self as StaticShape>::LEN
+            }
+
+            #[inline(always)]
+            fn buffer_as_slice<T>(buffer: &$nest) -> &[T] {
+                impl_static_shape!(@flat buffer, as_flattened; $($n)*)
+            }
+
+            #[inline(always)]
+            fn buffer_as_mut_slice<T>(buffer: &mut $nest) -> &mut [T] {
+                impl_static_shape!(@flat buffer, as_flattened_mut; $($n)*)
+            }
+        }
+
+        impl<$(const $n: usize),*> StaticShape for ($(Const<$n>,)*) {
+            const DIMS: &'static [usize] = &[$($n),*];
+            const LEN: usize = match rules::checked_element_count(Self::DIMS) {
+                Some(len) => len,
+                None => panic!("the element count of this shape overflows usize"),
+            };
+
+            #[inline(always)]
+            #[allow(unused_mut)]
+            fn buffer_from_fn<T>(mut f: impl FnMut([usize; $rank]) -> T) -> $nest {
+                impl_static_shape!(@build f; []; $($i)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_mut)]
+            fn for_each_index(mut f: impl FnMut([usize; $rank])) {
+                impl_static_shape!(@loops f; []; $($n $i)*)
+            }
+        }
+
+        impl<$(const $n: usize),*> RankIs<$rank> for ($(Const<$n>,)*) {}
+    };
+
+    // Flattening: a slice of the outer array, then one flatten per further dim.
+    (@flat $b:ident, as_flattened;) => { core::slice::from_ref($b) };
+    (@flat $b:ident, as_flattened_mut;) => { core::slice::from_mut($b) };
+    (@flat $b:ident, as_flattened; $first:ident $($rest:ident)*) => {
+        impl_static_shape!(@flat_more &$b[..]; $($rest)*)
+    };
+    (@flat $b:ident, as_flattened_mut; $first:ident $($rest:ident)*) => {
+        impl_static_shape!(@flat_more &mut $b[..]; $($rest)*)
+    };
+    (@flat_more $e:expr;) => { $e };
+    (@flat_more $e:expr; $n:ident $($rest:ident)*) => {
+        impl_static_shape!(@flat_more FlattenInner::flatten_once($e); $($rest)*)
+    };
+
+    // Nested `from_fn`, one per dim, so the loop structure is that of a hand-written loop nest.
+    (@build $f:ident; [$($done:ident)*];) => { $f([$($done),*]) };
+    (@build $f:ident; [$($done:ident)*]; $i:ident $($rest:ident)*) => {
+        core::array::from_fn(|$i| impl_static_shape!(@build $f; [$($done)* $i]; $($rest)*))
+    };
+
+    (@loops $f:ident; [$($done:ident)*];) => { $f([$($done),*]) };
+    (@loops $f:ident; [$($done:ident)*]; $n:ident $i:ident $($rest:ident)*) => {
+        for $i in 0..$n {
+            impl_static_shape!(@loops $f; [$($done)* $i]; $($rest)*)
+        }
+    };
+}
+
+/// One level of `as_flattened`, spelled the same for shared and mutable slices so the macro
+/// above can chain it.
+trait FlattenInner {
+    type Flat;
+    fn flatten_once(self) -> Self::Flat;
+}
+
+impl<'a, T, const N: usize> FlattenInner for &'a [[T; N]] {
+    type Flat = &'a [T];
+    #[inline(always)]
+    fn flatten_once(self) -> &'a [T] {
+        self.as_flattened()
+    }
+}
+
+impl<'a, T, const N: usize> FlattenInner for &'a mut [[T; N]] {
+    type Flat = &'a mut [T];
+    #[inline(always)]
+    fn flatten_once(self) -> &'a mut [T] {
+        self.as_flattened_mut()
+    }
+}
+
+impl_static_shape!(0; T;);
+impl_static_shape!(1; [T; N0]; N0 i0);
+impl_static_shape!(2; [[T; N1]; N0]; N0 i0, N1 i1);
+impl_static_shape!(3; [[[T; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2);
+impl_static_shape!(4; [[[[T; N3]; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2, N3 i3);
+impl_static_shape!(5; [[[[[T; N4]; N3]; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2, N3 i3, N4 i4);
+impl_static_shape!(6; [[[[[[T; N5]; N4]; N3]; N2]; N1]; N0];
+    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5);
+impl_static_shape!(7; [[[[[[[T; N6]; N5]; N4]; N3]; N2]; N1]; N0];
+    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5, N6 i6);
+impl_static_shape!(8; [[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0];
+    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5, N6 i6, N7 i7);
+
+/// The type of a shape, written as its dims.
+///
+/// Each dim is a number, `Const<N>`, or a `{ const expression }`:
+///
+/// ```
+/// use shaped::{Const, Shape};
+/// const W: usize = 5;
+/// type A = Shape![2, 1, 5];
+/// type B = Shape![2, Const<1>, { W }];
+/// let _same: A = B::default();
+/// let _scalar: Shape![] = ();
+/// ```
+#[macro_export]
+macro_rules! Shape {
+    (@munch [$($out:ty,)*];) => { ($($out,)*) };
+    (@munch [$($out:ty,)*]; $n:literal $(, $($rest:tt)*)?) => {
+        $crate::Shape!(@munch [$($out,)* $crate::Const<$n>,]; $($($rest)*)?)
+    };
+    (@munch [$($out:ty,)*]; { $e:expr } $(, $($rest:tt)*)?) => {
+        $crate::Shape!(@munch [$($out,)* $crate::Const<{ $e }>,]; $($($rest)*)?)
+    };
+    (@munch [$($out:ty,)*]; $t:ty $(, $($rest:tt)*)?) => {
+        $crate::Shape!(@munch [$($out,)* $t,]; $($($rest)*)?)
+    };
+    () => { () };
+    ($($dims:tt)+) => { $crate::Shape!(@munch []; $($dims)+) };
+}
+
+/// Every dim type is a [`Dim`]: a compile-time reminder that shapes are tuples of dims.
+const _: fn() = || {
+    fn is_dim<D: Dim>() {}
+    is_dim::<Const<3>>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_dims_and_len_of_each_rank() {
+        assert_eq!(<Shape![]>::DIMS, &[] as &[usize]);
+        assert_eq!(<Shape![]>::LEN, 1);
+        assert_eq!(<Shape![0, 3]>::LEN, 0);
+        assert_eq!(<Shape![2, 3, 4]>::default().dims(), [2, 3, 4]);
+        assert_eq!(<Shape![1, 2, 1, 2, 1, 2, 1, 2] as Shape>::RANK, 8);
+        assert_eq!(<Shape![1, 2, 1, 2, 1, 2, 1, 2]>::LEN, 16);
+    }
+
+    #[test]
+    fn for_each_index_is_row_major() {
+        let mut seen = [[0usize; 2]; 6];
+        let mut k = 0;
+        <Shape![3, 2]>::for_each_index(|idx| {
+            seen[k] = idx;
+            k += 1;
+        });
+        assert_eq!(seen, [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
+    }
+
+    #[test]
+    fn row_major_offset_checks_each_coordinate() {
+        assert_eq!(row_major_offset(&[2, 3, 4], &[1, 2, 3]), Some(23));
+        assert_eq!(row_major_offset(&[2, 3, 4], &[1, 3, 0]), None);
+        assert_eq!(row_major_offset(&[], &[]), Some(0));
+        assert_eq!(row_major_offset(&[0], &[0]), None);
+    }
+}

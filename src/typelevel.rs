@@ -1,0 +1,222 @@
+//! The broadcast rules as types: NUMPY (P1-P6), Bidirectional (B1-B4) and NONE (N1-N3) decided
+//! at compile time for static shapes.
+//!
+//! How a dim pair is decided: both dims are mapped to typenum numbers ([`ToUnsigned`]), three
+//! type-level booleans are computed (`A == B`, `A == 1`, `B == 1`), and [`Classify`] turns them
+//! into a case. The case either picks the output dim or, for an incompatible pair, fails a trait
+//! bound whose `#[diagnostic::on_unimplemented]` names both dims and the rule. The diagnostic sits
+//! on that innermost trait because rustc only shows it for the bound that actually fails.
+
+use typenum::{Eq as TEq, IsEqual, U1};
+
+use crate::dim::{Const, ToUnsigned};
+use crate::shape::Shape;
+
+/// Marker for the NUMPY mode of elementwise operations (spec section 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Numpy;
+
+/// Marker for Bidirectional broadcasting of a tensor to a target shape (spec section 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bidirectional;
+
+/// Case: the dims are equal; the output is either.
+pub struct Equal;
+/// Case: the left dim is 1 and stretches; the output is the right dim (also when that is 0).
+pub struct StretchLeft;
+/// Case: the right dim is 1 and stretches; the output is the left dim.
+pub struct StretchRight;
+/// Case: neither dim is 1 and they differ: no broadcast.
+pub struct Incompatible;
+
+/// Maps `(A == B, A == 1, B == 1)` to a case. Equality is tested first, so `1` with `1` is
+/// [`Equal`], and `1` with `0` is [`StretchLeft`] with output `0` (P5, A1).
+pub trait Classify {
+    /// The case.
+    type Case;
+}
+impl<AIsOne, BIsOne> Classify for (typenum::B1, AIsOne, BIsOne) {
+    type Case = Equal;
+}
+impl<BIsOne> Classify for (typenum::B0, typenum::B1, BIsOne) {
+    type Case = StretchLeft;
+}
+impl Classify for (typenum::B0, typenum::B0, typenum::B1) {
+    type Case = StretchRight;
+}
+impl Classify for (typenum::B0, typenum::B0, typenum::B0) {
+    type Case = Incompatible;
+}
+
+/// NUMPY per-dim rule (P2): the case's output dim. Not implemented for [`Incompatible`].
+#[diagnostic::on_unimplemented(
+    message = "cannot broadcast dim `{A}` with dim `{B}` (NUMPY)",
+    label = "NUMPY broadcasting needs equal dims or a 1 in each position (rule P2)",
+    note = "shapes are right-aligned and the shorter one is padded on the left with 1s (rule P1)"
+)]
+pub trait NumpyDimRule<A, B> {
+    /// The output dim.
+    type Output;
+}
+
+/// Bidirectional per-dim rule (B1, B4): the case's output dim. Not implemented for
+/// [`Incompatible`].
+#[diagnostic::on_unimplemented(
+    message = "cannot broadcast input dim `{A}` to target dim `{B}` (Bidirectional)",
+    label = "each right-aligned pair must be equal or contain a 1 (rule B4)",
+    note = "Bidirectional broadcasting is NUMPY applied to (input shape, target shape) (rule B1)"
+)]
+pub trait BidirectionalDimRule<A, B> {
+    /// The output dim.
+    type Output;
+}
+
+macro_rules! impl_dim_rule_cases {
+    ($($rule:ident),*) => {$(
+        impl<A, B> $rule<A, B> for Equal {
+            type Output = A;
+        }
+        impl<A, B> $rule<A, B> for StretchLeft {
+            type Output = B;
+        }
+        impl<A, B> $rule<A, B> for StretchRight {
+            type Output = A;
+        }
+    )*};
+}
+impl_dim_rule_cases!(NumpyDimRule, BidirectionalDimRule);
+
+/// Routes a case to the per-dim rule of a mode, so each mode fails with its own message.
+pub trait ModeDimRule<Case, A, B> {
+    /// The output dim.
+    type Output;
+}
+impl<Case: NumpyDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for Numpy {
+    type Output = Case::Output;
+}
+impl<Case: BidirectionalDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for Bidirectional {
+    type Output = Case::Output;
+}
+
+type Num<D> = <D as ToUnsigned>::Output;
+type CaseOf<A, B> = <(TEq<Num<A>, Num<B>>, TEq<Num<A>, U1>, TEq<Num<B>, U1>) as Classify>::Case;
+
+/// Broadcasts one dim against another under `Mode` ([`Numpy`] or [`Bidirectional`]).
+pub trait BroadcastDim<Rhs, Mode> {
+    /// The output dim.
+    type Output;
+}
+
+impl<const A: usize, const B: usize, Mode> BroadcastDim<Const<B>, Mode> for Const<A>
+where
+    Const<A>: ToUnsigned,
+    Const<B>: ToUnsigned,
+    Num<Const<A>>: IsEqual<Num<Const<B>>> + IsEqual<U1>,
+    Num<Const<B>>: IsEqual<U1>,
+    (
+        TEq<Num<Const<A>>, Num<Const<B>>>,
+        TEq<Num<Const<A>>, U1>,
+        TEq<Num<Const<B>>, U1>,
+    ): Classify,
+    Mode: ModeDimRule<CaseOf<Const<A>, Const<B>>, Const<A>, Const<B>>,
+{
+    type Output = <Mode as ModeDimRule<CaseOf<Const<A>, Const<B>>, Const<A>, Const<B>>>::Output;
+}
+
+/// Broadcasts a whole shape against another under `Mode`: right-align, pad the shorter with 1s,
+/// broadcast each pair (P1-P6; B1-B3). The output rank is the larger rank.
+///
+/// ```
+/// use shaped::{typelevel::{BroadcastShape, Numpy}, Shape};
+/// fn same<T>(_: T, _: T) {}
+/// let out = <<Shape![2, 1, 5] as BroadcastShape<Shape![4, 1], Numpy>>::Output>::default();
+/// same(out, <Shape![2, 4, 5]>::default());
+/// ```
+pub trait BroadcastShape<Rhs, Mode> {
+    /// The output shape.
+    type Output: Shape;
+}
+
+/// The NUMPY output shape of `A` and `B`.
+pub type NumpyOutput<A, B> = <A as BroadcastShape<B, Numpy>>::Output;
+/// The Bidirectional output shape of input `A` and target `T`.
+pub type BidirectionalOutput<A, T> = <A as BroadcastShape<T, Bidirectional>>::Output;
+
+// Generates `BroadcastShape` for every pair of ranks with at most `MAX_STATIC_RANK` dims:
+// `lead` are the dims of the longer shape that meet an implicit 1 (they pass through), `zip`
+// are the right-aligned pairs. Both orders (longer on the left, longer on the right) are made.
+macro_rules! broadcast_shape_impl {
+    ([] [$(($a:ident $b:ident))*]) => {
+        impl<Mode, $($a, $b,)*> BroadcastShape<($($b,)*), Mode> for ($($a,)*)
+        where
+            ($($a,)*): Shape,
+            ($($b,)*): Shape,
+            $($a: BroadcastDim<$b, Mode>,)*
+            ($(<$a as BroadcastDim<$b, Mode>>::Output,)*): Shape,
+        {
+            type Output = ($(<$a as BroadcastDim<$b, Mode>>::Output,)*);
+        }
+    };
+    ([$($l:ident)+] [$(($a:ident $b:ident))*]) => {
+        impl<Mode, $($l,)* $($a, $b,)*> BroadcastShape<($($b,)*), Mode> for ($($l,)* $($a,)*)
+        where
+            ($($l,)* $($a,)*): Shape,
+            ($($b,)*): Shape,
+            $($a: BroadcastDim<$b, Mode>,)*
+            ($($l,)* $(<$a as BroadcastDim<$b, Mode>>::Output,)*): Shape,
+        {
+            type Output = ($($l,)* $(<$a as BroadcastDim<$b, Mode>>::Output,)*);
+        }
+        impl<Mode, $($l,)* $($a, $b,)*> BroadcastShape<($($l,)* $($b,)*), Mode> for ($($a,)*)
+        where
+            ($($a,)*): Shape,
+            ($($l,)* $($b,)*): Shape,
+            $($a: BroadcastDim<$b, Mode>,)*
+            ($($l,)* $(<$a as BroadcastDim<$b, Mode>>::Output,)*): Shape,
+        {
+            type Output = ($($l,)* $(<$a as BroadcastDim<$b, Mode>>::Output,)*);
+        }
+    };
+}
+
+// For a fixed `zip` list, every lead length that keeps the rank within the limit.
+macro_rules! broadcast_shape_leads {
+    ([$($lead:ident)*] [] $zip:tt) => {
+        broadcast_shape_impl!([$($lead)*] $zip);
+    };
+    ([$($lead:ident)*] [$next:ident $($pool:ident)*] $zip:tt) => {
+        broadcast_shape_impl!([$($lead)*] $zip);
+        broadcast_shape_leads!([$($lead)* $next] [$($pool)*] $zip);
+    };
+}
+
+// Every zip length 0..=8; each extra pair shrinks the pool of lead dims by one.
+macro_rules! broadcast_shape_all {
+    ([$($zip:tt)*] [$($pool:ident)*] []) => {
+        broadcast_shape_leads!([] [$($pool)*] [$($zip)*]);
+    };
+    ([$($zip:tt)*] [$drop:ident $($pool:ident)*] [$pair:tt $($pairs:tt)*]) => {
+        broadcast_shape_leads!([] [$drop $($pool)*] [$($zip)*]);
+        broadcast_shape_all!([$($zip)* $pair] [$($pool)*] [$($pairs)*]);
+    };
+    ([$($zip:tt)*] [] [$pair:tt $($pairs:tt)*]) => {
+        broadcast_shape_leads!([] [] [$($zip)*]);
+        broadcast_shape_all!([$($zip)* $pair] [] [$($pairs)*]);
+    };
+}
+
+broadcast_shape_all!(
+    []
+    [L0 L1 L2 L3 L4 L5 L6 L7]
+    [(A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7)]
+);
+
+/// NONE rule (N1-N3): `Self` and `Rhs` must be the same shape, rank and every dim.
+///
+/// Holds exactly when the two types are equal, so it needs no dim table and works for any size.
+#[diagnostic::on_unimplemented(
+    message = "shapes `{Self}` and `{Rhs}` differ, but NONE broadcasting needs identical shapes",
+    label = "NONE (EXPLICIT): same rank and every dim equal; nothing stretches (rule N1)"
+)]
+pub trait SameShape<Rhs> {}
+impl<S: Shape> SameShape<S> for S {}
