@@ -60,8 +60,8 @@ pub mod typelevel;
 
 pub use dim::{Const, Dim, StaticDim};
 pub use error::LengthMismatch;
-pub use ops::{Operand, Scalar};
-pub use shape::{Shape, StaticShape, MAX_STATIC_RANK};
+pub use ops::{Boolean, Operand, Scalar};
+pub use shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
 #[cfg(feature = "alloc")]
 pub use tensor::HeapTensor;
 pub use tensor::{OwnedIn, Tensor, TensorView, TensorViewMut};

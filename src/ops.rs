@@ -85,16 +85,28 @@ pub trait NumpyWith<U, R: Operand<U>> {
     type Family: Family;
 }
 
-impl<T, S, D, U, R> NumpyWith<U, R> for Tensor<T, S, D>
-where
-    S: StaticShape + BroadcastShape<R::Shape, Numpy>,
-    NumpyOutput<S, R::Shape>: StaticShape,
-    D: Data<T>,
-    D::Family: Join<R::Family>,
-    R: Operand<U>,
-{
-    type Shape = NumpyOutput<S, R::Shape>;
-    type Family = <D::Family as Join<R::Family>>::Out;
+// One impl per kind of right operand, so both shapes are plain types in the impl header: with a
+// projection there (`R::Shape`), rustc reports a failed dim lookup against the wrong impl.
+macro_rules! impl_numpy_with {
+    ($([$($lt:lifetime)?; $($gen:tt)*] $rhs:ty => $rs:ty, $rf:ty;)*) => {$(
+        impl<$($lt,)? T, S, D, U, $($gen)*> NumpyWith<U, $rhs> for Tensor<T, S, D>
+        where
+            S: StaticShape + BroadcastShape<$rs, Numpy>,
+            NumpyOutput<S, $rs>: StaticShape,
+            D: Data<T>,
+            D::Family: Join<$rf>,
+            $rhs: Operand<U>,
+        {
+            type Shape = NumpyOutput<S, $rs>;
+            type Family = <D::Family as Join<$rf>>::Out;
+        }
+    )*};
+}
+
+impl_numpy_with! {
+    ['r; S2: StaticShape, E: Data<U>] &'r Tensor<U, S2, E> => S2, E::Family;
+    [; S2: StaticShape, E: Data<U>] Tensor<U, S2, E> => S2, E::Family;
+    [; ] U => (), Stack;
 }
 
 /// The tensor produced by a NUMPY-broadcast operation of `L` with `R` (elements `U`), holding `V`.
@@ -355,16 +367,29 @@ comparison! {
     ge PartialOrd >= "Elementwise `self >= rhs`.";
 }
 
+/// The element type of the logical operations: `bool`.
+#[diagnostic::on_unimplemented(
+    message = "logical operations need `bool` elements, but the elements are `{Self}`",
+    label = "`and`, `or` and `xor` are defined for `Tensor<bool, _>`",
+    note = "compare first to get a bool tensor, e.g. `t.gt(0.0)`"
+)]
+pub trait Boolean:
+    Copy + ops::BitAnd<Output = Self> + ops::BitOr<Output = Self> + ops::BitXor<Output = Self>
+{
+}
+impl Boolean for bool {}
+
 macro_rules! logical {
     ($($name:ident $op:tt $doc:literal;)*) => {
         /// Logical operations on `bool` tensors, NUMPY-broadcast.
-        impl<S: StaticShape, D: Data<bool>> Tensor<bool, S, D> {$(
+        impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {$(
             #[doc = $doc]
             #[inline(always)]
-            pub fn $name<R>(&self, rhs: R) -> Broadcasted<Self, bool, R, bool>
+            pub fn $name<R>(&self, rhs: R) -> Broadcasted<Self, T, R, T>
             where
-                R: Operand<bool>,
-                Self: NumpyWith<bool, R>,
+                T: Boolean,
+                R: Operand<T>,
+                Self: NumpyWith<T, R>,
             {
                 self.broadcast_with(rhs, |x, y| x $op y)
             }

@@ -57,12 +57,13 @@ pub trait StaticShape: Shape + Default {
     fn for_each_index(f: impl FnMut(Self::Index));
 }
 
-/// Holds when a shape has rank `R`; used to check the arity of an index at compile time.
+/// A multi-index that fits shape `S`: `[usize; RANK]`. Checks the arity of `tensor[[i, j]]`
+/// at compile time.
 #[diagnostic::on_unimplemented(
-    message = "an index into a tensor of shape `{Self}` needs one coordinate per dim, not {R}",
-    label = "wrong number of coordinates"
+    message = "`{Self}` cannot index a tensor of shape `{S}`: it needs one coordinate per dim",
+    label = "wrong number of coordinates for this shape"
 )]
-pub trait RankIs<const R: usize>: Shape {}
+pub trait TensorIndex<S: Shape>: AsRef<[usize]> {}
 
 /// Row-major offset of `index` in `dims`, or `None` when a coordinate is out of range.
 #[inline]
@@ -127,7 +128,7 @@ macro_rules! impl_static_shape {
             }
         }
 
-        impl<$(const $n: usize),*> RankIs<$rank> for ($(Const<$n>,)*) {}
+        impl<$(const $n: usize),*> TensorIndex<($(Const<$n>,)*)> for [usize; $rank] {}
     };
 
     // Flattening: a slice of the outer array, then one flatten per further dim.

@@ -9,7 +9,7 @@ use alloc::{boxed::Box, vec::Vec};
 use crate::dim::Const;
 use crate::error::LengthMismatch;
 use crate::kernel;
-use crate::shape::{row_major_offset, RankIs, Shape, StaticShape};
+use crate::shape::{row_major_offset, Shape, StaticShape, TensorIndex};
 use crate::storage::{Data, DataMut, Family, Owned, Stack};
 
 mod fmt;
@@ -299,27 +299,30 @@ impl<'a, T, S: Shape, D: DataMut<T>> IntoIterator for &'a mut Tensor<T, S, D> {
     }
 }
 
-/// Indexing with one coordinate per dim; the arity is checked at compile time ([`RankIs`]).
-/// Panics when a coordinate is out of range; use [`Tensor::get`] for an `Option`.
-impl<T, S: RankIs<R>, D: Data<T>, const R: usize> Index<[usize; R]> for Tensor<T, S, D> {
+/// Indexing with one coordinate per dim; the arity is checked at compile time
+/// ([`TensorIndex`]). Panics when a coordinate is out of range; use [`Tensor::get`] for an
+/// `Option`.
+impl<T, S: Shape, D: Data<T>, I: TensorIndex<S>> Index<I> for Tensor<T, S, D> {
     type Output = T;
     #[inline]
-    fn index(&self, index: [usize; R]) -> &T {
+    fn index(&self, index: I) -> &T {
         let dims = self.shape.dims();
-        match row_major_offset(dims.as_ref(), &index) {
+        let index = index.as_ref();
+        match row_major_offset(dims.as_ref(), index) {
             Some(offset) => &self.as_slice()[offset],
-            None => out_of_bounds(&index, dims.as_ref()),
+            None => out_of_bounds(index, dims.as_ref()),
         }
     }
 }
 
-impl<T, S: RankIs<R>, D: DataMut<T>, const R: usize> IndexMut<[usize; R]> for Tensor<T, S, D> {
+impl<T, S: Shape, D: DataMut<T>, I: TensorIndex<S>> IndexMut<I> for Tensor<T, S, D> {
     #[inline]
-    fn index_mut(&mut self, index: [usize; R]) -> &mut T {
+    fn index_mut(&mut self, index: I) -> &mut T {
         let dims = self.shape.dims();
-        match row_major_offset(dims.as_ref(), &index) {
+        let index = index.as_ref();
+        match row_major_offset(dims.as_ref(), index) {
             Some(offset) => &mut self.as_mut_slice()[offset],
-            None => out_of_bounds(&index, dims.as_ref()),
+            None => out_of_bounds(index, dims.as_ref()),
         }
     }
 }
