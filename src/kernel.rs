@@ -10,7 +10,7 @@ use core::marker::PhantomData;
 
 use crate::rules;
 use crate::shape::{StaticShape, MAX_STATIC_RANK};
-use crate::storage::Family;
+use crate::storage::{Build, Family};
 
 /// Compile-time strides for reading `Src` as the output shape `Out`.
 struct Layout<Src, Out>(PhantomData<(Src, Out)>);
@@ -53,7 +53,7 @@ where
     // Re-slicing to the constant length lets LLVM drop the bounds checks below.
     let a = &a[..A::LEN];
     let b = &b[..B::LEN];
-    F::build::<V, Out>(|index| {
+    <F::Owned<V, Out> as Build<V, Out>>::build(|index| {
         let index = index.as_ref();
         f(
             &a[offset(index, &Layout::<A, Out>::STRIDES)],

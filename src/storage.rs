@@ -104,12 +104,36 @@ impl<T> DataMut<T> for Box<[T]> {
     }
 }
 
+/// Owned storage that can be built element by element for shape `S`: [`Owned`] and, with
+/// `alloc`, `Box<[T]>`. The tensor constructors are generic over it, so a type annotation
+/// picks where the elements go.
+pub trait Build<T, S: StaticShape>: DataMut<T> + Sized {
+    /// Builds storage by calling `f` for each multi-index of `S` in row-major order.
+    fn build(f: impl FnMut(S::Index) -> T) -> Self;
+}
+
+impl<T, S: StaticShape> Build<T, S> for Owned<T, S> {
+    #[inline(always)]
+    fn build(f: impl FnMut(S::Index) -> T) -> Self {
+        Owned(S::buffer_from_fn(f))
+    }
+}
+
+/// Written straight to the heap, never through a stack array.
+#[cfg(feature = "alloc")]
+impl<T, S: StaticShape> Build<T, S> for Box<[T]> {
+    #[inline]
+    fn build(mut f: impl FnMut(S::Index) -> T) -> Self {
+        let mut v = Vec::with_capacity(S::LEN);
+        S::for_each_index(|idx| v.push(f(idx)));
+        v.into_boxed_slice()
+    }
+}
+
 /// A kind of owned storage that results can be built in.
 pub trait Family {
     /// Owned storage of this kind for shape `S`.
-    type Owned<T, S: StaticShape>: DataMut<T>;
-    /// Builds storage by calling `f` for each multi-index of `S` in row-major order.
-    fn build<T, S: StaticShape>(f: impl FnMut(S::Index) -> T) -> Self::Owned<T, S>;
+    type Owned<T, S: StaticShape>: Build<T, S>;
 }
 
 /// Results on the stack, in [`Owned`].
@@ -118,10 +142,6 @@ pub enum Stack {}
 
 impl Family for Stack {
     type Owned<T, S: StaticShape> = Owned<T, S>;
-    #[inline(always)]
-    fn build<T, S: StaticShape>(f: impl FnMut(S::Index) -> T) -> Owned<T, S> {
-        Owned(S::buffer_from_fn(f))
-    }
 }
 
 /// Results on the heap, in `Box<[T]>`.
@@ -132,12 +152,6 @@ pub enum Heap {}
 #[cfg(feature = "alloc")]
 impl Family for Heap {
     type Owned<T, S: StaticShape> = Box<[T]>;
-    #[inline]
-    fn build<T, S: StaticShape>(mut f: impl FnMut(S::Index) -> T) -> Box<[T]> {
-        let mut v = Vec::with_capacity(S::LEN);
-        S::for_each_index(|idx| v.push(f(idx)));
-        v.into_boxed_slice()
-    }
 }
 
 /// The family of a result computed from two operands: the heap if either operand is there.

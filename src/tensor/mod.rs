@@ -10,7 +10,7 @@ use crate::dim::Const;
 use crate::error::LengthMismatch;
 use crate::kernel;
 use crate::shape::{row_major_offset, Shape, StaticShape, TensorIndex};
-use crate::storage::{Data, DataMut, Family, Owned, Stack};
+use crate::storage::{Build, Data, DataMut, Family, Owned, Stack};
 
 mod fmt;
 
@@ -58,8 +58,9 @@ impl<T, S: Shape, D> Tensor<T, S, D> {
     }
 }
 
-/// Construction of inline tensors. None of these use the heap.
-impl<T, S: StaticShape> Tensor<T, S> {
+/// Construction, for inline storage (the default: no heap) and heap storage alike; the type
+/// says which.
+impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
     /// Builds a tensor by calling `f` with each multi-index, in row-major order.
     ///
     /// ```
@@ -69,7 +70,7 @@ impl<T, S: StaticShape> Tensor<T, S> {
     /// ```
     #[inline]
     pub fn from_fn(f: impl FnMut(S::Index) -> T) -> Self {
-        Tensor::from_parts(Stack::build::<T, S>(f), S::default())
+        Tensor::from_parts(D::build(f), S::default())
     }
 
     /// A tensor with every element equal to `value`.
@@ -89,7 +90,9 @@ impl<T, S: StaticShape> Tensor<T, S> {
     {
         Self::from_fn(|_| T::zero())
     }
+}
 
+impl<T, S: StaticShape> Tensor<T, S> {
     /// The nested array holding the elements (`[[T; 3]; 2]` for `Shape![2, 3]`).
     #[inline]
     pub fn into_inner(self) -> S::Buffer<T> {
@@ -119,28 +122,6 @@ impl<T, S: StaticShape> HeapTensor<T, S> {
     pub fn from_vec(data: Vec<T>) -> Result<Self, LengthMismatch> {
         check_len::<S>(data.len())?;
         Ok(Tensor::from_parts(data.into_boxed_slice(), S::default()))
-    }
-
-    /// Builds a heap tensor by calling `f` with each multi-index, in row-major order. The
-    /// elements are written straight to the heap, never to a stack array.
-    pub fn from_fn(f: impl FnMut(S::Index) -> T) -> Self {
-        Tensor::from_parts(crate::storage::Heap::build::<T, S>(f), S::default())
-    }
-
-    /// A heap tensor with every element equal to `value`.
-    pub fn splat(value: T) -> Self
-    where
-        T: Clone,
-    {
-        Self::from_fn(|_| value.clone())
-    }
-
-    /// A heap tensor of zeros.
-    pub fn zeros() -> Self
-    where
-        T: num_traits::Zero,
-    {
-        Self::from_fn(|_| T::zero())
     }
 }
 

@@ -1,0 +1,65 @@
+//! A deliberately simple reference for broadcasting: index by index, no cleverness.
+#![allow(dead_code)]
+
+/// The NUMPY output shape by the textbook rule (pad left with 1s, compare per position).
+pub fn numpy_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let pad = |s: &[usize]| {
+        let mut v = vec![1; rank - s.len()];
+        v.extend_from_slice(s);
+        v
+    };
+    let (a, b) = (pad(a), pad(b));
+    a.iter()
+        .zip(&b)
+        .map(|(&x, &y)| match (x, y) {
+            _ if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads `data` (row-major, shape `dims`) at the output multi-index `out_index`, stretching
+/// size-1 and missing leading dims.
+pub fn read_broadcast<T: Copy>(data: &[T], dims: &[usize], out_index: &[usize]) -> T {
+    let pad = out_index.len() - dims.len();
+    let mut offset = 0;
+    for (d, &n) in dims.iter().enumerate() {
+        let i = if n == 1 { 0 } else { out_index[pad + d] };
+        offset = offset * n + i;
+    }
+    data[offset]
+}
+
+/// Every multi-index of `dims` in row-major order.
+pub fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
+    let total: usize = dims.iter().product();
+    (0..total)
+        .map(|mut flat| {
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = flat % dims[d];
+                flat /= dims[d];
+            }
+            idx
+        })
+        .collect()
+}
+
+/// The elementwise result by the reference rule.
+pub fn reference<T: Copy, V>(
+    a: &[T],
+    ad: &[usize],
+    b: &[T],
+    bd: &[usize],
+    f: impl Fn(T, T) -> V,
+) -> (Vec<usize>, Vec<V>) {
+    let out = numpy_shape(ad, bd).expect("reference: shapes broadcast");
+    let values = indices(&out)
+        .iter()
+        .map(|i| f(read_broadcast(a, ad, i), read_broadcast(b, bd, i)))
+        .collect();
+    (out, values)
+}
