@@ -9,6 +9,7 @@ use alloc::{boxed::Box, vec::Vec};
 use crate::dim::Const;
 use crate::error::LengthMismatch;
 use crate::kernel;
+use crate::ops::Scalar;
 use crate::shape::{row_major_offset, Shape, StaticShape, TensorIndex};
 use crate::storage::{Build, Data, DataMut, Family, Owned, Stack};
 
@@ -352,8 +353,10 @@ impl<T: Clone, S: StaticShape> TryFrom<&[T]> for Tensor<T, S> {
 
 macro_rules! impl_from_nested {
     ($nest:ty; $($n:ident),+) => {
-        /// Moves a nested array of the same shape into a tensor, without copying element-wise.
-        impl<T, $(const $n: usize),+> From<$nest> for Tensor<T, ($(Const<$n>,)+)> {
+        /// Moves a nested array of the same shape into a tensor. The element type is a
+        /// [`Scalar`], so `Tensor::from([[1, 2], [3, 4]])` is read as rank 2, not as rank 1 of
+        /// arrays.
+        impl<T: Scalar, $(const $n: usize),+> From<$nest> for Tensor<T, ($(Const<$n>,)+)> {
             #[inline]
             fn from(array: $nest) -> Self {
                 Tensor::from_parts(Owned(array), Default::default())

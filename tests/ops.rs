@@ -1,0 +1,195 @@
+//! Element values of every operation on broadcast shapes, checked against the reference.
+
+// The by-reference operator forms are what these tests exercise; clippy prefers by-value only
+// because tensors of `Copy` elements are themselves `Copy`.
+#![allow(clippy::op_ref)]
+
+mod common;
+
+use shaped::{HeapTensor, Shape, Tensor, TensorView, TensorViewMut};
+
+type A = Shape![2, 1, 3];
+type B = Shape![4, 1];
+type Out = Shape![2, 4, 3];
+
+fn a_f() -> Tensor<f32, A> {
+    Tensor::from([[[1.5, -2.0, 3.0]], [[4.0, 0.5, -6.0]]])
+}
+fn b_f() -> Tensor<f32, B> {
+    Tensor::from([[2.0], [-1.0], [0.5], [3.0]])
+}
+fn a_i() -> Tensor<i32, A> {
+    Tensor::from([[[7, -8, 9]], [[10, 11, -12]]])
+}
+fn b_i() -> Tensor<i32, B> {
+    Tensor::from([[2], [-3], [4], [5]])
+}
+
+fn check<T: Copy, V: PartialEq + core::fmt::Debug>(
+    got: &Tensor<V, Out>,
+    a: &Tensor<T, A>,
+    b: &Tensor<T, B>,
+    f: impl Fn(T, T) -> V,
+) {
+    let (shape, want) = common::reference(a.as_slice(), &a.shape(), b.as_slice(), &b.shape(), f);
+    assert_eq!(&got.shape()[..], &shape[..]);
+    assert_eq!(got.as_slice(), &want[..]);
+}
+
+#[test]
+fn arithmetic_operators_on_floats() {
+    let (a, b) = (a_f(), b_f());
+    check(&(&a + &b), &a, &b, |x, y| x + y);
+    check(&(&a - &b), &a, &b, |x, y| x - y);
+    check(&(&a * &b), &a, &b, |x, y| x * y);
+    check(&(&a / &b), &a, &b, |x, y| x / y);
+    check(&(&a % &b), &a, &b, |x, y| x % y);
+    assert_eq!((&a + &b)[[1, 3, 2]], -3.0);
+}
+
+#[test]
+fn arithmetic_and_bit_operators_on_ints() {
+    let (a, b) = (a_i(), b_i());
+    check(&(&a + &b), &a, &b, |x, y| x + y);
+    check(&(&a - &b), &a, &b, |x, y| x - y);
+    check(&(&a * &b), &a, &b, |x, y| x * y);
+    check(&(&a / &b), &a, &b, |x, y| x / y);
+    check(&(&a % &b), &a, &b, |x, y| x % y);
+    check(&(&a & &b), &a, &b, |x, y| x & y);
+    check(&(&a | &b), &a, &b, |x, y| x | y);
+    check(&(&a ^ &b), &a, &b, |x, y| x ^ y);
+    assert_eq!((&a / &b)[[0, 1, 2]], -3, "9 / -3");
+}
+
+#[test]
+fn owned_and_borrowed_operands_give_the_same_result() {
+    let (a, b) = (a_i(), b_i());
+    let by_ref = &a + &b;
+    assert_eq!(a + b, by_ref);
+    assert_eq!(a + &b, by_ref);
+    assert_eq!(&a + b, by_ref);
+}
+
+#[test]
+fn scalar_operands_on_either_side() {
+    let a = a_f();
+    let plus: Tensor<f32, A> = &a + 1.0;
+    assert_eq!(plus.as_slice(), &[2.5, -1.0, 4.0, 5.0, 1.5, -5.0]);
+    let minus: Tensor<f32, A> = 10.0 - &a;
+    assert_eq!(minus.as_slice(), &[8.5, 12.0, 7.0, 6.0, 9.5, 16.0]);
+    let div = 3.0 / &a;
+    assert_eq!(div[[0, 0, 1]], -1.5);
+    let i = a_i();
+    assert_eq!((2 * &i).as_slice(), &[14, -16, 18, 20, 22, -24]);
+    assert_eq!((&i % 4).as_slice(), &[3, 0, 1, 2, 3, 0]);
+}
+
+#[test]
+fn maximum_minimum_and_nan() {
+    let (a, b) = (a_f(), b_f());
+    check(&a.maximum(&b), &a, &b, |x: f32, y: f32| x.max(y));
+    check(&a.minimum(&b), &a, &b, |x: f32, y: f32| x.min(y));
+    let n = Tensor::<f32, Shape![3]>::from([f32::NAN, 1.0, 2.0]);
+    let m = Tensor::<f32, Shape![3]>::from([0.0, f32::NAN, 1.0]);
+    let max = n.maximum(&m);
+    assert!(
+        max[[0]].is_nan() && max[[1]].is_nan(),
+        "NaN propagates, as in numpy"
+    );
+    assert_eq!(max[[2]], 2.0);
+    let min = n.minimum(&m);
+    assert!(min[[0]].is_nan() && min[[1]].is_nan());
+    assert_eq!(min[[2]], 1.0);
+    assert_eq!(a_i().maximum(0).as_slice(), &[7, 0, 9, 10, 11, 0]);
+}
+
+#[test]
+fn pow_and_squared_difference() {
+    let (a, b) = (a_f(), b_f());
+    // Compared as bits: a negative base with a fractional exponent gives NaN on both sides.
+    check(&a.pow(&b).map(f32::to_bits), &a, &b, |x: f32, y: f32| {
+        x.powf(y).to_bits()
+    });
+    assert_eq!(a.pow(&b)[[0, 1, 1]], -0.5, "(-2)^-1");
+    assert!(a.pow(&b)[[0, 2, 1]].is_nan(), "(-2)^0.5");
+    check(&a.squared_difference(&b), &a, &b, |x, y| (x - y) * (x - y));
+    assert_eq!(a.pow(2.0)[[1, 0, 2]], 36.0);
+    assert_eq!(a_i().squared_difference(&b_i())[[1, 2, 2]], 256);
+}
+
+#[test]
+fn comparisons_give_bool_tensors() {
+    let (a, b) = (a_f(), b_f());
+    check(&a.eq_elem(&b), &a, &b, |x, y| x == y);
+    check(&a.ne_elem(&b), &a, &b, |x, y| x != y);
+    check(&a.lt(&b), &a, &b, |x, y| x < y);
+    check(&a.le(&b), &a, &b, |x, y| x <= y);
+    check(&a.gt(&b), &a, &b, |x, y| x > y);
+    check(&a.ge(&b), &a, &b, |x, y| x >= y);
+    let half: Tensor<bool, A> = a.eq_elem(0.5);
+    assert_eq!(half.as_slice(), &[false, false, false, false, true, false]);
+}
+
+#[test]
+fn logical_operations_on_bool_tensors() {
+    let p = Tensor::<bool, Shape![2, 1]>::from([[true], [false]]);
+    let q = Tensor::<bool, Shape![2]>::from([true, false]);
+    assert_eq!(p.and(&q).as_slice(), &[true, false, false, false]);
+    assert_eq!(p.or(&q).as_slice(), &[true, true, true, false]);
+    assert_eq!(p.xor(&q).as_slice(), &[false, true, true, false]);
+    assert_eq!(p.and(true).as_slice(), &[true, false]);
+    assert_eq!((&p & &q), p.and(&q));
+}
+
+#[test]
+fn broadcast_with_and_into() {
+    let (a, b) = (a_i(), b_i());
+    let pairs = a.broadcast_with(&b, |x, y| (x, y));
+    assert_eq!(pairs[[1, 2, 0]], (10, 4));
+    let mut buf = [0i64; 24];
+    let mut out = TensorViewMut::<i64, Out>::new(&mut buf).unwrap();
+    a.broadcast_with_into(&b, &mut out, |x, y| i64::from(x) * 100 + i64::from(y));
+    assert_eq!(out[[1, 3, 2]], -1195);
+    assert_eq!(buf[0], 702);
+}
+
+#[test]
+fn map_and_zip_map_keep_the_shape() {
+    let a = a_i();
+    let m: Tensor<bool, A> = a.map(|x| x > 0);
+    assert_eq!(m.as_slice(), &[true, false, true, true, true, false]);
+    let z: Tensor<i32, A> = a.zip_map(&a, |x, y| x - y);
+    assert!(z.iter().all(|&x| x == 0));
+}
+
+#[test]
+fn views_and_heap_tensors_take_part_in_the_same_ops() {
+    let data: Vec<f32> = (0..6).map(|x| x as f32).collect();
+    let view = TensorView::<f32, Shape![2, 3]>::new(&data).unwrap();
+    let row = Tensor::<f32, Shape![3]>::from([10.0, 20.0, 30.0]);
+    let on_stack: Tensor<f32, Shape![2, 3]> = &view + &row;
+    assert_eq!(on_stack.as_slice(), &[10.0, 21.0, 32.0, 13.0, 24.0, 35.0]);
+    let heap = HeapTensor::<f32, Shape![2, 3]>::from_vec(data.clone()).unwrap();
+    let on_heap: HeapTensor<f32, Shape![2, 3]> = &heap + &row;
+    assert_eq!(on_heap, on_stack);
+    let also_heap: HeapTensor<f32, Shape![2, 3]> = &row + &heap;
+    assert_eq!(also_heap, on_stack);
+    let mapped: HeapTensor<bool, Shape![2, 3]> = heap.gt(2.0);
+    assert_eq!(mapped.iter().filter(|x| **x).count(), 3);
+}
+
+/// A shape far too large for a default thread stack, only ever on the heap or in views.
+#[test]
+fn large_static_shapes_stay_off_the_stack() {
+    type Big = Shape![512, 1024];
+    let a = HeapTensor::<f32, Big>::from_fn(|[i, j]| (i + j) as f32);
+    let bias = Tensor::<f32, Shape![1024]>::from_fn(|[j]| -(j as f32));
+    let c: HeapTensor<f32, Big> = &a + &bias;
+    assert_eq!(c[[511, 1023]], 511.0);
+    assert!(c.iter().step_by(997).all(|x| x.fract() == 0.0 && *x >= 0.0));
+    let mut out = vec![0.0f32; 512 * 1024];
+    let view = TensorView::<f32, Big>::new(a.as_slice()).unwrap();
+    let mut dst = TensorViewMut::<f32, Big>::new(&mut out).unwrap();
+    view.broadcast_with_into(&bias, &mut dst, |x, y| x * y);
+    assert_eq!(out[1025], -2.0, "a[1, 1] * bias[1] = 2 * -1");
+}
