@@ -106,14 +106,26 @@ fn maximum_minimum_and_nan() {
 #[test]
 fn pow_and_squared_difference() {
     let (a, b) = (a_f(), b_f());
-    // Compared as bits: a negative base with a fractional exponent gives NaN on both sides.
-    check(&a.pow(&b).map(f32::to_bits), &a, &b, |x: f32, y: f32| {
-        x.powf(y).to_bits()
-    });
-    assert_eq!(a.pow(&b)[[0, 1, 1]], -0.5, "(-2)^-1");
+    // `powf` is not bit-reproducible everywhere (Miri perturbs it by a few ULPs), so compare
+    // with a relative tolerance; NaN (negative base, fractional exponent) must match NaN.
+    let got = a.pow(&b);
+    let (_, want) = common::reference(
+        a.as_slice(),
+        &a.shape(),
+        b.as_slice(),
+        &b.shape(),
+        |x: f32, y: f32| x.powf(y),
+    );
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g.is_nan() && w.is_nan()) || (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "{g} vs {w}"
+        );
+    }
+    assert!((a.pow(&b)[[0, 1, 1]] + 0.5).abs() < 1e-6, "(-2)^-1");
     assert!(a.pow(&b)[[0, 2, 1]].is_nan(), "(-2)^0.5");
     check(&a.squared_difference(&b), &a, &b, |x, y| (x - y) * (x - y));
-    assert_eq!(a.pow(2.0)[[1, 0, 2]], 36.0);
+    assert!((a.pow(2.0)[[1, 0, 2]] - 36.0).abs() < 1e-4, "(-6)^2");
     assert_eq!(a_i().squared_difference(&b_i())[[1, 2, 2]], 256);
 }
 
@@ -179,7 +191,10 @@ fn views_and_heap_tensors_take_part_in_the_same_ops() {
 }
 
 /// A shape far too large for a default thread stack, only ever on the heap or in views.
+/// (Skipped under Miri: heap and view paths reach no `unsafe`, and half a million elements
+/// take minutes there.)
 #[test]
+#[cfg_attr(miri, ignore)]
 fn large_static_shapes_stay_off_the_stack() {
     type Big = Shape![512, 1024];
     let a = HeapTensor::<f32, Big>::from_fn(|[i, j]| (i + j) as f32);
