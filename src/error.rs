@@ -2,41 +2,59 @@
 
 use core::fmt;
 
-use crate::shape::MAX_STATIC_RANK;
+/// How many dims of a shape an error keeps; longer shapes are shown with an ellipsis.
+const KEPT_DIMS: usize = 8;
 
-/// A shape held inline, for error messages: no allocation, `Copy`.
+/// A shape held inline for error messages: no allocation, `Copy`. Keeps the first
+/// [`KEPT_DIMS`] dims and the true rank.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dims {
-    dims: [usize; MAX_STATIC_RANK],
-    rank: u8,
+    dims: [usize; KEPT_DIMS],
+    rank: usize,
 }
 
 impl Dims {
-    /// Copies `dims`; returns `None` if the rank exceeds [`MAX_STATIC_RANK`].
-    pub fn new(dims: &[usize]) -> Option<Self> {
-        let mut out = Dims {
-            dims: [0; MAX_STATIC_RANK],
-            rank: u8::try_from(dims.len()).ok()?,
-        };
-        out.dims.get_mut(..dims.len())?.copy_from_slice(dims);
-        Some(out)
+    /// Copies up to the first eight dims of `dims` and remembers its rank.
+    pub fn new(dims: &[usize]) -> Self {
+        let mut kept = [0; KEPT_DIMS];
+        let n = dims.len().min(KEPT_DIMS);
+        kept[..n].copy_from_slice(&dims[..n]);
+        Dims {
+            dims: kept,
+            rank: dims.len(),
+        }
     }
 
-    /// The dims.
-    pub fn as_slice(&self) -> &[usize] {
-        &self.dims[..usize::from(self.rank)]
+    /// The rank of the shape.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The dims that were kept (all of them when the rank is at most eight).
+    pub fn kept(&self) -> &[usize] {
+        &self.dims[..self.rank.min(KEPT_DIMS)]
     }
 }
 
 impl fmt::Debug for Dims {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_slice(), f)
+        fmt::Display::fmt(self, f)
     }
 }
 
 impl fmt::Display for Dims {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_slice(), f)
+        f.write_str("[")?;
+        for (i, d) in self.kept().iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        if self.rank > KEPT_DIMS {
+            write!(f, ", … ({} dims)", self.rank)?;
+        }
+        f.write_str("]")
     }
 }
 
@@ -57,14 +75,8 @@ pub struct LengthMismatch {
 
 impl LengthMismatch {
     pub(crate) fn new(shape: &[usize], expected: usize, actual: usize) -> Self {
-        // Static shapes have at most MAX_STATIC_RANK dims, so `Dims::new` cannot fail here;
-        // an empty shape is the harmless fallback rather than a panic.
-        let shape = Dims::new(shape).unwrap_or(Dims {
-            dims: [0; MAX_STATIC_RANK],
-            rank: 0,
-        });
         LengthMismatch {
-            shape,
+            shape: Dims::new(shape),
             expected,
             actual,
         }
@@ -72,7 +84,7 @@ impl LengthMismatch {
 
     /// The shape the buffer was meant for.
     pub fn shape(&self) -> &[usize] {
-        self.shape.as_slice()
+        self.shape.kept()
     }
 
     /// The element count of that shape.
@@ -97,3 +109,276 @@ impl fmt::Display for LengthMismatch {
 }
 
 impl core::error::Error for LengthMismatch {}
+
+/// The operation an error came from: a broadcast mode, or another shape operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Operation {
+    /// Elementwise NONE (EXPLICIT) broadcasting.
+    None,
+    /// Elementwise NUMPY broadcasting.
+    Numpy,
+    /// Elementwise PDPD broadcasting with the axis as given.
+    Pdpd {
+        /// The axis as given (-1 is the default).
+        axis: i64,
+    },
+    /// Bidirectional broadcasting of an input to a target shape.
+    Bidirectional,
+    /// The one-directional `numpy` mode of the Broadcast op (`np.broadcast_to`).
+    BroadcastToNumpy,
+    /// The `explicit` mode of the Broadcast op, with an axes mapping.
+    BroadcastToExplicit,
+    /// The `pdpd` mode of the Broadcast op.
+    BroadcastToPdpd {
+        /// The axis as given.
+        axis: i64,
+    },
+    /// Building a tensor or a strided input from a buffer and a shape.
+    Layout,
+    /// Reshaping a tensor.
+    Reshape,
+    /// An elementwise computation (the shapes were fine; the values were not).
+    Compute,
+    /// Converting a dynamic tensor to a static shape.
+    ToStatic,
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operation::None => f.write_str("none"),
+            Operation::Numpy => f.write_str("numpy"),
+            Operation::Pdpd { axis } => write!(f, "pdpd, axis {axis}"),
+            Operation::Bidirectional => f.write_str("bidirectional"),
+            Operation::BroadcastToNumpy => f.write_str("broadcast_to numpy"),
+            Operation::BroadcastToExplicit => f.write_str("broadcast_to explicit"),
+            Operation::BroadcastToPdpd { axis } => write!(f, "broadcast_to pdpd, axis {axis}"),
+            Operation::Layout => f.write_str("layout"),
+            Operation::Reshape => f.write_str("reshape"),
+            Operation::Compute => f.write_str("compute"),
+            Operation::ToStatic => f.write_str("to static shape"),
+        }
+    }
+}
+
+/// What went wrong; the shapes involved are in [`BroadcastError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Two dims that must match (or contain a 1) do not. `axis` counts in the output shape
+    /// (NUMPY, Bidirectional), in the first shape (PDPD, NONE) or in the target (Broadcast op).
+    DimMismatch {
+        /// The axis where the dims meet.
+        axis: usize,
+        /// The dim of the first shape there.
+        lhs: usize,
+        /// The dim of the second shape there.
+        rhs: usize,
+    },
+    /// NONE needs equal ranks (N1, N2).
+    RankMismatch,
+    /// PDPD: the second shape has a larger rank than the first (D1, A9).
+    SecondRankTooLarge,
+    /// PDPD: a negative axis other than -1 (D2).
+    NegativeAxis,
+    /// PDPD: the trimmed second shape does not fit at the axis (D4, D8, A6).
+    AxisOutOfRange {
+        /// The largest axis that would have fitted.
+        max: usize,
+    },
+    /// Broadcast op, numpy mode: the target has a smaller rank than the data (B5).
+    TargetRankTooSmall,
+    /// Broadcast op, explicit mode: the axes mapping has the wrong length (B5).
+    AxesMappingLength {
+        /// The mapping's length.
+        len: usize,
+        /// The data rank it must equal.
+        rank: usize,
+    },
+    /// Broadcast op, explicit mode: the axes mapping is not strictly increasing (B5).
+    AxesMappingOrder {
+        /// The first entry that is not larger than the one before.
+        index: usize,
+    },
+    /// Broadcast op, explicit mode: an axis of the mapping is not below the target rank (B5).
+    AxesMappingRange {
+        /// The entry's position in the mapping.
+        index: usize,
+        /// The entry.
+        axis: usize,
+    },
+    /// A rank above what this build supports ([`MAX_RANK`](crate::rules::MAX_RANK)).
+    RankLimit {
+        /// The supported maximum.
+        max: usize,
+    },
+    /// An element count or byte size does not fit in `usize` / `isize::MAX` bytes.
+    Overflow,
+    /// A buffer has the wrong number of elements for its shape.
+    LengthMismatch {
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// Strides whose count differs from the rank, or that address past the end of the data.
+    BadStrides,
+    /// Integer division or remainder by zero.
+    DivisionByZero,
+    /// An integer raised to a negative power.
+    NegativeExponent,
+    /// An operation this build cannot compute (float `Power` needs `std` or `libm`).
+    Unsupported,
+    /// Two shapes that must be equal (a reshape's element counts, a static conversion).
+    ShapeMismatch,
+}
+
+/// A shape error from the runtime rules, the kernels or the dynamic tensors.
+///
+/// `Copy`, needs no allocator (shapes are kept inline, eight dims at most, longer ones shown
+/// with an ellipsis), and its `Display` names the operation, both shapes and what failed:
+///
+/// ```
+/// use shaped::{broadcast_shapes, AutoBroadcast};
+/// let err = broadcast_shapes(&[3, 1, 5], &[4, 4, 5], AutoBroadcast::Numpy).unwrap_err();
+/// assert_eq!(err.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BroadcastError {
+    kind: ErrorKind,
+    operation: Operation,
+    lhs: Dims,
+    rhs: Dims,
+}
+
+impl BroadcastError {
+    pub(crate) fn new(kind: ErrorKind, operation: Operation, lhs: &[usize], rhs: &[usize]) -> Self {
+        BroadcastError {
+            kind,
+            operation,
+            lhs: Dims::new(lhs),
+            rhs: Dims::new(rhs),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The operation or broadcast mode.
+    pub fn operation(&self) -> Operation {
+        self.operation
+    }
+
+    /// The first shape (A, the data, or the buffer's shape).
+    pub fn lhs(&self) -> &Dims {
+        &self.lhs
+    }
+
+    /// The second shape (B, the target, or the other side).
+    pub fn rhs(&self) -> &Dims {
+        &self.rhs
+    }
+}
+
+impl fmt::Display for BroadcastError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (lhs, rhs, op) = (&self.lhs, &self.rhs, &self.operation);
+        match self.kind {
+            ErrorKind::LengthMismatch { expected, actual } => {
+                return write!(
+                    f,
+                    "shape {lhs} needs {expected} elements, but the buffer holds {actual} ({op})"
+                )
+            }
+            ErrorKind::ShapeMismatch if *op == Operation::Reshape => {
+                return write!(
+                    f,
+                    "cannot reshape {lhs} into {rhs}: the element counts differ"
+                )
+            }
+            ErrorKind::ShapeMismatch => {
+                return write!(f, "shape {lhs} is not the static shape {rhs}")
+            }
+            ErrorKind::DivisionByZero | ErrorKind::NegativeExponent | ErrorKind::Unsupported => {
+                write!(f, "cannot compute {lhs} with {rhs}: ")?;
+            }
+            ErrorKind::BadStrides | ErrorKind::Overflow if *op == Operation::Layout => {
+                write!(f, "bad layout for shape {lhs} with strides {rhs}: ")?;
+            }
+            _ => write!(f, "cannot broadcast {lhs} with {rhs} ({op}): ")?,
+        }
+        match self.kind {
+            ErrorKind::DimMismatch { axis, lhs, rhs } => {
+                write!(f, "axis {axis} has {lhs} vs {rhs}")
+            }
+            ErrorKind::RankMismatch => {
+                write!(
+                    f,
+                    "ranks {} and {} differ",
+                    self.lhs.rank(),
+                    self.rhs.rank()
+                )
+            }
+            ErrorKind::SecondRankTooLarge => f.write_str("the second shape has the larger rank"),
+            ErrorKind::NegativeAxis => f.write_str("the axis must be -1 (the default) or >= 0"),
+            ErrorKind::AxisOutOfRange { max } => {
+                write!(
+                    f,
+                    "the second shape does not fit at that axis (at most {max})"
+                )
+            }
+            ErrorKind::TargetRankTooSmall => f.write_str("target_shape has smaller rank"),
+            ErrorKind::AxesMappingLength { len, rank } => {
+                write!(f, "axes_mapping has {len} entries, the data rank is {rank}")
+            }
+            ErrorKind::AxesMappingOrder { index } => {
+                write!(f, "axes_mapping is not increasing at entry {index}")
+            }
+            ErrorKind::AxesMappingRange { index, axis } => {
+                write!(
+                    f,
+                    "axes_mapping entry {index} is {axis}, not below the target rank"
+                )
+            }
+            ErrorKind::RankLimit { max } => write!(f, "rank above the supported {max}"),
+            ErrorKind::Overflow => f.write_str("the element count or byte size overflows"),
+            ErrorKind::BadStrides => {
+                f.write_str("one stride per dim is needed, addressing only inside the buffer")
+            }
+            ErrorKind::DivisionByZero => f.write_str("integer division by zero"),
+            ErrorKind::NegativeExponent => f.write_str("integer raised to a negative power"),
+            ErrorKind::Unsupported => f.write_str("float Power needs the `std` or `libm` feature"),
+            ErrorKind::LengthMismatch { .. } | ErrorKind::ShapeMismatch => Ok(()),
+        }
+    }
+}
+
+impl core::error::Error for BroadcastError {}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn dims_show_an_ellipsis_past_eight() {
+        assert_eq!(Dims::new(&[]).to_string(), "[]");
+        assert_eq!(Dims::new(&[3, 1]).to_string(), "[3, 1]");
+        let long: [usize; 10] = core::array::from_fn(|i| i);
+        assert_eq!(
+            Dims::new(&long).to_string(),
+            "[0, 1, 2, 3, 4, 5, 6, 7, … (10 dims)]"
+        );
+    }
+
+    #[test]
+    fn error_is_small_and_copy() {
+        fn copy<T: Copy>() {}
+        copy::<BroadcastError>();
+        assert!(core::mem::size_of::<BroadcastError>() <= 224);
+    }
+}

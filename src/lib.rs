@@ -49,18 +49,26 @@ extern crate alloc;
 extern crate std;
 
 pub mod dim;
+#[cfg(feature = "alloc")]
+mod dyn_tensor;
+pub mod elementwise;
 pub mod error;
 mod kernel;
 pub mod ops;
 pub mod rules;
 pub mod shape;
 pub mod storage;
+pub mod strided;
 mod tensor;
 pub mod typelevel;
 
 pub use dim::{Const, Dim, StaticDim};
-pub use error::LengthMismatch;
+#[cfg(feature = "alloc")]
+pub use dyn_tensor::DynTensor;
+pub use elementwise::{BinaryOp, CompareOp, Element, LogicalOp};
+pub use error::{BroadcastError, ErrorKind, LengthMismatch};
 pub use ops::{Boolean, Operand, Scalar};
+pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastMode, ShapeBuf};
 pub use shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
 #[cfg(feature = "alloc")]
 pub use tensor::HeapTensor;

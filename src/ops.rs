@@ -19,6 +19,7 @@
 
 use core::ops;
 
+use crate::elementwise::pick;
 use crate::kernel;
 use crate::shape::StaticShape;
 use crate::storage::{Data, DataMut, Family, Join, Stack};
@@ -292,25 +293,6 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         T: Float,
     {
         self.broadcast_with(rhs, |x, y| x.powf(y))
-    }
-}
-
-/// NaN-propagating choice between `x` and `y`: `x` when it compares as `keep` or equal.
-#[inline(always)]
-fn pick<T: PartialOrd>(x: T, y: T, keep: core::cmp::Ordering) -> T {
-    match x.partial_cmp(&y) {
-        Some(o) if o == keep || o == core::cmp::Ordering::Equal => x,
-        Some(_) => y,
-        // Unordered: one of them is NaN; `x != x` tells which.
-        None => {
-            #[allow(clippy::eq_op)]
-            let x_is_nan = x != x;
-            if x_is_nan {
-                x
-            } else {
-                y
-            }
-        }
     }
 }
 

@@ -1,8 +1,503 @@
-//! The broadcast rules of `spec/broadcast-rules.md`, as plain `const fn`s over dims.
+//! The broadcast rules of `spec/broadcast-rules.md`, in one place.
 //!
-//! This module is the single source of truth: the compile-time path (`typelevel`) encodes the
-//! same decisions as types, and the static kernels re-check every shape pair with these
-//! functions while computing their strides, so the two cannot drift apart silently.
+//! * Per-dim and per-shape `const fn`s ([`numpy_dim`], [`numpy_shape`], ...) that the
+//!   compile-time path re-checks itself against.
+//! * [`broadcast_shapes`]: the four elementwise modes (NONE/EXPLICIT, NUMPY, PDPD with `axis`,
+//!   Bidirectional) with the spec's decisions at each ambiguity (A1-A16).
+//! * [`broadcast_shapes_n`]: n-ary NUMPY (P8).
+//! * [`broadcast_to_shape`]: the Broadcast op's own modes (B5).
+//!
+//! The kernels and the dynamic tensors take their output shapes and input placements from
+//! here and nowhere else. Nothing in this module allocates or panics.
+
+use core::fmt;
+use core::ops::Deref;
+
+use crate::error::{BroadcastError, ErrorKind, Operation};
+
+/// The largest rank the runtime rules and kernels accept: 64 with the `alloc` feature, 16
+/// without (every shape buffer is inline, so the limit sets their size).
+#[cfg(feature = "alloc")]
+pub const MAX_RANK: usize = 64;
+/// The largest rank the runtime rules and kernels accept: 64 with the `alloc` feature, 16
+/// without (every shape buffer is inline, so the limit sets their size).
+#[cfg(not(feature = "alloc"))]
+pub const MAX_RANK: usize = 16;
+
+/// A shape held inline (up to [`MAX_RANK`] dims): what the shape functions return.
+///
+/// ```
+/// use shaped::{broadcast_shapes, AutoBroadcast};
+/// let s = broadcast_shapes(&[2, 1, 5], &[4, 1], AutoBroadcast::Numpy).unwrap();
+/// assert_eq!(s.as_ref(), &[2, 4, 5]);
+/// assert_eq!(s, [2, 4, 5]);
+/// assert_eq!(s.to_string(), "[2, 4, 5]");
+/// ```
+#[derive(Clone, Copy)]
+pub struct ShapeBuf {
+    dims: [usize; MAX_RANK],
+    len: usize,
+}
+
+impl ShapeBuf {
+    /// An empty (rank 0) shape.
+    pub const fn new() -> Self {
+        ShapeBuf {
+            dims: [0; MAX_RANK],
+            len: 0,
+        }
+    }
+
+    /// Copies `dims`, or `None` when the rank is above [`MAX_RANK`].
+    pub fn from_slice(dims: &[usize]) -> Option<Self> {
+        let mut out = ShapeBuf::new();
+        out.dims.get_mut(..dims.len())?.copy_from_slice(dims);
+        out.len = dims.len();
+        Some(out)
+    }
+
+    /// The dims.
+    pub fn as_slice(&self) -> &[usize] {
+        &self.dims[..self.len]
+    }
+
+    /// The element count, or `None` on overflow.
+    pub fn element_count(&self) -> Option<usize> {
+        checked_element_count(self.as_slice())
+    }
+}
+
+impl Default for ShapeBuf {
+    fn default() -> Self {
+        ShapeBuf::new()
+    }
+}
+
+impl Deref for ShapeBuf {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[usize]> for ShapeBuf {
+    fn as_ref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for ShapeBuf {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+impl Eq for ShapeBuf {}
+
+impl PartialEq<[usize]> for ShapeBuf {
+    fn eq(&self, other: &[usize]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<&[usize]> for ShapeBuf {
+    fn eq(&self, other: &&[usize]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[usize; N]> for ShapeBuf {
+    fn eq(&self, other: &[usize; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl fmt::Debug for ShapeBuf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+impl fmt::Display for ShapeBuf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+/// The auto-broadcast type of an elementwise operation (spec sections 1-4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AutoBroadcast {
+    /// NONE: identical shapes only (N1-N5). [`AutoBroadcast::EXPLICIT`] is the same value (N6).
+    None,
+    /// NUMPY: right-aligned, either side's 1s stretch (P1-P8).
+    Numpy,
+    /// PDPD: the second shape onto the first starting at `axis`; -1 is the default and means
+    /// `rank(A) - rank(B)`; trailing 1s of B are ignored (D1-D10).
+    Pdpd {
+        /// The start axis, or -1.
+        axis: i64,
+    },
+    /// Bidirectional: the first shape is the input, the second the target; the result is the
+    /// NUMPY broadcast of the two, so it may differ from the target (B1-B4).
+    Bidirectional,
+}
+
+impl AutoBroadcast {
+    /// `EXPLICIT` is the same enum value as `NONE` for elementwise ops (N6).
+    pub const EXPLICIT: AutoBroadcast = AutoBroadcast::None;
+    /// PDPD with the default axis -1 (D2).
+    pub const PDPD: AutoBroadcast = AutoBroadcast::Pdpd { axis: -1 };
+
+    fn operation(self) -> Operation {
+        match self {
+            AutoBroadcast::None => Operation::None,
+            AutoBroadcast::Numpy => Operation::Numpy,
+            AutoBroadcast::Pdpd { axis } => Operation::Pdpd { axis },
+            AutoBroadcast::Bidirectional => Operation::Bidirectional,
+        }
+    }
+}
+
+/// The modes of the Broadcast op itself (B5), which broadcast data to a target shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BroadcastMode<'a> {
+    /// One-directional, `np.broadcast_to`: the output is the target.
+    Numpy,
+    /// Data dim `i` goes to target axis `axes_mapping[i]`; the output is the target.
+    Explicit {
+        /// Strictly increasing target axes, one per data dim.
+        axes_mapping: &'a [usize],
+    },
+    /// `np.broadcast_shapes(data, target)`: the output may differ from the target.
+    Bidirectional,
+    /// Data onto the target starting at `axis` (data 1s stretch); -1 resolves as in D2 (A12).
+    Pdpd {
+        /// The start axis, or -1.
+        axis: i64,
+    },
+}
+
+impl BroadcastMode<'_> {
+    fn operation(&self) -> Operation {
+        match *self {
+            BroadcastMode::Numpy => Operation::BroadcastToNumpy,
+            BroadcastMode::Explicit { .. } => Operation::BroadcastToExplicit,
+            BroadcastMode::Bidirectional => Operation::Bidirectional,
+            BroadcastMode::Pdpd { axis } => Operation::BroadcastToPdpd { axis },
+        }
+    }
+}
+
+/// Where an input's dims sit in the output: dim `i` at output axis `at + i`, or at
+/// `axes[i]` (explicit mode). A dim that falls outside the output is a size-1 dim that PDPD
+/// trimmed (D3); it is read with stride 0 like any other 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Placement<'a> {
+    At(usize),
+    Axes(&'a [usize]),
+}
+
+impl Placement<'_> {
+    pub(crate) fn axis_of(&self, dim: usize) -> Option<usize> {
+        match *self {
+            Placement::At(at) => at.checked_add(dim),
+            Placement::Axes(axes) => axes.get(dim).copied(),
+        }
+    }
+}
+
+/// A resolved broadcast: the output shape and where each input sits in it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolved<'a> {
+    pub(crate) out: ShapeBuf,
+    pub(crate) lhs: Placement<'a>,
+    pub(crate) rhs: Placement<'a>,
+}
+
+fn check_rank(a: &[usize], b: &[usize], op: Operation) -> Result<(), BroadcastError> {
+    if a.len() > MAX_RANK || b.len() > MAX_RANK {
+        return Err(BroadcastError::new(
+            ErrorKind::RankLimit { max: MAX_RANK },
+            op,
+            a,
+            b,
+        ));
+    }
+    Ok(())
+}
+
+/// NUMPY over two shapes (P1-P6, and B1 for Bidirectional), reporting the output axis of a
+/// mismatch.
+fn numpy_resolve<'a>(
+    a: &[usize],
+    b: &[usize],
+    op: Operation,
+) -> Result<Resolved<'a>, BroadcastError> {
+    check_rank(a, b, op)?;
+    let rank = a.len().max(b.len());
+    let mut out = ShapeBuf::new();
+    out.len = rank;
+    let (pad_a, pad_b) = (rank - a.len(), rank - b.len());
+    for axis in 0..rank {
+        let da = if axis >= pad_a { a[axis - pad_a] } else { 1 };
+        let db = if axis >= pad_b { b[axis - pad_b] } else { 1 };
+        out.dims[axis] = numpy_dim(da, db).ok_or_else(|| {
+            BroadcastError::new(
+                ErrorKind::DimMismatch {
+                    axis,
+                    lhs: da,
+                    rhs: db,
+                },
+                op,
+                a,
+                b,
+            )
+        })?;
+    }
+    Ok(Resolved {
+        out,
+        lhs: Placement::At(pad_a),
+        rhs: Placement::At(pad_b),
+    })
+}
+
+/// NONE (N1-N3): same rank, every dim equal. Never a no-op (N5, A13).
+fn none_resolve<'a>(a: &[usize], b: &[usize]) -> Result<Resolved<'a>, BroadcastError> {
+    let op = Operation::None;
+    check_rank(a, b, op)?;
+    if a.len() != b.len() {
+        return Err(BroadcastError::new(ErrorKind::RankMismatch, op, a, b));
+    }
+    if let Some(axis) = (0..a.len()).find(|&i| a[i] != b[i]) {
+        let kind = ErrorKind::DimMismatch {
+            axis,
+            lhs: a[axis],
+            rhs: b[axis],
+        };
+        return Err(BroadcastError::new(kind, op, a, b));
+    }
+    Ok(Resolved {
+        out: ShapeBuf::from_slice(a).unwrap_or_default(),
+        lhs: Placement::At(0),
+        rhs: Placement::At(0),
+    })
+}
+
+/// Resolves a PDPD-style axis: -1 means `rank_a - rank_b` on the *untrimmed* B (D2); any other
+/// negative value is an error.
+fn resolve_axis(axis: i64, rank_a: usize, rank_b: usize) -> Option<usize> {
+    if axis == -1 {
+        Some(rank_a - rank_b)
+    } else {
+        usize::try_from(axis).ok()
+    }
+}
+
+/// Places `b` onto `a` from `axis` after trimming b's trailing 1s (D3-D5, D8, A2-A8). Shared
+/// by elementwise PDPD and the Broadcast op's pdpd mode; the output is always `a` (D6).
+fn pdpd_place(a: &[usize], b: &[usize], axis: i64, op: Operation) -> Result<usize, BroadcastError> {
+    // D1 (A9): measured on the untrimmed B.
+    if b.len() > a.len() {
+        return Err(BroadcastError::new(ErrorKind::SecondRankTooLarge, op, a, b));
+    }
+    let start = resolve_axis(axis, a.len(), b.len())
+        .ok_or_else(|| BroadcastError::new(ErrorKind::NegativeAxis, op, a, b))?;
+    // D3: trim after the axis is resolved.
+    let trimmed = &b[..b.iter().rposition(|&d| d != 1).map_or(0, |i| i + 1)];
+    // D4, D8, A4, A5, A6: the trimmed B must fit.
+    let max = a.len() - trimmed.len();
+    if start > max {
+        return Err(BroadcastError::new(
+            ErrorKind::AxisOutOfRange { max },
+            op,
+            a,
+            b,
+        ));
+    }
+    // D5, A2, A3, A7, A8: each B dim equals A's or is 1; A never stretches.
+    for (i, &db) in trimmed.iter().enumerate() {
+        let da = a[start + i];
+        if db != da && db != 1 {
+            let kind = ErrorKind::DimMismatch {
+                axis: start + i,
+                lhs: da,
+                rhs: db,
+            };
+            return Err(BroadcastError::new(kind, op, a, b));
+        }
+    }
+    Ok(start)
+}
+
+pub(crate) fn resolve<'a>(
+    a: &[usize],
+    b: &[usize],
+    mode: AutoBroadcast,
+) -> Result<Resolved<'a>, BroadcastError> {
+    match mode {
+        AutoBroadcast::None => none_resolve(a, b),
+        AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => {
+            numpy_resolve(a, b, mode.operation())
+        }
+        AutoBroadcast::Pdpd { axis } => {
+            let op = mode.operation();
+            check_rank(a, b, op)?;
+            let start = pdpd_place(a, b, axis, op)?;
+            Ok(Resolved {
+                out: ShapeBuf::from_slice(a).unwrap_or_default(),
+                lhs: Placement::At(0),
+                rhs: Placement::At(start),
+            })
+        }
+    }
+}
+
+/// The output shape of an elementwise operation on shapes `a` and `b` under `mode`.
+///
+/// ```
+/// use shaped::{broadcast_shapes, AutoBroadcast};
+/// let s = broadcast_shapes(&[2, 3, 4, 5], &[3, 1], AutoBroadcast::Pdpd { axis: 1 }).unwrap();
+/// assert_eq!(s.as_ref(), &[2, 3, 4, 5]);
+/// // D3: B = (4, 5, 1) with the default axis resolves to axis 1 before trimming, so the
+/// // trimmed (4, 5) meets the 3.
+/// let err = broadcast_shapes(&[2, 3, 4, 5], &[4, 5, 1], AutoBroadcast::PDPD).unwrap_err();
+/// assert_eq!(err.to_string(), "cannot broadcast [2, 3, 4, 5] with [4, 5, 1] (pdpd, axis -1): axis 1 has 3 vs 4");
+/// ```
+pub fn broadcast_shapes(
+    a: &[usize],
+    b: &[usize],
+    mode: AutoBroadcast,
+) -> Result<ShapeBuf, BroadcastError> {
+    resolve(a, b, mode).map(|r| r.out)
+}
+
+/// n-ary NUMPY broadcasting (P8): the left fold of the binary rule. An error names the
+/// accumulated shape and the shape that failed to join it. No shapes give `[]`.
+///
+/// ```
+/// use shaped::rules::broadcast_shapes_n;
+/// let s = broadcast_shapes_n(&[&[1, 2], &[3, 1], &[3, 2]]).unwrap();
+/// assert_eq!(s, [3, 2]);
+/// let err = broadcast_shapes_n(&[&[1, 2], &[3, 1], &[3, 2], &[10, 5]]).unwrap_err();
+/// assert_eq!(err.to_string(), "cannot broadcast [3, 2] with [10, 5] (numpy): axis 0 has 3 vs 10");
+/// ```
+pub fn broadcast_shapes_n(shapes: &[&[usize]]) -> Result<ShapeBuf, BroadcastError> {
+    let mut acc = ShapeBuf::new();
+    for shape in shapes {
+        acc = numpy_resolve(acc.as_slice(), shape, Operation::Numpy)?.out;
+    }
+    Ok(acc)
+}
+
+pub(crate) fn resolve_to<'a>(
+    data: &[usize],
+    target: &[usize],
+    mode: BroadcastMode<'a>,
+) -> Result<(ShapeBuf, Placement<'a>), BroadcastError> {
+    let op = mode.operation();
+    check_rank(data, target, op)?;
+    let target_buf = ShapeBuf::from_slice(target).unwrap_or_default();
+    match mode {
+        BroadcastMode::Bidirectional => {
+            let r = numpy_resolve(data, target, op)?;
+            Ok((r.out, r.lhs))
+        }
+        BroadcastMode::Numpy => {
+            if target.len() < data.len() {
+                return Err(BroadcastError::new(
+                    ErrorKind::TargetRankTooSmall,
+                    op,
+                    data,
+                    target,
+                ));
+            }
+            let pad = target.len() - data.len();
+            for (i, &d) in data.iter().enumerate() {
+                let t = target[pad + i];
+                if d != 1 && d != t {
+                    let kind = ErrorKind::DimMismatch {
+                        axis: pad + i,
+                        lhs: d,
+                        rhs: t,
+                    };
+                    return Err(BroadcastError::new(kind, op, data, target));
+                }
+            }
+            Ok((target_buf, Placement::At(pad)))
+        }
+        BroadcastMode::Explicit { axes_mapping } => {
+            // A scalar with a non-empty mapping counts as rank 1 (shape [1]).
+            let dims: &[usize] = if data.is_empty() && !axes_mapping.is_empty() {
+                &[1]
+            } else {
+                data
+            };
+            if axes_mapping.len() != dims.len() {
+                let kind = ErrorKind::AxesMappingLength {
+                    len: axes_mapping.len(),
+                    rank: dims.len(),
+                };
+                return Err(BroadcastError::new(kind, op, data, target));
+            }
+            for (index, &axis) in axes_mapping.iter().enumerate() {
+                if index > 0 && axis <= axes_mapping[index - 1] {
+                    let kind = ErrorKind::AxesMappingOrder { index };
+                    return Err(BroadcastError::new(kind, op, data, target));
+                }
+                if axis >= target.len() {
+                    let kind = ErrorKind::AxesMappingRange { index, axis };
+                    return Err(BroadcastError::new(kind, op, data, target));
+                }
+                let (d, t) = (dims[index], target[axis]);
+                if d != 1 && d != t {
+                    let kind = ErrorKind::DimMismatch {
+                        axis,
+                        lhs: d,
+                        rhs: t,
+                    };
+                    return Err(BroadcastError::new(kind, op, data, target));
+                }
+            }
+            Ok((target_buf, Placement::Axes(axes_mapping)))
+        }
+        BroadcastMode::Pdpd { axis } => {
+            let start =
+                pdpd_place(target, data, axis, op).map_err(|e| swap_sides(e, data, target))?;
+            Ok((target_buf, Placement::At(start)))
+        }
+    }
+}
+
+/// `pdpd_place` speaks of (A, B) = (target, data); the Broadcast op's errors speak of
+/// (data, target), so the shapes and dims are swapped back.
+fn swap_sides(e: BroadcastError, data: &[usize], target: &[usize]) -> BroadcastError {
+    let kind = match e.kind() {
+        ErrorKind::DimMismatch { axis, lhs, rhs } => ErrorKind::DimMismatch {
+            axis,
+            lhs: rhs,
+            rhs: lhs,
+        },
+        ErrorKind::SecondRankTooLarge => ErrorKind::TargetRankTooSmall,
+        other => other,
+    };
+    BroadcastError::new(kind, e.operation(), data, target)
+}
+
+/// The output shape of the Broadcast op (B5) broadcasting `data` to `target` under `mode`.
+///
+/// ```
+/// use shaped::rules::{broadcast_to_shape, BroadcastMode};
+/// let s = broadcast_to_shape(&[3, 1], &[2, 3, 1], BroadcastMode::Explicit { axes_mapping: &[1, 2] });
+/// assert_eq!(s.unwrap(), [2, 3, 1]);
+/// let err = broadcast_to_shape(&[5, 1, 1, 1], &[1, 2, 3, 4], BroadcastMode::Numpy).unwrap_err();
+/// assert_eq!(err.to_string(), "cannot broadcast [5, 1, 1, 1] with [1, 2, 3, 4] (broadcast_to numpy): axis 0 has 5 vs 1");
+/// ```
+pub fn broadcast_to_shape(
+    data: &[usize],
+    target: &[usize],
+    mode: BroadcastMode<'_>,
+) -> Result<ShapeBuf, BroadcastError> {
+    resolve_to(data, target, mode).map(|(out, _)| out)
+}
 
 /// NUMPY per-dim rule (P2, P5, A1): two dims broadcast when they are equal or one of them is 1;
 /// the result is the dim that is not 1. Decided by "is this dim 1", never by `max`, so

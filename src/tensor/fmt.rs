@@ -18,7 +18,7 @@ impl Write for Width {
 
 type ElemFmt<T> = fn(&T, &mut dyn Write, Option<usize>) -> fmt::Result;
 
-fn display_elem<T: fmt::Display>(
+pub(crate) fn display_elem<T: fmt::Display>(
     x: &T,
     w: &mut dyn Write,
     precision: Option<usize>,
@@ -29,7 +29,11 @@ fn display_elem<T: fmt::Display>(
     }
 }
 
-fn debug_elem<T: fmt::Debug>(x: &T, w: &mut dyn Write, precision: Option<usize>) -> fmt::Result {
+pub(crate) fn debug_elem<T: fmt::Debug>(
+    x: &T,
+    w: &mut dyn Write,
+    precision: Option<usize>,
+) -> fmt::Result {
     match precision {
         Some(p) => write!(w, "{x:.p$?}"),
         None => write!(w, "{x:?}"),

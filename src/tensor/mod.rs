@@ -13,7 +13,7 @@ use crate::ops::Scalar;
 use crate::shape::{row_major_offset, Shape, StaticShape, TensorIndex};
 use crate::storage::{Build, Data, DataMut, Family, Owned, Stack};
 
-mod fmt;
+pub(crate) mod fmt;
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///

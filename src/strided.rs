@@ -1,0 +1,491 @@
+//! Runtime-shape kernels that need no allocator: inputs are slices with a shape and optional
+//! strides, the output is a caller's `&mut [T]` in row-major order.
+//!
+//! Every call works out its loop plan once: each input's strides in the output's index space
+//! (0 where it is stretched), size-1 axes dropped, adjacent axes merged wherever every operand
+//! steps through them alike. The innermost axis then runs as a contiguous run, a broadcast
+//! scalar, or a plain strided loop, and an odometer walks the outer axes with no division.
+//! Ranks go up to [`MAX_RANK`](crate::rules::MAX_RANK).
+
+use crate::elementwise::{pick, BinaryOp, CompareOp, Element, LogicalOp};
+use crate::error::{BroadcastError, ErrorKind, Operation};
+use crate::rules::{self, AutoBroadcast, BroadcastMode, Placement, ShapeBuf, MAX_RANK};
+
+/// A read-only n-dimensional input: elements, shape and strides (in elements).
+///
+/// ```
+/// use shaped::strided::ArrayRef;
+/// let data = [1, 2, 3, 4, 5, 6];
+/// let a = ArrayRef::new(&data, &[2, 3]).unwrap();
+/// // The transpose of `a`: shape [3, 2], strides [1, 3].
+/// let t = ArrayRef::with_strides(&data, &[3, 2], &[1, 3]).unwrap();
+/// assert!(ArrayRef::new(&data, &[4, 2]).is_err());
+/// # let _ = (a, t);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayRef<'a, T> {
+    data: &'a [T],
+    shape: &'a [usize],
+    strides: Strides<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Strides<'a> {
+    RowMajor,
+    Given(&'a [usize]),
+}
+
+impl<'a, T> ArrayRef<'a, T> {
+    /// A row-major input; `data.len()` must be the element count of `shape`.
+    pub fn new(data: &'a [T], shape: &'a [usize]) -> Result<Self, BroadcastError> {
+        let layout = |kind| BroadcastError::new(kind, Operation::Layout, shape, &[]);
+        if shape.len() > MAX_RANK {
+            return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
+        }
+        let expected = rules::checked_element_count(shape).ok_or(layout(ErrorKind::Overflow))?;
+        if expected != data.len() {
+            let kind = ErrorKind::LengthMismatch {
+                expected,
+                actual: data.len(),
+            };
+            return Err(layout(kind));
+        }
+        Ok(ArrayRef {
+            data,
+            shape,
+            strides: Strides::RowMajor,
+        })
+    }
+
+    /// An input with explicit strides (one per dim, in elements, 0 allowed): a transposed or
+    /// sliced view. Every addressed element must lie inside `data`.
+    pub fn with_strides(
+        data: &'a [T],
+        shape: &'a [usize],
+        strides: &'a [usize],
+    ) -> Result<Self, BroadcastError> {
+        let err = |kind| BroadcastError::new(kind, Operation::Layout, shape, strides);
+        if shape.len() > MAX_RANK {
+            return Err(err(ErrorKind::RankLimit { max: MAX_RANK }));
+        }
+        if strides.len() != shape.len() {
+            return Err(err(ErrorKind::BadStrides));
+        }
+        if shape.contains(&0) {
+            return Ok(ArrayRef {
+                data,
+                shape,
+                strides: Strides::Given(strides),
+            });
+        }
+        // The largest offset addressed: sum of (dim - 1) * stride, checked.
+        let mut last = 0usize;
+        for (&d, &s) in shape.iter().zip(strides) {
+            last = (d - 1)
+                .checked_mul(s)
+                .and_then(|x| x.checked_add(last))
+                .ok_or(err(ErrorKind::Overflow))?;
+        }
+        if last >= data.len() {
+            return Err(err(ErrorKind::BadStrides));
+        }
+        Ok(ArrayRef {
+            data,
+            shape,
+            strides: Strides::Given(strides),
+        })
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &'a [usize] {
+        self.shape
+    }
+
+    /// Stride of dim `i` in elements (row-major ones are computed; they cannot overflow
+    /// because the elements exist).
+    fn stride(&self, i: usize) -> usize {
+        match self.strides {
+            Strides::Given(s) => s[i],
+            Strides::RowMajor => self.shape[i + 1..].iter().product(),
+        }
+    }
+}
+
+/// The loop nest for one call: merged axes, outermost first, with each input's stride.
+struct Plan {
+    rank: usize,
+    dims: [usize; MAX_RANK],
+    a: [usize; MAX_RANK],
+    b: [usize; MAX_RANK],
+}
+
+/// Strides of `input` laid out in the output's index space by `placement`.
+fn aligned_strides<T>(
+    input: &ArrayRef<'_, T>,
+    placement: Placement<'_>,
+    out_rank: usize,
+) -> [usize; MAX_RANK] {
+    let mut strides = [0; MAX_RANK];
+    for (i, &d) in input.shape.iter().enumerate() {
+        if d == 1 {
+            continue; // stretched (or a PDPD-trimmed trailing 1): read with stride 0
+        }
+        if let Some(axis) = placement.axis_of(i).filter(|&axis| axis < out_rank) {
+            strides[axis] = input.stride(i);
+        }
+    }
+    strides
+}
+
+impl Plan {
+    fn new<X, Y>(
+        out: &[usize],
+        a: &ArrayRef<'_, X>,
+        pa: Placement<'_>,
+        b: &ArrayRef<'_, Y>,
+        pb: Placement<'_>,
+    ) -> Plan {
+        let sa = aligned_strides(a, pa, out.len());
+        let sb = aligned_strides(b, pb, out.len());
+        let mut plan = Plan {
+            rank: 0,
+            dims: [0; MAX_RANK],
+            a: [0; MAX_RANK],
+            b: [0; MAX_RANK],
+        };
+        for axis in 0..out.len() {
+            let d = out[axis];
+            if d == 1 {
+                continue;
+            }
+            if plan.rank > 0 {
+                let last = plan.rank - 1;
+                // Merge with the previous (outer) axis when both inputs step through the pair
+                // as through one axis: outer stride = inner stride * inner dim.
+                let merges = |outer: usize, inner: usize| inner.checked_mul(d) == Some(outer);
+                if merges(plan.a[last], sa[axis]) && merges(plan.b[last], sb[axis]) {
+                    plan.dims[last] *= d; // fits: both are dims of the output, which exists
+                    plan.a[last] = sa[axis];
+                    plan.b[last] = sb[axis];
+                    continue;
+                }
+            }
+            plan.dims[plan.rank] = d;
+            plan.a[plan.rank] = sa[axis];
+            plan.b[plan.rank] = sb[axis];
+            plan.rank += 1;
+        }
+        plan
+    }
+
+    /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element
+    /// count of the plan and is non-zero.
+    #[inline(always)]
+    fn run<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
+        if self.rank == 0 {
+            out[0] = f(&a[0], &b[0]);
+            return;
+        }
+        let inner = self.rank - 1;
+        let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
+        let mut index = [0usize; MAX_RANK];
+        let (mut oa, mut ob) = (0usize, 0usize);
+        for row in out.chunks_exact_mut(n) {
+            match (ia, ib) {
+                (1, 1) => {
+                    for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + n]).zip(&b[ob..ob + n]) {
+                        *o = f(x, y);
+                    }
+                }
+                (0, 1) => {
+                    let x = &a[oa];
+                    for (o, y) in row.iter_mut().zip(&b[ob..ob + n]) {
+                        *o = f(x, y);
+                    }
+                }
+                (1, 0) => {
+                    let y = &b[ob];
+                    for (o, x) in row.iter_mut().zip(&a[oa..oa + n]) {
+                        *o = f(x, y);
+                    }
+                }
+                _ => {
+                    for (k, o) in row.iter_mut().enumerate() {
+                        *o = f(&a[oa + k * ia], &b[ob + k * ib]);
+                    }
+                }
+            }
+            // Odometer over the outer axes.
+            let mut axis = inner;
+            while axis > 0 {
+                axis -= 1;
+                index[axis] += 1;
+                oa += self.a[axis];
+                ob += self.b[axis];
+                if index[axis] < self.dims[axis] {
+                    break;
+                }
+                oa -= self.a[axis] * self.dims[axis];
+                ob -= self.b[axis] * self.dims[axis];
+                index[axis] = 0;
+            }
+        }
+    }
+}
+
+fn check_output(shape: &ShapeBuf, len: usize, op: Operation) -> Result<usize, BroadcastError> {
+    let expected =
+        shape
+            .element_count()
+            .ok_or(BroadcastError::new(ErrorKind::Overflow, op, shape, &[]))?;
+    if expected != len {
+        let kind = ErrorKind::LengthMismatch {
+            expected,
+            actual: len,
+        };
+        return Err(BroadcastError::new(kind, op, shape, &[]));
+    }
+    Ok(expected)
+}
+
+fn operation(mode: AutoBroadcast) -> Operation {
+    match mode {
+        AutoBroadcast::None => Operation::None,
+        AutoBroadcast::Numpy => Operation::Numpy,
+        AutoBroadcast::Pdpd { axis } => Operation::Pdpd { axis },
+        AutoBroadcast::Bidirectional => Operation::Bidirectional,
+    }
+}
+
+/// Broadcasts `a` with `b` under `mode` and writes `f(a, b)` for each output element into
+/// `out`, which must hold exactly the output's element count. Returns the output shape.
+///
+/// ```
+/// use shaped::{strided::{zip_into, ArrayRef}, AutoBroadcast};
+/// let a = [1, 2, 3];
+/// let b = [10, 20];
+/// let mut out = [0; 6];
+/// let shape = zip_into(
+///     ArrayRef::new(&a, &[3, 1]).unwrap(),
+///     ArrayRef::new(&b, &[2]).unwrap(),
+///     AutoBroadcast::Numpy,
+///     &mut out,
+///     |x, y| x * y,
+/// ).unwrap();
+/// assert_eq!(shape, [3, 2]);
+/// assert_eq!(out, [10, 20, 20, 40, 30, 60]);
+/// ```
+#[inline]
+pub fn zip_into<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<ShapeBuf, BroadcastError> {
+    let resolved = rules::resolve(a.shape, b.shape, mode)?;
+    if check_output(&resolved.out, out.len(), operation(mode))? > 0 {
+        Plan::new(&resolved.out, &a, resolved.lhs, &b, resolved.rhs).run(a.data, b.data, out, f);
+    }
+    Ok(resolved.out)
+}
+
+/// True if `pred` holds for some element of `input` (visiting each logical element once).
+fn any<T>(input: &ArrayRef<'_, T>, mut pred: impl FnMut(&T) -> bool) -> bool {
+    if input.shape.contains(&0) {
+        return false;
+    }
+    let plan = Plan::new(
+        input.shape,
+        input,
+        Placement::At(0),
+        input,
+        Placement::At(0),
+    );
+    let mut found = false;
+    walk(&plan, input.data, &mut |x| found |= pred(x));
+    found
+}
+
+/// Visits every element of the plan's single input in row-major order.
+fn walk<T>(plan: &Plan, data: &[T], visit: &mut impl FnMut(&T)) {
+    if plan.rank == 0 {
+        visit(&data[0]);
+        return;
+    }
+    let inner = plan.rank - 1;
+    let rows: usize = plan.dims[..inner].iter().product();
+    let mut index = [0usize; MAX_RANK];
+    let mut oa = 0usize;
+    for _ in 0..rows {
+        for k in 0..plan.dims[inner] {
+            visit(&data[oa + k * plan.a[inner]]);
+        }
+        let mut axis = inner;
+        while axis > 0 {
+            axis -= 1;
+            index[axis] += 1;
+            oa += plan.a[axis];
+            if index[axis] < plan.dims[axis] {
+                break;
+            }
+            oa -= plan.a[axis] * plan.dims[axis];
+            index[axis] = 0;
+        }
+    }
+}
+
+/// Refuses, before any element is written, the values an element type cannot compute:
+/// integer division or remainder by zero, integer powers with a negative exponent, and float
+/// powers in a build without `std` or `libm`.
+fn check_values<T: Element>(
+    a: &ArrayRef<'_, T>,
+    b: &ArrayRef<'_, T>,
+    op: BinaryOp,
+) -> Result<(), BroadcastError> {
+    let fail = |kind| {
+        Err(BroadcastError::new(
+            kind,
+            Operation::Compute,
+            a.shape,
+            b.shape,
+        ))
+    };
+    match op {
+        BinaryOp::Divide | BinaryOp::Mod | BinaryOp::FloorMod if T::INTEGER => {
+            if any(b, |x| x.is_zero()) {
+                return fail(ErrorKind::DivisionByZero);
+            }
+        }
+        BinaryOp::Power if !T::HAS_POWER => return fail(ErrorKind::Unsupported),
+        BinaryOp::Power if T::INTEGER => {
+            if any(b, |x| x.is_negative()) {
+                return fail(ErrorKind::NegativeExponent);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// [`zip_into`] with an arithmetic [`BinaryOp`]. Integer division by zero and negative integer
+/// exponents are errors (checked before anything is written), never panics.
+///
+/// ```
+/// use shaped::{strided::{binary_into, ArrayRef}, AutoBroadcast, BinaryOp};
+/// let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+/// let b = [10.0f32, 20.0];
+/// let mut out = [0.0f32; 6];
+/// let shape = binary_into(
+///     ArrayRef::new(&a, &[2, 3]).unwrap(),
+///     ArrayRef::new(&b, &[2]).unwrap(),
+///     BinaryOp::Add,
+///     AutoBroadcast::Pdpd { axis: 0 },
+///     &mut out,
+/// ).unwrap();
+/// assert_eq!(shape, [2, 3]);
+/// assert_eq!(out, [11.0, 12.0, 13.0, 24.0, 25.0, 26.0]);
+/// ```
+pub fn binary_into<T: Element>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    op: BinaryOp,
+    mode: AutoBroadcast,
+    out: &mut [T],
+) -> Result<ShapeBuf, BroadcastError> {
+    // Shapes first, so a shape error wins over a value error.
+    let resolved = rules::resolve(a.shape, b.shape, mode)?;
+    if check_output(&resolved.out, out.len(), operation(mode))? == 0 {
+        return Ok(resolved.out);
+    }
+    check_values(&a, &b, op)?;
+    let plan = Plan::new(&resolved.out, &a, resolved.lhs, &b, resolved.rhs);
+    let (da, db) = (a.data, b.data);
+    match op {
+        BinaryOp::Add => plan.run(da, db, out, |x, y| T::add(*x, *y)),
+        BinaryOp::Subtract => plan.run(da, db, out, |x, y| T::sub(*x, *y)),
+        BinaryOp::Multiply => plan.run(da, db, out, |x, y| T::mul(*x, *y)),
+        BinaryOp::Divide => plan.run(da, db, out, |x, y| T::div(*x, *y)),
+        BinaryOp::Maximum => plan.run(da, db, out, |x, y| {
+            pick(*x, *y, core::cmp::Ordering::Greater)
+        }),
+        BinaryOp::Minimum => plan.run(da, db, out, |x, y| pick(*x, *y, core::cmp::Ordering::Less)),
+        BinaryOp::Power => plan.run(da, db, out, |x, y| T::pow(*x, *y)),
+        BinaryOp::SquaredDifference => plan.run(da, db, out, |x, y| {
+            let d = T::sub(*x, *y);
+            T::mul(d, d)
+        }),
+        BinaryOp::Mod => plan.run(da, db, out, |x, y| T::rem(*x, *y)),
+        BinaryOp::FloorMod => plan.run(da, db, out, |x, y| T::floor_mod(*x, *y)),
+    }
+    Ok(resolved.out)
+}
+
+/// [`zip_into`] with a [`CompareOp`], writing `bool`s.
+pub fn compare_into<T: PartialOrd>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    op: CompareOp,
+    mode: AutoBroadcast,
+    out: &mut [bool],
+) -> Result<ShapeBuf, BroadcastError> {
+    match op {
+        CompareOp::Equal => zip_into(a, b, mode, out, |x, y| x == y),
+        CompareOp::NotEqual => zip_into(a, b, mode, out, |x, y| x != y),
+        CompareOp::Less => zip_into(a, b, mode, out, |x, y| x < y),
+        CompareOp::LessEqual => zip_into(a, b, mode, out, |x, y| x <= y),
+        CompareOp::Greater => zip_into(a, b, mode, out, |x, y| x > y),
+        CompareOp::GreaterEqual => zip_into(a, b, mode, out, |x, y| x >= y),
+    }
+}
+
+/// [`zip_into`] with a [`LogicalOp`] on `bool` inputs.
+pub fn logical_into(
+    a: ArrayRef<'_, bool>,
+    b: ArrayRef<'_, bool>,
+    op: LogicalOp,
+    mode: AutoBroadcast,
+    out: &mut [bool],
+) -> Result<ShapeBuf, BroadcastError> {
+    match op {
+        LogicalOp::And => zip_into(a, b, mode, out, |x, y| *x && *y),
+        LogicalOp::Or => zip_into(a, b, mode, out, |x, y| *x || *y),
+        LogicalOp::Xor => zip_into(a, b, mode, out, |x, y| *x != *y),
+    }
+}
+
+/// The Broadcast op (B5): writes `data` broadcast to `target` under `mode` into `out`.
+/// Returns the output shape (the target, or for Bidirectional the NUMPY broadcast of both).
+///
+/// ```
+/// use shaped::{rules::BroadcastMode, strided::{broadcast_into, ArrayRef}};
+/// let data = [1, 2, 3];
+/// let mut out = [0; 6];
+/// let mode = BroadcastMode::Explicit { axes_mapping: &[1] };
+/// let shape = broadcast_into(ArrayRef::new(&data, &[3]).unwrap(), &[2, 3], mode, &mut out).unwrap();
+/// assert_eq!(shape, [2, 3]);
+/// assert_eq!(out, [1, 2, 3, 1, 2, 3]);
+/// ```
+pub fn broadcast_into<T: Clone>(
+    data: ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastMode<'_>,
+    out: &mut [T],
+) -> Result<ShapeBuf, BroadcastError> {
+    let (shape, placement) = rules::resolve_to(data.shape, target, mode)?;
+    let op = match mode {
+        BroadcastMode::Numpy => Operation::BroadcastToNumpy,
+        BroadcastMode::Explicit { .. } => Operation::BroadcastToExplicit,
+        BroadcastMode::Bidirectional => Operation::Bidirectional,
+        BroadcastMode::Pdpd { axis } => Operation::BroadcastToPdpd { axis },
+    };
+    if check_output(&shape, out.len(), op)? > 0 {
+        Plan::new(&shape, &data, placement, &data, placement).run(
+            data.data,
+            data.data,
+            out,
+            |x, _| x.clone(),
+        );
+    }
+    Ok(shape)
+}
