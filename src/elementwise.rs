@@ -206,9 +206,9 @@ mod tests {
         assert_eq!(u8::floor_mod(7, 3), 1);
         assert_eq!(i8::add(127, 1), -128);
         assert_eq!(i32::div(i32::MIN, -1), i32::MIN);
-        assert_eq!(i64::pow(3, 4), 81);
-        assert_eq!(i64::pow(-1, (1 << 40) + 1), -1);
-        assert_eq!(u8::pow(2, 9), 0);
+        assert_eq!(<i64 as Element>::pow(3, 4), 81);
+        assert_eq!(<i64 as Element>::pow(-1, (1 << 40) + 1), -1);
+        assert_eq!(<u8 as Element>::pow(2, 9), 0);
     }
 
     #[test]

@@ -351,19 +351,15 @@ fn check_values<T: Element>(
             b.shape,
         ))
     };
-    match op {
-        BinaryOp::Divide | BinaryOp::Mod | BinaryOp::FloorMod if T::INTEGER => {
-            if any(b, |x| x.is_zero()) {
-                return fail(ErrorKind::DivisionByZero);
-            }
-        }
-        BinaryOp::Power if !T::HAS_POWER => return fail(ErrorKind::Unsupported),
-        BinaryOp::Power if T::INTEGER => {
-            if any(b, |x| x.is_negative()) {
-                return fail(ErrorKind::NegativeExponent);
-            }
-        }
-        _ => {}
+    let integer_divisor = matches!(op, BinaryOp::Divide | BinaryOp::Mod | BinaryOp::FloorMod);
+    if T::INTEGER && integer_divisor && any(b, |x| x.is_zero()) {
+        return fail(ErrorKind::DivisionByZero);
+    }
+    if op == BinaryOp::Power && !T::HAS_POWER {
+        return fail(ErrorKind::Unsupported);
+    }
+    if op == BinaryOp::Power && T::INTEGER && any(b, |x| x.is_negative()) {
+        return fail(ErrorKind::NegativeExponent);
     }
     Ok(())
 }
