@@ -232,6 +232,15 @@ pub enum ErrorKind {
     Unsupported,
     /// Two shapes that must be equal (a reshape's element counts, a static conversion).
     ShapeMismatch,
+    /// Partial shapes: two interval dims that cannot be merged (I1, I2, D11).
+    IntervalMismatch {
+        /// The axis where the dims meet.
+        axis: usize,
+        /// The first shape's dim there.
+        lhs: crate::interval::Interval,
+        /// The second shape's dim there.
+        rhs: crate::interval::Interval,
+    },
 }
 
 /// A shape error from the runtime rules, the kernels or the dynamic tensors.
@@ -250,6 +259,7 @@ pub struct BroadcastError {
     operation: Operation,
     lhs: Dims,
     rhs: Dims,
+    partial: bool,
 }
 
 impl BroadcastError {
@@ -259,6 +269,20 @@ impl BroadcastError {
             operation,
             lhs: Dims::new(lhs),
             rhs: Dims::new(rhs),
+            partial: false,
+        }
+    }
+
+    /// An error about partial (interval) shapes: only their ranks are kept.
+    pub(crate) fn new_partial(
+        kind: ErrorKind,
+        operation: Operation,
+        lhs: &[usize],
+        rhs: &[usize],
+    ) -> Self {
+        BroadcastError {
+            partial: true,
+            ..BroadcastError::new(kind, operation, lhs, rhs)
         }
     }
 
@@ -286,7 +310,16 @@ impl BroadcastError {
 impl fmt::Display for BroadcastError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (lhs, rhs, op) = (&self.lhs, &self.rhs, &self.operation);
+        if self.partial {
+            write!(
+                f,
+                "cannot broadcast partial shapes of ranks {} and {} ({op}): ",
+                lhs.rank(),
+                rhs.rank()
+            )?;
+        }
         match self.kind {
+            _ if self.partial => {}
             ErrorKind::LengthMismatch { expected, actual } => {
                 return write!(
                     f,
@@ -351,6 +384,9 @@ impl fmt::Display for BroadcastError {
             ErrorKind::DivisionByZero => f.write_str("integer division by zero"),
             ErrorKind::NegativeExponent => f.write_str("integer raised to a negative power"),
             ErrorKind::Unsupported => f.write_str("float Power needs the `std` or `libm` feature"),
+            ErrorKind::IntervalMismatch { axis, lhs, rhs } => {
+                write!(f, "axis {axis} has {lhs} vs {rhs}")
+            }
             ErrorKind::LengthMismatch { .. } | ErrorKind::ShapeMismatch => Ok(()),
         }
     }

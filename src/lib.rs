@@ -53,6 +53,7 @@ pub mod dim;
 mod dyn_tensor;
 pub mod elementwise;
 pub mod error;
+pub mod interval;
 mod kernel;
 pub mod ops;
 pub mod rules;

@@ -438,6 +438,7 @@ pub(crate) fn resolve_to<'a>(
                 };
                 return Err(BroadcastError::new(kind, op, data, target));
             }
+            // The mapping itself first (order, range), then the dims it pairs.
             for (index, &axis) in axes_mapping.iter().enumerate() {
                 if index > 0 && axis <= axes_mapping[index - 1] {
                     let kind = ErrorKind::AxesMappingOrder { index };
@@ -447,7 +448,9 @@ pub(crate) fn resolve_to<'a>(
                     let kind = ErrorKind::AxesMappingRange { index, axis };
                     return Err(BroadcastError::new(kind, op, data, target));
                 }
-                let (d, t) = (dims[index], target[axis]);
+            }
+            for (&d, &axis) in dims.iter().zip(axes_mapping) {
+                let t = target[axis];
                 if d != 1 && d != t {
                     let kind = ErrorKind::DimMismatch {
                         axis,
