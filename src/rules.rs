@@ -33,22 +33,25 @@ pub const MAX_RANK: usize = 16;
 /// assert_eq!(s, [2, 4, 5]);
 /// assert_eq!(s.to_string(), "[2, 4, 5]");
 /// ```
+///
+/// `CAP` is the capacity; the kernels use a small one internally for the common ranks, so a
+/// call does not zero and copy 64-dim buffers.
 #[derive(Clone, Copy)]
-pub struct ShapeBuf {
-    dims: [usize; MAX_RANK],
+pub struct ShapeBuf<const CAP: usize = MAX_RANK> {
+    dims: [usize; CAP],
     len: usize,
 }
 
-impl ShapeBuf {
+impl<const CAP: usize> ShapeBuf<CAP> {
     /// An empty (rank 0) shape.
     pub const fn new() -> Self {
         ShapeBuf {
-            dims: [0; MAX_RANK],
+            dims: [0; CAP],
             len: 0,
         }
     }
 
-    /// Copies `dims`, or `None` when the rank is above [`MAX_RANK`].
+    /// Copies `dims`, or `None` when the rank is above the capacity.
     pub fn from_slice(dims: &[usize]) -> Option<Self> {
         let mut out = ShapeBuf::new();
         out.dims.get_mut(..dims.len())?.copy_from_slice(dims);
@@ -67,57 +70,57 @@ impl ShapeBuf {
     }
 }
 
-impl Default for ShapeBuf {
+impl<const CAP: usize> Default for ShapeBuf<CAP> {
     fn default() -> Self {
         ShapeBuf::new()
     }
 }
 
-impl Deref for ShapeBuf {
+impl<const CAP: usize> Deref for ShapeBuf<CAP> {
     type Target = [usize];
     fn deref(&self) -> &[usize] {
         self.as_slice()
     }
 }
 
-impl AsRef<[usize]> for ShapeBuf {
+impl<const CAP: usize> AsRef<[usize]> for ShapeBuf<CAP> {
     fn as_ref(&self) -> &[usize] {
         self.as_slice()
     }
 }
 
-impl PartialEq for ShapeBuf {
+impl<const CAP: usize> PartialEq for ShapeBuf<CAP> {
     fn eq(&self, other: &Self) -> bool {
         self.as_slice() == other.as_slice()
     }
 }
-impl Eq for ShapeBuf {}
+impl<const CAP: usize> Eq for ShapeBuf<CAP> {}
 
-impl PartialEq<[usize]> for ShapeBuf {
+impl<const CAP: usize> PartialEq<[usize]> for ShapeBuf<CAP> {
     fn eq(&self, other: &[usize]) -> bool {
         self.as_slice() == other
     }
 }
 
-impl PartialEq<&[usize]> for ShapeBuf {
+impl<const CAP: usize> PartialEq<&[usize]> for ShapeBuf<CAP> {
     fn eq(&self, other: &&[usize]) -> bool {
         self.as_slice() == *other
     }
 }
 
-impl<const N: usize> PartialEq<[usize; N]> for ShapeBuf {
+impl<const CAP: usize, const N: usize> PartialEq<[usize; N]> for ShapeBuf<CAP> {
     fn eq(&self, other: &[usize; N]) -> bool {
         self.as_slice() == other
     }
 }
 
-impl fmt::Debug for ShapeBuf {
+impl<const CAP: usize> fmt::Debug for ShapeBuf<CAP> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_slice(), f)
     }
 }
 
-impl fmt::Display for ShapeBuf {
+impl<const CAP: usize> fmt::Display for ShapeBuf<CAP> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_slice(), f)
     }
@@ -207,14 +210,20 @@ impl Placement<'_> {
 
 /// A resolved broadcast: the output shape and where each input sits in it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Resolved<'a> {
-    pub(crate) out: ShapeBuf,
+pub(crate) struct Resolved<'a, const CAP: usize> {
+    pub(crate) out: ShapeBuf<CAP>,
     pub(crate) lhs: Placement<'a>,
     pub(crate) rhs: Placement<'a>,
 }
 
-fn check_rank(a: &[usize], b: &[usize], op: Operation) -> Result<(), BroadcastError> {
-    if a.len() > MAX_RANK || b.len() > MAX_RANK {
+/// Ranks above [`MAX_RANK`] are refused; a caller choosing a smaller `CAP` has checked that
+/// the ranks fit it.
+fn check_rank<const CAP: usize>(
+    a: &[usize],
+    b: &[usize],
+    op: Operation,
+) -> Result<(), BroadcastError> {
+    if a.len() > MAX_RANK.min(CAP) || b.len() > MAX_RANK.min(CAP) {
         return Err(BroadcastError::new(
             ErrorKind::RankLimit { max: MAX_RANK },
             op,
@@ -227,12 +236,12 @@ fn check_rank(a: &[usize], b: &[usize], op: Operation) -> Result<(), BroadcastEr
 
 /// NUMPY over two shapes (P1-P6, and B1 for Bidirectional), reporting the output axis of a
 /// mismatch.
-fn numpy_resolve<'a>(
+fn numpy_resolve<'a, const CAP: usize>(
     a: &[usize],
     b: &[usize],
     op: Operation,
-) -> Result<Resolved<'a>, BroadcastError> {
-    check_rank(a, b, op)?;
+) -> Result<Resolved<'a, CAP>, BroadcastError> {
+    check_rank::<CAP>(a, b, op)?;
     let rank = a.len().max(b.len());
     let mut out = ShapeBuf::new();
     out.len = rank;
@@ -261,9 +270,12 @@ fn numpy_resolve<'a>(
 }
 
 /// NONE (N1-N3): same rank, every dim equal. Never a no-op (N5, A13).
-fn none_resolve<'a>(a: &[usize], b: &[usize]) -> Result<Resolved<'a>, BroadcastError> {
+fn none_resolve<'a, const CAP: usize>(
+    a: &[usize],
+    b: &[usize],
+) -> Result<Resolved<'a, CAP>, BroadcastError> {
     let op = Operation::None;
-    check_rank(a, b, op)?;
+    check_rank::<CAP>(a, b, op)?;
     if a.len() != b.len() {
         return Err(BroadcastError::new(ErrorKind::RankMismatch, op, a, b));
     }
@@ -328,11 +340,11 @@ fn pdpd_place(a: &[usize], b: &[usize], axis: i64, op: Operation) -> Result<usiz
     Ok(start)
 }
 
-pub(crate) fn resolve<'a>(
+pub(crate) fn resolve<'a, const CAP: usize>(
     a: &[usize],
     b: &[usize],
     mode: AutoBroadcast,
-) -> Result<Resolved<'a>, BroadcastError> {
+) -> Result<Resolved<'a, CAP>, BroadcastError> {
     match mode {
         AutoBroadcast::None => none_resolve(a, b),
         AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => {
@@ -340,7 +352,7 @@ pub(crate) fn resolve<'a>(
         }
         AutoBroadcast::Pdpd { axis } => {
             let op = mode.operation();
-            check_rank(a, b, op)?;
+            check_rank::<CAP>(a, b, op)?;
             let start = pdpd_place(a, b, axis, op)?;
             Ok(Resolved {
                 out: ShapeBuf::from_slice(a).unwrap_or_default(),
@@ -367,7 +379,7 @@ pub fn broadcast_shapes(
     b: &[usize],
     mode: AutoBroadcast,
 ) -> Result<ShapeBuf, BroadcastError> {
-    resolve(a, b, mode).map(|r| r.out)
+    resolve::<MAX_RANK>(a, b, mode).map(|r| r.out)
 }
 
 /// n-ary NUMPY broadcasting (P8): the left fold of the binary rule. An error names the
@@ -383,22 +395,22 @@ pub fn broadcast_shapes(
 pub fn broadcast_shapes_n(shapes: &[&[usize]]) -> Result<ShapeBuf, BroadcastError> {
     let mut acc = ShapeBuf::new();
     for shape in shapes {
-        acc = numpy_resolve(acc.as_slice(), shape, Operation::Numpy)?.out;
+        acc = numpy_resolve::<MAX_RANK>(acc.as_slice(), shape, Operation::Numpy)?.out;
     }
     Ok(acc)
 }
 
-pub(crate) fn resolve_to<'a>(
+pub(crate) fn resolve_to<'a, const CAP: usize>(
     data: &[usize],
     target: &[usize],
     mode: BroadcastMode<'a>,
-) -> Result<(ShapeBuf, Placement<'a>), BroadcastError> {
+) -> Result<(ShapeBuf<CAP>, Placement<'a>), BroadcastError> {
     let op = mode.operation();
-    check_rank(data, target, op)?;
+    check_rank::<CAP>(data, target, op)?;
     let target_buf = ShapeBuf::from_slice(target).unwrap_or_default();
     match mode {
         BroadcastMode::Bidirectional => {
-            let r = numpy_resolve(data, target, op)?;
+            let r = numpy_resolve::<CAP>(data, target, op)?;
             Ok((r.out, r.lhs))
         }
         BroadcastMode::Numpy => {
@@ -499,7 +511,7 @@ pub fn broadcast_to_shape(
     target: &[usize],
     mode: BroadcastMode<'_>,
 ) -> Result<ShapeBuf, BroadcastError> {
-    resolve_to(data, target, mode).map(|(out, _)| out)
+    resolve_to::<MAX_RANK>(data, target, mode).map(|(out, _)| out)
 }
 
 /// NUMPY per-dim rule (P2, P5, A1): two dims broadcast when they are equal or one of them is 1;

@@ -5,11 +5,16 @@
 //! (0 where it is stretched), size-1 axes dropped, adjacent axes merged wherever every operand
 //! steps through them alike. The innermost axis then runs as a contiguous run, a broadcast
 //! scalar, or a plain strided loop, and an odometer walks the outer axes with no division.
-//! Ranks go up to [`MAX_RANK`](crate::rules::MAX_RANK).
+//! Ranks go up to [`MAX_RANK`](crate::rules::MAX_RANK); calls whose ranks are at most 8 use
+//! small fixed buffers, so the per-call setup stays in the tens of nanoseconds.
 
 use crate::elementwise::{pick, BinaryOp, CompareOp, Element, LogicalOp};
 use crate::error::{BroadcastError, ErrorKind, Operation};
 use crate::rules::{self, AutoBroadcast, BroadcastMode, Placement, ShapeBuf, MAX_RANK};
+
+/// The capacity of the per-call buffers when every rank involved is at most this: the common
+/// case pays for eight slots, not [`MAX_RANK`].
+const SMALL: usize = 8;
 
 /// A read-only n-dimensional input: elements, shape and strides (in elements).
 ///
@@ -100,58 +105,56 @@ impl<'a, T> ArrayRef<'a, T> {
     pub fn shape(&self) -> &'a [usize] {
         self.shape
     }
-
-    /// Stride of dim `i` in elements (row-major ones are computed; they cannot overflow
-    /// because the elements exist).
-    fn stride(&self, i: usize) -> usize {
-        match self.strides {
-            Strides::Given(s) => s[i],
-            Strides::RowMajor => self.shape[i + 1..].iter().product(),
-        }
-    }
 }
 
 /// The loop nest for one call: merged axes, outermost first, with each input's stride.
-struct Plan {
+struct Plan<const CAP: usize> {
     rank: usize,
-    dims: [usize; MAX_RANK],
-    a: [usize; MAX_RANK],
-    b: [usize; MAX_RANK],
+    dims: [usize; CAP],
+    a: [usize; CAP],
+    b: [usize; CAP],
 }
 
 /// Strides of `input` laid out in the output's index space by `placement`.
-fn aligned_strides<T>(
+fn aligned_strides<T, const CAP: usize>(
     input: &ArrayRef<'_, T>,
     placement: Placement<'_>,
     out_rank: usize,
-) -> [usize; MAX_RANK] {
-    let mut strides = [0; MAX_RANK];
-    for (i, &d) in input.shape.iter().enumerate() {
+) -> [usize; CAP] {
+    let mut strides = [0; CAP];
+    // Row-major strides are accumulated from the innermost dim outwards.
+    let mut row_major = 1usize;
+    for (i, &d) in input.shape.iter().enumerate().rev() {
+        let stride = match input.strides {
+            Strides::Given(s) => s[i],
+            Strides::RowMajor => row_major,
+        };
+        row_major = row_major.wrapping_mul(d); // exact while it matters: the elements exist
         if d == 1 {
             continue; // stretched (or a PDPD-trimmed trailing 1): read with stride 0
         }
         if let Some(axis) = placement.axis_of(i).filter(|&axis| axis < out_rank) {
-            strides[axis] = input.stride(i);
+            strides[axis] = stride;
         }
     }
     strides
 }
 
-impl Plan {
+impl<const CAP: usize> Plan<CAP> {
     fn new<X, Y>(
         out: &[usize],
         a: &ArrayRef<'_, X>,
         pa: Placement<'_>,
         b: &ArrayRef<'_, Y>,
         pb: Placement<'_>,
-    ) -> Plan {
-        let sa = aligned_strides(a, pa, out.len());
-        let sb = aligned_strides(b, pb, out.len());
+    ) -> Self {
+        let sa: [usize; CAP] = aligned_strides(a, pa, out.len());
+        let sb: [usize; CAP] = aligned_strides(b, pb, out.len());
         let mut plan = Plan {
             rank: 0,
-            dims: [0; MAX_RANK],
-            a: [0; MAX_RANK],
-            b: [0; MAX_RANK],
+            dims: [0; CAP],
+            a: [0; CAP],
+            b: [0; CAP],
         };
         for axis in 0..out.len() {
             let d = out[axis];
@@ -179,7 +182,7 @@ impl Plan {
     }
 
     /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element
-    /// count of the plan and is non-zero.
+    /// count of the plan and is non-zero. The inner-loop variant is chosen once per call.
     #[inline(always)]
     fn run<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
         if self.rank == 0 {
@@ -188,35 +191,54 @@ impl Plan {
         }
         let inner = self.rank - 1;
         let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
-        let mut index = [0usize; MAX_RANK];
+        match (ia, ib) {
+            (1, 1) => self.drive(out, n, |row, oa, ob| {
+                for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + n]).zip(&b[ob..ob + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            (0, 1) => self.drive(out, n, |row, oa, ob| {
+                let x = &a[oa];
+                for (o, y) in row.iter_mut().zip(&b[ob..ob + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            (1, 0) => self.drive(out, n, |row, oa, ob| {
+                let y = &b[ob];
+                for (o, x) in row.iter_mut().zip(&a[oa..oa + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            _ => self.drive(out, n, |row, oa, ob| {
+                for (k, o) in row.iter_mut().enumerate() {
+                    *o = f(&a[oa + k * ia], &b[ob + k * ib]);
+                }
+            }),
+        }
+    }
+
+    /// Calls `row(out_row, offset_a, offset_b)` for each innermost run: the second-innermost
+    /// axis is a plain counted loop (short inner runs pay no odometer), the axes above it an
+    /// odometer.
+    #[inline(always)]
+    fn drive<V>(&self, out: &mut [V], n: usize, mut row: impl FnMut(&mut [V], usize, usize)) {
+        let (m, ja, jb) = if self.rank >= 2 {
+            let k = self.rank - 2;
+            (self.dims[k], self.a[k], self.b[k])
+        } else {
+            (1, 0, 0)
+        };
+        let outer = self.rank.saturating_sub(2);
+        let mut index = [0usize; CAP];
         let (mut oa, mut ob) = (0usize, 0usize);
-        for row in out.chunks_exact_mut(n) {
-            match (ia, ib) {
-                (1, 1) => {
-                    for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + n]).zip(&b[ob..ob + n]) {
-                        *o = f(x, y);
-                    }
-                }
-                (0, 1) => {
-                    let x = &a[oa];
-                    for (o, y) in row.iter_mut().zip(&b[ob..ob + n]) {
-                        *o = f(x, y);
-                    }
-                }
-                (1, 0) => {
-                    let y = &b[ob];
-                    for (o, x) in row.iter_mut().zip(&a[oa..oa + n]) {
-                        *o = f(x, y);
-                    }
-                }
-                _ => {
-                    for (k, o) in row.iter_mut().enumerate() {
-                        *o = f(&a[oa + k * ia], &b[ob + k * ib]);
-                    }
-                }
+        for block in out.chunks_exact_mut(m * n) {
+            let (mut ra, mut rb) = (oa, ob);
+            for out_row in block.chunks_exact_mut(n) {
+                row(out_row, ra, rb);
+                ra += ja;
+                rb += jb;
             }
-            // Odometer over the outer axes.
-            let mut axis = inner;
+            let mut axis = outer;
             while axis > 0 {
                 axis -= 1;
                 index[axis] += 1;
@@ -233,7 +255,11 @@ impl Plan {
     }
 }
 
-fn check_output(shape: &ShapeBuf, len: usize, op: Operation) -> Result<usize, BroadcastError> {
+fn check_output<const CAP: usize>(
+    shape: &ShapeBuf<CAP>,
+    len: usize,
+    op: Operation,
+) -> Result<usize, BroadcastError> {
     let expected =
         shape
             .element_count()
@@ -257,22 +283,59 @@ fn operation(mode: AutoBroadcast) -> Operation {
     }
 }
 
+/// Resolves the shapes, checks `out`, runs `check` (value checks, only for a non-empty
+/// output, after the shapes so that shape errors win), then the kernel.
+#[inline(always)]
+fn zip_with_cap<const CAP: usize, X, Y, V>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    check: impl FnOnce() -> Result<(), BroadcastError>,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), BroadcastError> {
+    let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
+    if check_output(&resolved.out, out.len(), operation(mode))? > 0 {
+        check()?;
+        Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs)
+            .run(a.data, b.data, out, f);
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn zip_checked<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    check: impl FnOnce() -> Result<(), BroadcastError>,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), BroadcastError> {
+    // Every mode's output rank is at most the larger input rank.
+    if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, f)
+    } else {
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, f)
+    }
+}
+
 /// Broadcasts `a` with `b` under `mode` and writes `f(a, b)` for each output element into
-/// `out`, which must hold exactly the output's element count. Returns the output shape.
+/// `out`, which must hold exactly the output's element count (get the output shape from
+/// [`broadcast_shapes`](crate::broadcast_shapes)).
 ///
 /// ```
-/// use shaped::{strided::{zip_into, ArrayRef}, AutoBroadcast};
-/// let a = [1, 2, 3];
-/// let b = [10, 20];
+/// use shaped::{strided::{zip_into, ArrayRef}, broadcast_shapes, AutoBroadcast};
+/// let (a, b) = ([1, 2, 3], [10, 20]);
+/// assert_eq!(broadcast_shapes(&[3, 1], &[2], AutoBroadcast::Numpy).unwrap(), [3, 2]);
 /// let mut out = [0; 6];
-/// let shape = zip_into(
+/// zip_into(
 ///     ArrayRef::new(&a, &[3, 1]).unwrap(),
 ///     ArrayRef::new(&b, &[2]).unwrap(),
 ///     AutoBroadcast::Numpy,
 ///     &mut out,
 ///     |x, y| x * y,
 /// ).unwrap();
-/// assert_eq!(shape, [3, 2]);
 /// assert_eq!(out, [10, 20, 20, 40, 30, 60]);
 /// ```
 #[inline]
@@ -282,40 +345,49 @@ pub fn zip_into<X, Y, V>(
     mode: AutoBroadcast,
     out: &mut [V],
     f: impl FnMut(&X, &Y) -> V,
-) -> Result<ShapeBuf, BroadcastError> {
-    let resolved = rules::resolve(a.shape, b.shape, mode)?;
-    if check_output(&resolved.out, out.len(), operation(mode))? > 0 {
-        Plan::new(&resolved.out, &a, resolved.lhs, &b, resolved.rhs).run(a.data, b.data, out, f);
-    }
-    Ok(resolved.out)
+) -> Result<(), BroadcastError> {
+    zip_checked(a, b, mode, out, || Ok(()), f)
 }
 
-/// True if `pred` holds for some element of `input` (visiting each logical element once).
+/// True if `pred` holds for some element of `input` (each logical element visited once).
 fn any<T>(input: &ArrayRef<'_, T>, mut pred: impl FnMut(&T) -> bool) -> bool {
     if input.shape.contains(&0) {
         return false;
     }
-    let plan = Plan::new(
-        input.shape,
-        input,
-        Placement::At(0),
-        input,
-        Placement::At(0),
-    );
     let mut found = false;
-    walk(&plan, input.data, &mut |x| found |= pred(x));
+    // A walk over `input` alone: the plan of `input` on its own shape.
+    let mut visit = |x: &T| found |= pred(x);
+    if input.shape.len() <= SMALL {
+        let plan = Plan::<SMALL>::new(
+            input.shape,
+            input,
+            Placement::At(0),
+            input,
+            Placement::At(0),
+        );
+        walk(&plan, input.data, &mut visit);
+    } else {
+        let plan = Plan::<MAX_RANK>::new(
+            input.shape,
+            input,
+            Placement::At(0),
+            input,
+            Placement::At(0),
+        );
+        walk(&plan, input.data, &mut visit);
+    }
     found
 }
 
-/// Visits every element of the plan's single input in row-major order.
-fn walk<T>(plan: &Plan, data: &[T], visit: &mut impl FnMut(&T)) {
+/// Visits every element of the plan's input in row-major order, without an output buffer.
+fn walk<T, const CAP: usize>(plan: &Plan<CAP>, data: &[T], visit: &mut impl FnMut(&T)) {
     if plan.rank == 0 {
         visit(&data[0]);
         return;
     }
     let inner = plan.rank - 1;
     let rows: usize = plan.dims[..inner].iter().product();
-    let mut index = [0usize; MAX_RANK];
+    let mut index = [0usize; CAP];
     let mut oa = 0usize;
     for _ in 0..rows {
         for k in 0..plan.dims[inner] {
@@ -372,14 +444,13 @@ fn check_values<T: Element>(
 /// let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
 /// let b = [10.0f32, 20.0];
 /// let mut out = [0.0f32; 6];
-/// let shape = binary_into(
+/// binary_into(
 ///     ArrayRef::new(&a, &[2, 3]).unwrap(),
 ///     ArrayRef::new(&b, &[2]).unwrap(),
 ///     BinaryOp::Add,
 ///     AutoBroadcast::Pdpd { axis: 0 },
 ///     &mut out,
 /// ).unwrap();
-/// assert_eq!(shape, [2, 3]);
 /// assert_eq!(out, [11.0, 12.0, 13.0, 24.0, 25.0, 26.0]);
 /// ```
 pub fn binary_into<T: Element>(
@@ -388,33 +459,27 @@ pub fn binary_into<T: Element>(
     op: BinaryOp,
     mode: AutoBroadcast,
     out: &mut [T],
-) -> Result<ShapeBuf, BroadcastError> {
-    // Shapes first, so a shape error wins over a value error.
-    let resolved = rules::resolve(a.shape, b.shape, mode)?;
-    if check_output(&resolved.out, out.len(), operation(mode))? == 0 {
-        return Ok(resolved.out);
-    }
-    check_values(&a, &b, op)?;
-    let plan = Plan::new(&resolved.out, &a, resolved.lhs, &b, resolved.rhs);
-    let (da, db) = (a.data, b.data);
+) -> Result<(), BroadcastError> {
+    let check = || check_values(&a, &b, op);
     match op {
-        BinaryOp::Add => plan.run(da, db, out, |x, y| T::add(*x, *y)),
-        BinaryOp::Subtract => plan.run(da, db, out, |x, y| T::sub(*x, *y)),
-        BinaryOp::Multiply => plan.run(da, db, out, |x, y| T::mul(*x, *y)),
-        BinaryOp::Divide => plan.run(da, db, out, |x, y| T::div(*x, *y)),
-        BinaryOp::Maximum => plan.run(da, db, out, |x, y| {
+        BinaryOp::Add => zip_checked(a, b, mode, out, check, |x, y| T::add(*x, *y)),
+        BinaryOp::Subtract => zip_checked(a, b, mode, out, check, |x, y| T::sub(*x, *y)),
+        BinaryOp::Multiply => zip_checked(a, b, mode, out, check, |x, y| T::mul(*x, *y)),
+        BinaryOp::Divide => zip_checked(a, b, mode, out, check, |x, y| T::div(*x, *y)),
+        BinaryOp::Maximum => zip_checked(a, b, mode, out, check, |x, y| {
             pick(*x, *y, core::cmp::Ordering::Greater)
         }),
-        BinaryOp::Minimum => plan.run(da, db, out, |x, y| pick(*x, *y, core::cmp::Ordering::Less)),
-        BinaryOp::Power => plan.run(da, db, out, |x, y| T::pow(*x, *y)),
-        BinaryOp::SquaredDifference => plan.run(da, db, out, |x, y| {
+        BinaryOp::Minimum => zip_checked(a, b, mode, out, check, |x, y| {
+            pick(*x, *y, core::cmp::Ordering::Less)
+        }),
+        BinaryOp::Power => zip_checked(a, b, mode, out, check, |x, y| T::pow(*x, *y)),
+        BinaryOp::SquaredDifference => zip_checked(a, b, mode, out, check, |x, y| {
             let d = T::sub(*x, *y);
             T::mul(d, d)
         }),
-        BinaryOp::Mod => plan.run(da, db, out, |x, y| T::rem(*x, *y)),
-        BinaryOp::FloorMod => plan.run(da, db, out, |x, y| T::floor_mod(*x, *y)),
+        BinaryOp::Mod => zip_checked(a, b, mode, out, check, |x, y| T::rem(*x, *y)),
+        BinaryOp::FloorMod => zip_checked(a, b, mode, out, check, |x, y| T::floor_mod(*x, *y)),
     }
-    Ok(resolved.out)
 }
 
 /// [`zip_into`] with a [`CompareOp`], writing `bool`s.
@@ -424,7 +489,7 @@ pub fn compare_into<T: PartialOrd>(
     op: CompareOp,
     mode: AutoBroadcast,
     out: &mut [bool],
-) -> Result<ShapeBuf, BroadcastError> {
+) -> Result<(), BroadcastError> {
     match op {
         CompareOp::Equal => zip_into(a, b, mode, out, |x, y| x == y),
         CompareOp::NotEqual => zip_into(a, b, mode, out, |x, y| x != y),
@@ -442,7 +507,7 @@ pub fn logical_into(
     op: LogicalOp,
     mode: AutoBroadcast,
     out: &mut [bool],
-) -> Result<ShapeBuf, BroadcastError> {
+) -> Result<(), BroadcastError> {
     match op {
         LogicalOp::And => zip_into(a, b, mode, out, |x, y| *x && *y),
         LogicalOp::Or => zip_into(a, b, mode, out, |x, y| *x || *y),
@@ -450,25 +515,13 @@ pub fn logical_into(
     }
 }
 
-/// The Broadcast op (B5): writes `data` broadcast to `target` under `mode` into `out`.
-/// Returns the output shape (the target, or for Bidirectional the NUMPY broadcast of both).
-///
-/// ```
-/// use shaped::{rules::BroadcastMode, strided::{broadcast_into, ArrayRef}};
-/// let data = [1, 2, 3];
-/// let mut out = [0; 6];
-/// let mode = BroadcastMode::Explicit { axes_mapping: &[1] };
-/// let shape = broadcast_into(ArrayRef::new(&data, &[3]).unwrap(), &[2, 3], mode, &mut out).unwrap();
-/// assert_eq!(shape, [2, 3]);
-/// assert_eq!(out, [1, 2, 3, 1, 2, 3]);
-/// ```
-pub fn broadcast_into<T: Clone>(
-    data: ArrayRef<'_, T>,
+fn broadcast_with_cap<const CAP: usize, T: Clone>(
+    data: &ArrayRef<'_, T>,
     target: &[usize],
     mode: BroadcastMode<'_>,
     out: &mut [T],
-) -> Result<ShapeBuf, BroadcastError> {
-    let (shape, placement) = rules::resolve_to(data.shape, target, mode)?;
+) -> Result<(), BroadcastError> {
+    let (shape, placement) = rules::resolve_to::<CAP>(data.shape, target, mode)?;
     let op = match mode {
         BroadcastMode::Numpy => Operation::BroadcastToNumpy,
         BroadcastMode::Explicit { .. } => Operation::BroadcastToExplicit,
@@ -476,12 +529,34 @@ pub fn broadcast_into<T: Clone>(
         BroadcastMode::Pdpd { axis } => Operation::BroadcastToPdpd { axis },
     };
     if check_output(&shape, out.len(), op)? > 0 {
-        Plan::new(&shape, &data, placement, &data, placement).run(
-            data.data,
-            data.data,
-            out,
-            |x, _| x.clone(),
-        );
+        let plan = Plan::<CAP>::new(&shape, data, placement, data, placement);
+        plan.run(data.data, data.data, out, |x, _| x.clone());
     }
-    Ok(shape)
+    Ok(())
+}
+
+/// The Broadcast op (B5): writes `data` broadcast to `target` under `mode` into `out`, which
+/// must hold the output's element count (the output shape is the target, or for
+/// Bidirectional the NUMPY broadcast of both: see
+/// [`broadcast_to_shape`](crate::rules::broadcast_to_shape)).
+///
+/// ```
+/// use shaped::{rules::BroadcastMode, strided::{broadcast_into, ArrayRef}};
+/// let data = [1, 2, 3];
+/// let mut out = [0; 6];
+/// let mode = BroadcastMode::Explicit { axes_mapping: &[1] };
+/// broadcast_into(ArrayRef::new(&data, &[3]).unwrap(), &[2, 3], mode, &mut out).unwrap();
+/// assert_eq!(out, [1, 2, 3, 1, 2, 3]);
+/// ```
+pub fn broadcast_into<T: Clone>(
+    data: ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastMode<'_>,
+    out: &mut [T],
+) -> Result<(), BroadcastError> {
+    if data.shape.len() <= SMALL && target.len() <= SMALL {
+        broadcast_with_cap::<SMALL, T>(&data, target, mode, out)
+    } else {
+        broadcast_with_cap::<MAX_RANK, T>(&data, target, mode, out)
+    }
 }

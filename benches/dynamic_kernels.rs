@@ -1,0 +1,178 @@
+//! Runtime-shape kernels (`strided::binary_into`) against a hand-written loop for each exact
+//! shape and against ndarray's broadcasting `Zip`, f32 add, all writing into a preallocated
+//! output. Then the dynamic path against the static one on the static issue's small shapes.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
+use shaped::strided::{binary_into, ArrayRef};
+use shaped::{AutoBroadcast, BinaryOp, Shape, Tensor};
+
+fn data(n: usize, seed: f32) -> Vec<f32> {
+    (0..n).map(|i| (i % 97) as f32 * 0.5 + seed).collect()
+}
+
+fn shaped_add(a: &[f32], sa: &[usize], b: &[f32], sb: &[usize], out: &mut [f32]) {
+    binary_into(
+        ArrayRef::new(a, sa).unwrap(),
+        ArrayRef::new(b, sb).unwrap(),
+        BinaryOp::Add,
+        AutoBroadcast::Numpy,
+        out,
+    )
+    .unwrap();
+}
+
+fn ndarray_add(a: &ArrayViewD<f32>, b: &ArrayViewD<f32>, out: &mut ArrayD<f32>) {
+    Zip::from(out)
+        .and_broadcast(a)
+        .and_broadcast(b)
+        .for_each(|o, &x, &y| *o = x + y);
+}
+
+/// Hand-written loops for each exact shape, as a careful programmer would write them:
+/// contiguous rows through zipped iterators, broadcast values hoisted.
+mod hand {
+    pub fn row_bias(a: &[f32], b: &[f32], out: &mut [f32], cols: usize) {
+        for (orow, arow) in out.chunks_exact_mut(cols).zip(a.chunks_exact(cols)) {
+            for ((o, x), y) in orow.iter_mut().zip(arow).zip(b) {
+                *o = x + y;
+            }
+        }
+    }
+    pub fn outer(a: &[f32], b: &[f32], out: &mut [f32]) {
+        for (orow, x) in out.chunks_exact_mut(b.len()).zip(a) {
+            for (o, y) in orow.iter_mut().zip(b) {
+                *o = x + y;
+            }
+        }
+    }
+    /// (64, 64, 64, 16) + (1, 64, 1, 16)
+    pub fn four_d(a: &[f32], b: &[f32], out: &mut [f32]) {
+        for (oblock, ablock) in out
+            .chunks_exact_mut(64 * 64 * 16)
+            .zip(a.chunks_exact(64 * 64 * 16))
+        {
+            for ((oc, ac), bc) in oblock
+                .chunks_exact_mut(64 * 16)
+                .zip(ablock.chunks_exact(64 * 16))
+                .zip(b.chunks_exact(16))
+            {
+                for (orow, arow) in oc.chunks_exact_mut(16).zip(ac.chunks_exact(16)) {
+                    for ((o, x), y) in orow.iter_mut().zip(arow).zip(bc) {
+                        *o = x + y;
+                    }
+                }
+            }
+        }
+    }
+    /// (8, 256, 56, 56) + (1, 256, 1, 1)
+    pub fn channel_bias(a: &[f32], b: &[f32], out: &mut [f32]) {
+        for (oimg, aimg) in out
+            .chunks_exact_mut(256 * 56 * 56)
+            .zip(a.chunks_exact(256 * 56 * 56))
+        {
+            for ((oc, ac), bias) in oimg
+                .chunks_exact_mut(56 * 56)
+                .zip(aimg.chunks_exact(56 * 56))
+                .zip(b)
+            {
+                for (o, x) in oc.iter_mut().zip(ac) {
+                    *o = x + bias;
+                }
+            }
+        }
+    }
+    pub fn same(a: &[f32], b: &[f32], out: &mut [f32]) {
+        for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+            *o = x + y;
+        }
+    }
+}
+
+fn large(c: &mut Criterion) {
+    type Hand = fn(&[f32], &[f32], &mut [f32]);
+    let cases: [(&str, &[usize], &[usize], Hand); 5] = [
+        ("1024x1024+1x1024", &[1024, 1024], &[1, 1024], |a, b, o| {
+            hand::row_bias(a, b, o, 1024)
+        }),
+        ("1024x1+1x1024", &[1024, 1], &[1, 1024], hand::outer),
+        (
+            "64x64x64x16+1x64x1x16",
+            &[64, 64, 64, 16],
+            &[1, 64, 1, 16],
+            hand::four_d,
+        ),
+        (
+            "8x256x56x56+1x256x1x1",
+            &[8, 256, 56, 56],
+            &[1, 256, 1, 1],
+            hand::channel_bias,
+        ),
+        (
+            "2048x2048+2048x2048",
+            &[2048, 2048],
+            &[2048, 2048],
+            hand::same,
+        ),
+    ];
+    for (name, sa, sb, hand_fn) in cases {
+        let out_shape = shaped::broadcast_shapes(sa, sb, AutoBroadcast::Numpy).unwrap();
+        let n_out = out_shape.iter().product::<usize>();
+        let a = data(sa.iter().product(), 1.0);
+        let b = data(sb.iter().product(), 2.0);
+        let mut out = vec![0.0f32; n_out];
+        let mut check = vec![0.0f32; n_out];
+        hand_fn(&a, &b, &mut check);
+        shaped_add(&a, sa, &b, sb, &mut out);
+        assert_eq!(out, check, "{name}: shaped disagrees with the hand loop");
+        let av = ArrayViewD::from_shape(IxDyn(sa), &a).unwrap();
+        let bv = ArrayViewD::from_shape(IxDyn(sb), &b).unwrap();
+        let mut nd = ArrayD::<f32>::zeros(IxDyn(&out_shape));
+
+        let mut group = c.benchmark_group(name);
+        group.sample_size(20);
+        group.bench_function("hand", |bch| {
+            bch.iter(|| hand_fn(black_box(&a), black_box(&b), &mut out))
+        });
+        group.bench_function("shaped", |bch| {
+            bch.iter(|| shaped_add(black_box(&a), sa, black_box(&b), sb, &mut out))
+        });
+        group.bench_function("ndarray", |bch| {
+            bch.iter(|| ndarray_add(black_box(&av), black_box(&bv), &mut nd))
+        });
+        group.finish();
+    }
+}
+
+/// The dynamic kernel on the static issue's small shapes, against the static operator.
+fn small(c: &mut Criterion) {
+    macro_rules! case {
+        ($name:literal, [$($a:tt)*], [$($b:tt)*]) => {{
+            let a = Tensor::<f32, Shape![$($a)*]>::from_fn(|i| i.iter().sum::<usize>() as f32);
+            let b = Tensor::<f32, Shape![$($b)*]>::from_fn(|i| i.iter().sum::<usize>() as f32 + 0.5);
+            let (sa, sb) = (a.shape(), b.shape());
+            let mut out = vec![0.0f32; (&a + &b).len()];
+            let mut group = c.benchmark_group(concat!("small ", $name));
+            group.bench_function("static", |bch| bch.iter(|| black_box(black_box(&a) + black_box(&b))));
+            group.bench_function("dynamic", |bch| {
+                bch.iter(|| shaped_add(black_box(a.as_slice()), &sa, black_box(b.as_slice()), &sb, &mut out))
+            });
+            group.finish();
+        }};
+    }
+    case!("4x4+4x4", [4, 4], [4, 4]);
+    case!("4x4+1x4", [4, 4], [1, 4]);
+    case!("4x4+4x1", [4, 4], [4, 1]);
+    case!("3x1+1x3", [3, 1], [1, 3]);
+    case!("2x3x4+1x3x1", [2, 3, 4], [1, 3, 1]);
+    case!("2x3x4+4", [2, 3, 4], [4]);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    targets = large, small
+}
+criterion_main!(benches);
