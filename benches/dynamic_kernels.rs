@@ -4,7 +4,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
-use shaped::strided::{binary_into, ArrayRef};
+use shaped::strided::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{AutoBroadcast, BinaryOp, Shape, Tensor};
 
 fn data(n: usize, seed: f32) -> Vec<f32> {
@@ -156,6 +156,10 @@ fn small(c: &mut Criterion) {
             group.bench_function("static", |bch| bch.iter(|| black_box(black_box(&a) + black_box(&b))));
             group.bench_function("dynamic", |bch| {
                 bch.iter(|| shaped_add(black_box(a.as_slice()), &sa, black_box(b.as_slice()), &sb, &mut out))
+            });
+            let plan = BinaryPlan::new(&sa, &sb, AutoBroadcast::Numpy).unwrap();
+            group.bench_function("dynamic prepared", |bch| {
+                bch.iter(|| plan.binary(black_box(a.as_slice()), black_box(b.as_slice()), BinaryOp::Add, &mut out).unwrap())
             });
             group.finish();
         }};

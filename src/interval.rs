@@ -220,7 +220,7 @@ pub fn broadcast_partial(
                     lhs: x,
                     rhs: y,
                 };
-                out.dims[i] = x.merge(y).ok_or(partial_error(kind, op, da, db))?;
+                out.dims[i] = x.merge(y).ok_or_else(|| partial_error(kind, op, da, db))?;
             }
             Ok(out)
         }
@@ -249,7 +249,7 @@ pub fn broadcast_partial(
                 };
                 out.dims[axis] = x
                     .broadcast_merge(y)
-                    .ok_or(partial_error(kind, op, da, db))?;
+                    .ok_or_else(|| partial_error(kind, op, da, db))?;
             }
             Ok(out)
         }
@@ -275,22 +275,18 @@ pub fn broadcast_partial(
             let mut out = *a;
             for (i, &y) in db[..keep].iter().enumerate() {
                 let x = da[start + i];
-                let fail = partial_error(
-                    ErrorKind::IntervalMismatch {
-                        axis: start + i,
-                        lhs: x,
-                        rhs: y,
-                    },
-                    op,
-                    da,
-                    db,
-                );
+                let kind = ErrorKind::IntervalMismatch {
+                    axis: start + i,
+                    lhs: x,
+                    rhs: y,
+                };
+                let fail = || partial_error(kind, op, da, db);
                 out.dims[start + i] = match (x.as_static(), y.as_static()) {
                     // D5 with static dims: B is 1 or equal; A never stretches.
                     (Some(xs), Some(ys)) if ys == xs || ys == 1 => x,
-                    (Some(_), Some(_)) => return Err(fail),
+                    (Some(_), Some(_)) => return Err(fail()),
                     // D11: otherwise broadcast_merge writes into A's dim.
-                    _ => x.broadcast_merge(y).ok_or(fail)?,
+                    _ => x.broadcast_merge(y).ok_or_else(fail)?,
                 };
             }
             Ok(out)

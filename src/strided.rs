@@ -47,7 +47,8 @@ impl<'a, T> ArrayRef<'a, T> {
         if shape.len() > MAX_RANK {
             return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
         }
-        let expected = rules::checked_element_count(shape).ok_or(layout(ErrorKind::Overflow))?;
+        let expected =
+            rules::checked_element_count(shape).ok_or_else(|| layout(ErrorKind::Overflow))?;
         if expected != data.len() {
             let kind = ErrorKind::LengthMismatch {
                 expected,
@@ -89,7 +90,7 @@ impl<'a, T> ArrayRef<'a, T> {
             last = (d - 1)
                 .checked_mul(s)
                 .and_then(|x| x.checked_add(last))
-                .ok_or(err(ErrorKind::Overflow))?;
+                .ok_or_else(|| err(ErrorKind::Overflow))?;
         }
         if last >= data.len() {
             return Err(err(ErrorKind::BadStrides));
@@ -260,10 +261,9 @@ fn check_output<const CAP: usize>(
     len: usize,
     op: Operation,
 ) -> Result<usize, BroadcastError> {
-    let expected =
-        shape
-            .element_count()
-            .ok_or(BroadcastError::new(ErrorKind::Overflow, op, shape, &[]))?;
+    let expected = shape
+        .element_count()
+        .ok_or_else(|| BroadcastError::new(ErrorKind::Overflow, op, shape, &[]))?;
     if expected != len {
         let kind = ErrorKind::LengthMismatch {
             expected,
@@ -558,5 +558,160 @@ pub fn broadcast_into<T: Clone>(
         broadcast_with_cap::<SMALL, T>(&data, target, mode, out)
     } else {
         broadcast_with_cap::<MAX_RANK, T>(&data, target, mode, out)
+    }
+}
+
+/// A broadcast worked out once for fixed input layouts, to run many times: the shapes are
+/// resolved and the loop plan built at creation, so each call only checks buffer lengths and
+/// runs the loops. This is how a runtime engine uses a kernel whose shapes are known when the
+/// graph is built.
+///
+/// ```
+/// use shaped::{strided::BinaryPlan, AutoBroadcast, BinaryOp};
+/// let plan = BinaryPlan::new(&[2, 3], &[3], AutoBroadcast::Numpy).unwrap();
+/// assert_eq!(plan.output_shape(), &[2, 3]);
+/// let mut out = [0; 6];
+/// plan.binary(&[1, 2, 3, 4, 5, 6], &[10, 20, 30], BinaryOp::Add, &mut out).unwrap();
+/// assert_eq!(out, [11, 22, 33, 14, 25, 36]);
+/// // Buffers of the wrong length are errors, not panics.
+/// assert!(plan.binary(&[1, 2, 3], &[10, 20, 30], BinaryOp::Add, &mut out).is_err());
+/// ```
+pub struct BinaryPlan {
+    out: ShapeBuf,
+    out_len: usize,
+    a: ShapeBuf,
+    b: ShapeBuf,
+    /// Elements each input buffer must hold (one past the largest offset read).
+    a_len: usize,
+    b_len: usize,
+    plan: Plan<MAX_RANK>,
+    operation: Operation,
+}
+
+impl BinaryPlan {
+    /// A plan for row-major inputs of shapes `a` and `b` under `mode`.
+    pub fn new(a: &[usize], b: &[usize], mode: AutoBroadcast) -> Result<Self, BroadcastError> {
+        let layout = |shape: &[usize]| {
+            rules::checked_element_count(shape).ok_or_else(|| {
+                BroadcastError::new(ErrorKind::Overflow, Operation::Layout, shape, &[])
+            })
+        };
+        let (a_len, b_len) = (layout(a)?, layout(b)?);
+        let resolved = rules::resolve::<MAX_RANK>(a, b, mode)?;
+        let op = operation(mode);
+        let out_len = resolved
+            .out
+            .element_count()
+            .ok_or_else(|| BroadcastError::new(ErrorKind::Overflow, op, &resolved.out, &[]))?;
+        // Strides are only read for dims > 1, so empty data is never indexed.
+        let (da, db): (&[u8], &[u8]) = (&[], &[]);
+        let ra = ArrayRef {
+            data: da,
+            shape: a,
+            strides: Strides::RowMajor,
+        };
+        let rb = ArrayRef {
+            data: db,
+            shape: b,
+            strides: Strides::RowMajor,
+        };
+        let plan = Plan::new(&resolved.out, &ra, resolved.lhs, &rb, resolved.rhs);
+        Ok(BinaryPlan {
+            out: resolved.out,
+            out_len,
+            a: ShapeBuf::from_slice(a).unwrap_or_default(),
+            b: ShapeBuf::from_slice(b).unwrap_or_default(),
+            a_len,
+            b_len,
+            plan,
+            operation: op,
+        })
+    }
+
+    /// The output shape.
+    pub fn output_shape(&self) -> &[usize] {
+        &self.out
+    }
+
+    fn check_lengths(&self, a: usize, b: usize, out: usize) -> Result<(), BroadcastError> {
+        let mismatch = |shape: &[usize], expected, actual| {
+            let kind = ErrorKind::LengthMismatch { expected, actual };
+            Err(BroadcastError::new(kind, self.operation, shape, &[]))
+        };
+        if a != self.a_len {
+            return mismatch(&self.a, self.a_len, a);
+        }
+        if b != self.b_len {
+            return mismatch(&self.b, self.b_len, b);
+        }
+        if out != self.out_len {
+            return mismatch(&self.out, self.out_len, out);
+        }
+        Ok(())
+    }
+
+    /// Writes `f(a, b)` for each output element into `out`.
+    #[inline]
+    pub fn zip<X, Y, V>(
+        &self,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        f: impl FnMut(&X, &Y) -> V,
+    ) -> Result<(), BroadcastError> {
+        self.check_lengths(a.len(), b.len(), out.len())?;
+        if self.out_len > 0 {
+            self.plan.run(a, b, out, f);
+        }
+        Ok(())
+    }
+
+    /// Writes `a op b` for each output element into `out`; integer division by zero and
+    /// negative integer exponents are errors, as in [`binary_into`].
+    pub fn binary<T: Element>(
+        &self,
+        a: &[T],
+        b: &[T],
+        op: BinaryOp,
+        out: &mut [T],
+    ) -> Result<(), BroadcastError> {
+        self.check_lengths(a.len(), b.len(), out.len())?;
+        if self.out_len == 0 {
+            return Ok(());
+        }
+        let (ra, rb) = (
+            ArrayRef {
+                data: a,
+                shape: &self.a,
+                strides: Strides::RowMajor,
+            },
+            ArrayRef {
+                data: b,
+                shape: &self.b,
+                strides: Strides::RowMajor,
+            },
+        );
+        check_values(&ra, &rb, op)?;
+        let plan = &self.plan;
+        match op {
+            BinaryOp::Add => plan.run(a, b, out, |x, y| T::add(*x, *y)),
+            BinaryOp::Subtract => plan.run(a, b, out, |x, y| T::sub(*x, *y)),
+            BinaryOp::Multiply => plan.run(a, b, out, |x, y| T::mul(*x, *y)),
+            BinaryOp::Divide => plan.run(a, b, out, |x, y| T::div(*x, *y)),
+            BinaryOp::Maximum => {
+                plan.run(a, b, out, |x, y| pick(*x, *y, core::cmp::Ordering::Greater))
+            }
+            BinaryOp::Minimum => {
+                plan.run(a, b, out, |x, y| pick(*x, *y, core::cmp::Ordering::Less))
+            }
+            BinaryOp::Power => plan.run(a, b, out, |x, y| T::pow(*x, *y)),
+            BinaryOp::SquaredDifference => plan.run(a, b, out, |x, y| {
+                let d = T::sub(*x, *y);
+                T::mul(d, d)
+            }),
+            BinaryOp::Mod => plan.run(a, b, out, |x, y| T::rem(*x, *y)),
+            BinaryOp::FloorMod => plan.run(a, b, out, |x, y| T::floor_mod(*x, *y)),
+        }
+        Ok(())
     }
 }

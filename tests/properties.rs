@@ -5,7 +5,7 @@
 mod common;
 
 use shaped::rules::{broadcast_to_shape, BroadcastMode};
-use shaped::strided::{binary_into, broadcast_into, ArrayRef};
+use shaped::strided::{binary_into, broadcast_into, ArrayRef, BinaryPlan};
 use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor};
 
 /// xorshift64*: small, deterministic, no dependency.
@@ -187,6 +187,15 @@ fn elementwise_modes_match_the_reference() {
             )
             .unwrap();
         assert_eq!(dyn_sum.as_slice(), &want_sum[..]);
+
+        // A prepared plan gives the same, and refuses buffers of another length.
+        let plan = BinaryPlan::new(&a, &b, mode).unwrap();
+        assert_eq!(plan.output_shape(), &out[..]);
+        let mut prepared = vec![0i64; expect.len()];
+        plan.binary(&va, &vb, BinaryOp::Add, &mut prepared).unwrap();
+        assert_eq!(prepared, want_sum);
+        let mut longer = vec![0i64; expect.len() + 1];
+        assert!(plan.binary(&va, &vb, BinaryOp::Add, &mut longer).is_err());
     }
     assert!(
         accepted > 1000 && rejected > 500,
