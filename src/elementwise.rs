@@ -5,7 +5,7 @@
 //! any element is written.
 
 /// An arithmetic operation for [`binary_into`](crate::strided::binary_into) and
-/// [`DynTensor::binary`](crate::DynTensor::binary).
+/// `DynTensor::binary`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `a + b`
@@ -31,7 +31,7 @@ pub enum BinaryOp {
 }
 
 /// A comparison for [`compare_into`](crate::strided::compare_into) and
-/// [`DynTensor::compare`](crate::DynTensor::compare).
+/// `DynTensor::compare`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompareOp {
     /// `a == b`

@@ -6,7 +6,7 @@ use core::fmt;
 const KEPT_DIMS: usize = 8;
 
 /// A shape held inline for error messages: no allocation, `Copy`. Keeps the first
-/// [`KEPT_DIMS`] dims and the true rank.
+/// eight dims and the true rank.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dims {
     dims: [usize; KEPT_DIMS],

@@ -23,19 +23,35 @@
 //! // error: cannot broadcast dim `Const<3>` with dim `Const<2>` (NUMPY)
 //! ```
 //!
+//! Shapes known only at run time use the same rules and return errors as values:
+//!
+//! ```
+//! use shaped::{broadcast_shapes, AutoBroadcast};
+//! let s = broadcast_shapes(&[2, 3, 4, 5], &[3, 1], AutoBroadcast::Pdpd { axis: 1 }).unwrap();
+//! assert_eq!(s, [2, 3, 4, 5]);
+//! let e = broadcast_shapes(&[3, 1, 5], &[4, 4, 5], AutoBroadcast::Numpy).unwrap_err();
+//! assert_eq!(e.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
+//! ```
+//!
 //! ## Map of the crate
 //! * [`dim`]: `Const<N>` dims and the table that lets the compiler compare them.
 //! * [`shape`](mod@shape): shapes as tuples of dims, the [`Shape!`] macro.
-//! * [`rules`]: the broadcast rules of the spec as `const fn`s: the single source of truth.
-//! * [`typelevel`]: the same rules as traits, with the compile-error messages.
+//! * [`rules`]: every broadcast rule of the spec at run time: the single source of truth.
+//! * [`interval`]: the same rules over interval dims and dynamic ranks.
+//! * [`typelevel`]: the static rules as traits, with the compile-error messages.
 //! * [`storage`]: inline, borrowed and heap element storage.
 //! * [`Tensor`]: construction, access, formatting.
-//! * `kernel`: the one elementwise loop nest every operation uses.
-//! * [`ops`]: operators and elementwise methods.
+//! * `kernel`: the one elementwise loop nest of the static path.
+//! * [`ops`]: static operators and elementwise methods.
+//! * [`elementwise`]: the runtime operations and element semantics.
+//! * [`strided`]: runtime kernels over slices and strides, no allocator.
+//! * `DynTensor` (feature `alloc`): tensors with runtime shapes.
+//! * [`error`]: `Copy`, allocation-free error values.
 //!
 //! ## Features
 //! * `std` (default): implies `alloc`; float `pow` through `std`.
-//! * `alloc`: [`HeapTensor`], static shapes stored on the heap.
+//! * `alloc`: `HeapTensor`, static shapes stored on the heap; `DynTensor`; runtime ranks up
+//!   to 64 (16 without).
 //! * `libm`: float `pow` without `std`.
 //!
 //! Without any feature the crate is `no_std` with no allocator, for embedded targets.

@@ -1,7 +1,7 @@
 //! Elementwise operations on static-shape tensors.
 //!
 //! * NUMPY broadcasting (P1-P6) for `+ - * / %`, `& | ^`, and the methods [`maximum`],
-//!   [`minimum`], [`pow`], [`squared_difference`], the comparisons and the logical operations.
+//!   [`minimum`], `pow` (with `std` or `libm`), [`squared_difference`], the comparisons and the logical operations.
 //!   The right operand is anything that is an [`Operand`]: a tensor, a reference to one, or a
 //!   scalar (a rank-0 operand, so `&a + 2.0` is broadcasting too).
 //! * NONE (N1-N3): [`zip_map`], identical shapes only.
@@ -12,7 +12,6 @@
 //!
 //! [`maximum`]: Tensor::maximum
 //! [`minimum`]: Tensor::minimum
-//! [`pow`]: Tensor::pow
 //! [`squared_difference`]: Tensor::squared_difference
 //! [`zip_map`]: Tensor::zip_map
 //! [`broadcast_to`]: Tensor::broadcast_to

@@ -5,7 +5,7 @@
 //! * `Box<[T]>` (feature `alloc`): heap storage for static shapes too large for the stack.
 //!
 //! A result is stored like its operands: on the stack ([`Stack`]) unless one operand is on the
-//! heap ([`Heap`]). Views count as [`Stack`]; write a large result into a caller's buffer with
+//! heap (`Heap`, feature `alloc`). Views count as [`Stack`]; write a large result into a caller's buffer with
 //! the `*_into` methods instead.
 
 use core::fmt;

@@ -5,7 +5,7 @@
 //! (0 where it is stretched), size-1 axes dropped, adjacent axes merged wherever every operand
 //! steps through them alike. The innermost axis then runs as a contiguous run, a broadcast
 //! scalar, or a plain strided loop, and an odometer walks the outer axes with no division.
-//! Ranks go up to [`MAX_RANK`](crate::rules::MAX_RANK); calls whose ranks are at most 8 use
+//! Ranks go up to [`MAX_RANK`]; calls whose ranks are at most 8 use
 //! small fixed buffers, so the per-call setup stays in the tens of nanoseconds.
 
 use crate::elementwise::{pick, BinaryOp, CompareOp, Element, LogicalOp};

@@ -18,7 +18,7 @@ pub(crate) mod fmt;
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///
 /// The storage defaults to [`Owned`], the elements inline in a nested array with no heap use.
-/// [`TensorView`], [`TensorViewMut`] and (feature `alloc`) [`HeapTensor`] are the same type over
+/// [`TensorView`], [`TensorViewMut`] and (feature `alloc`) `HeapTensor` are the same type over
 /// other storage, and take part in the same operations.
 ///
 /// ```
