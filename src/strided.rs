@@ -193,6 +193,16 @@ impl<const CAP: usize> Plan<CAP> {
         let inner = self.rank - 1;
         let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
         match (ia, ib) {
+            // Common short runs get a fixed-size body that LLVM unrolls completely.
+            (1, 1) if n == 16 => self.drive(out, n, |row, oa, ob| {
+                fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
+            (1, 1) if n == 8 => self.drive(out, n, |row, oa, ob| {
+                fixed::<8, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
+            (1, 1) if n == 4 => self.drive(out, n, |row, oa, ob| {
+                fixed::<4, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
             (1, 1) => self.drive(out, n, |row, oa, ob| {
                 for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + n]).zip(&b[ob..ob + n]) {
                     *o = f(x, y);
@@ -253,6 +263,28 @@ impl<const CAP: usize> Plan<CAP> {
                 index[axis] = 0;
             }
         }
+    }
+}
+
+/// One row of exactly `N` contiguous elements from each input, as fixed-size arrays.
+#[inline(always)]
+fn fixed<const N: usize, X, Y, V>(
+    row: &mut [V],
+    a: &[X],
+    oa: usize,
+    b: &[Y],
+    ob: usize,
+    f: &mut impl FnMut(&X, &Y) -> V,
+) {
+    let (Ok(row), Ok(xs), Ok(ys)) = (
+        <&mut [V; N]>::try_from(row),
+        <&[X; N]>::try_from(&a[oa..oa + N]),
+        <&[Y; N]>::try_from(&b[ob..ob + N]),
+    ) else {
+        return; // unreachable: the caller matched the row length
+    };
+    for k in 0..N {
+        row[k] = f(&xs[k], &ys[k]);
     }
 }
 

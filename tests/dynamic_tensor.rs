@@ -296,3 +296,26 @@ fn static_and_dynamic_convert_both_ways() {
         "shape [2, 1, 3] is not the static shape [3, 2]"
     );
 }
+
+/// Rows of exactly 4, 8 and 16 elements take fixed-size inner loops; check them and their
+/// neighbours against the reference.
+#[test]
+fn fixed_size_inner_rows_match_the_reference() {
+    for n in [3usize, 4, 5, 7, 8, 9, 15, 16, 17] {
+        let a = t(&[3, 2, n], (0..(6 * n) as i32).collect());
+        let b = t(&[2, 1], vec![100, 200]);
+        let c = t(&[1, n], (0..n as i32).map(|x| x * 1000).collect());
+        let ab = a
+            .binary(
+                &b.reshape(&[2, 1]).unwrap(),
+                BinaryOp::Add,
+                AutoBroadcast::Numpy,
+            )
+            .unwrap();
+        check(&ab, &a, &t(&[2, 1], vec![100, 200]), |x, y| x + y);
+        let ac = a
+            .binary(&c, BinaryOp::Subtract, AutoBroadcast::Numpy)
+            .unwrap();
+        check(&ac, &a, &c, |x, y| x - y);
+    }
+}
