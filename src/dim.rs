@@ -1,7 +1,7 @@
 //! Dimensions: the building blocks of a shape.
 //!
-//! A dim is a type implementing [`Dim`]. Today there is one kind, [`Const<N>`], whose size is
-//! part of the type; a runtime-sized kind joins it later without changing [`Dim`].
+//! A dim is a type implementing [`Dim`]: [`Const<N>`], whose size is part of the type, or
+//! [`Dyn`], whose size is a runtime value.
 //!
 //! # Why there is a table, and its limit
 //!
@@ -36,17 +36,75 @@ impl<const N: usize> fmt::Debug for Const<N> {
     }
 }
 
+/// A dimension whose size is known only at run time: written `_` in [`Shape!`](crate::Shape!).
+///
+/// ```
+/// use shaped::{Dim, Dyn};
+/// assert_eq!(Dyn(5).size(), 5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dyn(pub usize);
+
 mod sealed {
     pub trait Sealed {}
     impl<const N: usize> Sealed for super::Const<N> {}
+    impl Sealed for super::Dyn {}
 }
 
-/// One dimension of a shape.
+/// One dimension of a shape: [`Const<N>`] or [`Dyn`].
 ///
 /// Sealed: the broadcast rules are written against the kinds this crate defines.
 pub trait Dim: sealed::Sealed + Copy + Eq + fmt::Debug + 'static {
+    /// [`StaticKind`] when the size is part of the type, [`DynKind`] for [`Dyn`]: decides a
+    /// shape's storage.
+    type Kind: DimKind;
+    /// `[X; N]` for `Const<N>`: one level of a static shape's nested-array storage. For
+    /// [`Dyn`] it is `X`, a placeholder that is never stored (such shapes use a `Vec`).
+    type Nest<X>;
+
     /// The number of elements along this dimension.
     fn size(&self) -> usize;
+
+    /// The dim of this kind with size `n`: `None` for a `Const<N>` when `n != N`.
+    fn from_size(n: usize) -> Option<Self>;
+
+    /// The elements of one nesting level.
+    fn flat<X>(nest: &Self::Nest<X>) -> &[X];
+    /// The elements of one nesting level, mutably.
+    fn flat_mut<X>(nest: &mut Self::Nest<X>) -> &mut [X];
+    /// A slice of nesting levels as one slice of their elements.
+    fn flat_slice<X>(nests: &[Self::Nest<X>]) -> &[X];
+    /// A slice of nesting levels as one slice of their elements, mutably.
+    fn flat_slice_mut<X>(nests: &mut [Self::Nest<X>]) -> &mut [X];
+}
+
+impl Dim for Dyn {
+    type Kind = DynKind;
+    type Nest<X> = X;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.0
+    }
+    #[inline(always)]
+    fn from_size(n: usize) -> Option<Self> {
+        Some(Dyn(n))
+    }
+    #[inline(always)]
+    fn flat<X>(nest: &X) -> &[X] {
+        core::slice::from_ref(nest)
+    }
+    #[inline(always)]
+    fn flat_mut<X>(nest: &mut X) -> &mut [X] {
+        core::slice::from_mut(nest)
+    }
+    #[inline(always)]
+    fn flat_slice<X>(nests: &[X]) -> &[X] {
+        nests
+    }
+    #[inline(always)]
+    fn flat_slice_mut<X>(nests: &mut [X]) -> &mut [X] {
+        nests
+    }
 }
 
 /// A dimension whose size is known at compile time.
@@ -56,9 +114,108 @@ pub trait StaticDim: Dim + Default {
 }
 
 impl<const N: usize> Dim for Const<N> {
+    type Kind = StaticKind;
+    type Nest<X> = [X; N];
     #[inline(always)]
     fn size(&self) -> usize {
         N
+    }
+    #[inline(always)]
+    fn from_size(n: usize) -> Option<Self> {
+        (n == N).then_some(Const)
+    }
+    #[inline(always)]
+    fn flat<X>(nest: &[X; N]) -> &[X] {
+        nest
+    }
+    #[inline(always)]
+    fn flat_mut<X>(nest: &mut [X; N]) -> &mut [X] {
+        nest
+    }
+    #[inline(always)]
+    fn flat_slice<X>(nests: &[[X; N]]) -> &[X] {
+        nests.as_flattened()
+    }
+    #[inline(always)]
+    fn flat_slice_mut<X>(nests: &mut [[X; N]]) -> &mut [X] {
+        nests.as_flattened_mut()
+    }
+}
+
+/// Whether a dim (or a whole shape) is static, and what that means for storage: a static
+/// shape keeps its elements in a nested array, a shape with a [`Dyn`] dim in a `Vec` (feature
+/// `alloc`; without it such shapes can only be viewed).
+pub trait DimKind {
+    /// The kind of a shape made of a `Self` dim and an `Other` dim: static only if both are.
+    type And<Other: DimKind>: DimKind;
+    /// Owned storage for `T`s given the nested-array type `Nested` of a static shape.
+    type Buffer<Nested, T>;
+    /// The elements of a buffer; `flat` flattens the nested array of a static shape.
+    fn as_slice<Nested, T>(
+        buffer: &Self::Buffer<Nested, T>,
+        flat: impl Fn(&Nested) -> &[T],
+    ) -> &[T];
+    /// The elements of a buffer, mutably.
+    fn as_mut_slice<Nested, T>(
+        buffer: &mut Self::Buffer<Nested, T>,
+        flat: impl Fn(&mut Nested) -> &mut [T],
+    ) -> &mut [T];
+}
+
+/// The kind of `Const<N>` dims and of shapes made only of them.
+#[derive(Debug)]
+pub enum StaticKind {}
+
+/// The kind of [`Dyn`] dims and of shapes with at least one of them.
+#[derive(Debug)]
+pub enum DynKind {}
+
+impl DimKind for StaticKind {
+    type And<Other: DimKind> = Other;
+    type Buffer<Nested, T> = Nested;
+    #[inline(always)]
+    fn as_slice<Nested, T>(buffer: &Nested, flat: impl Fn(&Nested) -> &[T]) -> &[T] {
+        flat(buffer)
+    }
+    #[inline(always)]
+    fn as_mut_slice<Nested, T>(
+        buffer: &mut Nested,
+        flat: impl Fn(&mut Nested) -> &mut [T],
+    ) -> &mut [T] {
+        flat(buffer)
+    }
+}
+
+/// Storage of a shape with a [`Dyn`] dim in a build without `alloc`: it cannot exist, so such
+/// tensors are only views over borrowed slices.
+#[derive(Debug, Clone, Copy)]
+pub enum NoBuffer {}
+
+impl DimKind for DynKind {
+    type And<Other: DimKind> = DynKind;
+    #[cfg(feature = "alloc")]
+    type Buffer<Nested, T> = alloc::vec::Vec<T>;
+    #[cfg(not(feature = "alloc"))]
+    type Buffer<Nested, T> = NoBuffer;
+    #[inline(always)]
+    fn as_slice<Nested, T>(
+        buffer: &Self::Buffer<Nested, T>,
+        _flat: impl Fn(&Nested) -> &[T],
+    ) -> &[T] {
+        #[cfg(feature = "alloc")]
+        return buffer;
+        #[cfg(not(feature = "alloc"))]
+        match *buffer {}
+    }
+    #[inline(always)]
+    fn as_mut_slice<Nested, T>(
+        buffer: &mut Self::Buffer<Nested, T>,
+        _flat: impl Fn(&mut Nested) -> &mut [T],
+    ) -> &mut [T] {
+        #[cfg(feature = "alloc")]
+        return buffer;
+        #[cfg(not(feature = "alloc"))]
+        match *buffer {}
     }
 }
 

@@ -79,7 +79,7 @@ pub mod strided;
 mod tensor;
 pub mod typelevel;
 
-pub use dim::{Const, Dim, StaticDim};
+pub use dim::{Const, Dim, Dyn, StaticDim};
 #[cfg(feature = "alloc")]
 pub use dyn_tensor::DynTensor;
 pub use elementwise::{BinaryOp, CompareOp, Element, LogicalOp};

@@ -7,7 +7,7 @@
 
 use core::fmt::Debug;
 
-use crate::dim::{Const, Dim};
+use crate::dim::{Const, Dim, DimKind, StaticKind};
 use crate::rules;
 
 /// The largest rank of a static shape.
@@ -33,8 +33,13 @@ pub trait Shape: Copy + Debug + 'static {
     /// The dims, outermost first.
     fn dims(&self) -> Self::Index;
 
-    /// The number of elements (the product of the dims; 1 for rank 0).
+    /// The number of elements (the product of the dims; 1 for rank 0), saturating at
+    /// `usize::MAX` for a hand-built shape whose product overflows.
     fn element_count(&self) -> usize;
+
+    /// The shape with these runtime dims, if the rank matches and every static dim equals the
+    /// corresponding value.
+    fn from_dims(dims: &[usize]) -> Option<Self>;
 
     /// The elements of an owned buffer, in row-major order.
     fn buffer_as_slice<T>(buffer: &Self::Buffer<T>) -> &[T];
@@ -81,30 +86,46 @@ pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize>
 }
 
 macro_rules! impl_static_shape {
-    ($rank:literal; $nest:ty; $($n:ident $i:ident),*) => {
-        impl<$(const $n: usize),*> Shape for ($(Const<$n>,)*) {
+    ($rank:literal; $nest:ty; $($n:ident $i:ident $d:ident),*) => {
+        /// A shape of this rank over any dims: static dims are stored in nested arrays, a shape
+        /// with a [`Dyn`](crate::Dyn) dim in a `Vec`.
+        impl<$($d: Dim),*> Shape for ($($d,)*) {
             const RANK: usize = $rank;
             type Index = [usize; $rank];
-            type Buffer<T> = $nest;
+            type Buffer<T> = <kind!($($d)*) as DimKind>::Buffer<nested!(T; $($d)*), T>;
 
             #[inline(always)]
+            #[allow(non_snake_case)]
             fn dims(&self) -> [usize; $rank] {
-                [$($n),*]
+                let ($($d,)*) = *self;
+                [$($d.size()),*]
             }
 
             #[inline(always)]
             fn element_count(&self) -> usize {
-                <Self as StaticShape>::LEN
+                // Saturating: a shape built by hand from `Dyn` dims may overflow; tensors check
+                // their element counts when they are made.
+                self.dims().iter().fold(1usize, |n, &d| n.saturating_mul(d))
             }
 
             #[inline(always)]
-            fn buffer_as_slice<T>(buffer: &$nest) -> &[T] {
-                impl_static_shape!(@flat buffer, as_flattened; $($n)*)
+            fn from_dims(dims: &[usize]) -> Option<Self> {
+                let [$($i),*] = <[usize; $rank]>::try_from(dims).ok()?;
+                Some(($($d::from_size($i)?,)*))
             }
 
             #[inline(always)]
-            fn buffer_as_mut_slice<T>(buffer: &mut $nest) -> &mut [T] {
-                impl_static_shape!(@flat buffer, as_flattened_mut; $($n)*)
+            fn buffer_as_slice<T>(buffer: &Self::Buffer<T>) -> &[T] {
+                <kind!($($d)*) as DimKind>::as_slice(buffer, |nested| {
+                    impl_static_shape!(@flat nested, flat, flat_slice; $($d)*)
+                })
+            }
+
+            #[inline(always)]
+            fn buffer_as_mut_slice<T>(buffer: &mut Self::Buffer<T>) -> &mut [T] {
+                <kind!($($d)*) as DimKind>::as_mut_slice(buffer, |nested| {
+                    impl_static_shape!(@flat nested, flat_mut, flat_slice_mut; $($d)*)
+                })
             }
         }
 
@@ -128,21 +149,18 @@ macro_rules! impl_static_shape {
             }
         }
 
-        impl<$(const $n: usize),*> TensorIndex<($(Const<$n>,)*)> for [usize; $rank] {}
+        impl<$($d: Dim),*> TensorIndex<($($d,)*)> for [usize; $rank] {}
     };
 
-    // Flattening: a slice of the outer array, then one flatten per further dim.
-    (@flat $b:ident, as_flattened;) => { core::slice::from_ref($b) };
-    (@flat $b:ident, as_flattened_mut;) => { core::slice::from_mut($b) };
-    (@flat $b:ident, as_flattened; $first:ident $($rest:ident)*) => {
-        impl_static_shape!(@flat_more &$b[..]; $($rest)*)
+    // Flattening: the outer level, then one slice flatten per further dim.
+    (@flat $b:ident, flat, flat_slice;) => { core::slice::from_ref($b) };
+    (@flat $b:ident, flat_mut, flat_slice_mut;) => { core::slice::from_mut($b) };
+    (@flat $b:ident, $one:ident, $slice:ident; $first:ident $($rest:ident)*) => {
+        impl_static_shape!(@flat_more $slice; $first::$one($b); $($rest)*)
     };
-    (@flat $b:ident, as_flattened_mut; $first:ident $($rest:ident)*) => {
-        impl_static_shape!(@flat_more &mut $b[..]; $($rest)*)
-    };
-    (@flat_more $e:expr;) => { $e };
-    (@flat_more $e:expr; $n:ident $($rest:ident)*) => {
-        impl_static_shape!(@flat_more FlattenInner::flatten_once($e); $($rest)*)
+    (@flat_more $slice:ident; $e:expr;) => { $e };
+    (@flat_more $slice:ident; $e:expr; $d:ident $($rest:ident)*) => {
+        impl_static_shape!(@flat_more $slice; $d::$slice($e); $($rest)*)
     };
 
     // Nested `array_from_fn`, one per dim, so the loop structure is that of a hand-written
@@ -215,45 +233,36 @@ fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
     unsafe { array.assume_init() }
 }
 
-/// One level of `as_flattened`, spelled the same for shared and mutable slices so the macro
-/// above can chain it.
-trait FlattenInner {
-    type Flat;
-    fn flatten_once(self) -> Self::Flat;
+/// The kind of a shape: static only if every dim is.
+macro_rules! kind {
+    () => { StaticKind };
+    ($d:ident $($rest:ident)*) => { <<$d as Dim>::Kind as DimKind>::And<kind!($($rest)*)> };
 }
 
-impl<'a, T, const N: usize> FlattenInner for &'a [[T; N]] {
-    type Flat = &'a [T];
-    #[inline(always)]
-    fn flatten_once(self) -> &'a [T] {
-        self.as_flattened()
-    }
-}
-
-impl<'a, T, const N: usize> FlattenInner for &'a mut [[T; N]] {
-    type Flat = &'a mut [T];
-    #[inline(always)]
-    fn flatten_once(self) -> &'a mut [T] {
-        self.as_flattened_mut()
-    }
+/// The nested-array type of a static shape: `[[T; N1]; N0]` for `(Const<N0>, Const<N1>)`.
+macro_rules! nested {
+    ($t:ty;) => { $t };
+    ($t:ty; $d:ident $($rest:ident)*) => { <$d as Dim>::Nest<nested!($t; $($rest)*)> };
 }
 
 impl_static_shape!(0; T;);
-impl_static_shape!(1; [T; N0]; N0 i0);
-impl_static_shape!(2; [[T; N1]; N0]; N0 i0, N1 i1);
-impl_static_shape!(3; [[[T; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2);
-impl_static_shape!(4; [[[[T; N3]; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2, N3 i3);
-impl_static_shape!(5; [[[[[T; N4]; N3]; N2]; N1]; N0]; N0 i0, N1 i1, N2 i2, N3 i3, N4 i4);
+impl_static_shape!(1; [T; N0]; N0 i0 D0);
+impl_static_shape!(2; [[T; N1]; N0]; N0 i0 D0, N1 i1 D1);
+impl_static_shape!(3; [[[T; N2]; N1]; N0]; N0 i0 D0, N1 i1 D1, N2 i2 D2);
+impl_static_shape!(4; [[[[T; N3]; N2]; N1]; N0]; N0 i0 D0, N1 i1 D1, N2 i2 D2, N3 i3 D3);
+impl_static_shape!(5; [[[[[T; N4]; N3]; N2]; N1]; N0];
+    N0 i0 D0, N1 i1 D1, N2 i2 D2, N3 i3 D3, N4 i4 D4);
 impl_static_shape!(6; [[[[[[T; N5]; N4]; N3]; N2]; N1]; N0];
-    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5);
+    N0 i0 D0, N1 i1 D1, N2 i2 D2, N3 i3 D3, N4 i4 D4, N5 i5 D5);
 impl_static_shape!(7; [[[[[[[T; N6]; N5]; N4]; N3]; N2]; N1]; N0];
-    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5, N6 i6);
+    N0 i0 D0, N1 i1 D1, N2 i2 D2, N3 i3 D3, N4 i4 D4, N5 i5 D5, N6 i6 D6);
 impl_static_shape!(8; [[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0];
-    N0 i0, N1 i1, N2 i2, N3 i3, N4 i4, N5 i5, N6 i6, N7 i7);
+    N0 i0 D0, N1 i1 D1, N2 i2 D2, N3 i3 D3, N4 i4 D4, N5 i5 D5, N6 i6 D6, N7 i7 D7);
 
 /// The type of a shape, written as its dims.
 ///
-/// Each dim is a number, `Const<N>`, or a `{ const expression }`:
+/// Each dim is a number, `Const<N>`, a `{ const expression }`, or `_` (or `Dyn`) for a dim
+/// known only at run time:
 ///
 /// ```
 /// use shaped::{Const, Shape};
@@ -262,12 +271,16 @@ impl_static_shape!(8; [[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0];
 /// type B = Shape![2, Const<1>, { W }];
 /// let _same: A = B::default();
 /// let _scalar: Shape![] = ();
+/// let _mixed: Shape![_, 3, 4] = (shaped::Dyn(7), Const, Const);
 /// ```
 #[macro_export]
 macro_rules! Shape {
     (@munch [$($out:ty,)*];) => { ($($out,)*) };
     (@munch [$($out:ty,)*]; $n:literal $(, $($rest:tt)*)?) => {
         $crate::Shape!(@munch [$($out,)* $crate::Const<$n>,]; $($($rest)*)?)
+    };
+    (@munch [$($out:ty,)*]; _ $(, $($rest:tt)*)?) => {
+        $crate::Shape!(@munch [$($out,)* $crate::Dyn,]; $($($rest)*)?)
     };
     (@munch [$($out:ty,)*]; { $e:expr } $(, $($rest:tt)*)?) => {
         $crate::Shape!(@munch [$($out,)* $crate::Const<{ $e }>,]; $($($rest)*)?)
