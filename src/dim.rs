@@ -58,6 +58,8 @@ pub trait Dim: sealed::Sealed + Copy + Eq + fmt::Debug + 'static {
     /// [`StaticKind`] when the size is part of the type, [`DynKind`] for [`Dyn`]: decides a
     /// shape's storage.
     type Kind: DimKind;
+    /// The size when it is part of the type.
+    const STATIC_SIZE: Option<usize>;
     /// `[X; N]` for `Const<N>`: one level of a static shape's nested-array storage. For
     /// [`Dyn`] it is `X`, a placeholder that is never stored (such shapes use a `Vec`).
     type Nest<X>;
@@ -76,10 +78,15 @@ pub trait Dim: sealed::Sealed + Copy + Eq + fmt::Debug + 'static {
     fn flat_slice<X>(nests: &[Self::Nest<X>]) -> &[X];
     /// A slice of nesting levels as one slice of their elements, mutably.
     fn flat_slice_mut<X>(nests: &mut [Self::Nest<X>]) -> &mut [X];
+
+    /// One nesting level built by calling `f(0)`, `f(1)`, ... (for [`Dyn`], `f(0)` once: a
+    /// placeholder, since shapes with a `Dyn` dim are not stored as nested arrays).
+    fn nest_from_fn<X>(f: impl FnMut(usize) -> X) -> Self::Nest<X>;
 }
 
 impl Dim for Dyn {
     type Kind = DynKind;
+    const STATIC_SIZE: Option<usize> = None;
     type Nest<X> = X;
     #[inline(always)]
     fn size(&self) -> usize {
@@ -105,6 +112,10 @@ impl Dim for Dyn {
     fn flat_slice_mut<X>(nests: &mut [X]) -> &mut [X] {
         nests
     }
+    #[inline(always)]
+    fn nest_from_fn<X>(mut f: impl FnMut(usize) -> X) -> X {
+        f(0)
+    }
 }
 
 /// A dimension whose size is known at compile time.
@@ -115,6 +126,7 @@ pub trait StaticDim: Dim + Default {
 
 impl<const N: usize> Dim for Const<N> {
     type Kind = StaticKind;
+    const STATIC_SIZE: Option<usize> = Some(N);
     type Nest<X> = [X; N];
     #[inline(always)]
     fn size(&self) -> usize {
@@ -140,6 +152,10 @@ impl<const N: usize> Dim for Const<N> {
     fn flat_slice_mut<X>(nests: &mut [[X; N]]) -> &mut [X] {
         nests.as_flattened_mut()
     }
+    #[inline(always)]
+    fn nest_from_fn<X>(f: impl FnMut(usize) -> X) -> [X; N] {
+        crate::shape::array_from_fn(f)
+    }
 }
 
 /// Whether a dim (or a whole shape) is static, and what that means for storage: a static
@@ -160,6 +176,14 @@ pub trait DimKind {
         buffer: &mut Self::Buffer<Nested, T>,
         flat: impl Fn(&mut Nested) -> &mut [T],
     ) -> &mut [T];
+
+    /// A buffer holding the elements of `elements` (already of the right length): the `Vec`
+    /// itself for a shape with a [`Dyn`] dim, the nested array `nest` builds for a static one.
+    #[cfg(feature = "alloc")]
+    fn from_vec<Nested, T>(
+        elements: alloc::vec::Vec<T>,
+        nest: impl FnOnce(alloc::vec::Vec<T>) -> Nested,
+    ) -> Self::Buffer<Nested, T>;
 }
 
 /// The kind of `Const<N>` dims and of shapes made only of them.
@@ -183,6 +207,13 @@ impl DimKind for StaticKind {
         flat: impl Fn(&mut Nested) -> &mut [T],
     ) -> &mut [T] {
         flat(buffer)
+    }
+    #[cfg(feature = "alloc")]
+    fn from_vec<Nested, T>(
+        elements: alloc::vec::Vec<T>,
+        nest: impl FnOnce(alloc::vec::Vec<T>) -> Nested,
+    ) -> Nested {
+        nest(elements)
     }
 }
 
@@ -216,6 +247,13 @@ impl DimKind for DynKind {
         return buffer;
         #[cfg(not(feature = "alloc"))]
         match *buffer {}
+    }
+    #[cfg(feature = "alloc")]
+    fn from_vec<Nested, T>(
+        elements: alloc::vec::Vec<T>,
+        _nest: impl FnOnce(alloc::vec::Vec<T>) -> Nested,
+    ) -> alloc::vec::Vec<T> {
+        elements
     }
 }
 

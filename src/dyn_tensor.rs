@@ -285,7 +285,7 @@ fn element_count<V>(shape: &[usize]) -> Result<usize, BroadcastError> {
     }
 }
 
-fn output<V: Default + Clone>(shape: &[usize]) -> Result<Vec<V>, BroadcastError> {
+pub(crate) fn output<V: Default + Clone>(shape: &[usize]) -> Result<Vec<V>, BroadcastError> {
     Ok(alloc::vec![V::default(); element_count::<V>(shape)?])
 }
 

@@ -66,11 +66,12 @@ extern crate std;
 
 pub mod dim;
 #[cfg(feature = "alloc")]
-mod dyn_tensor;
+pub(crate) mod dyn_tensor;
 pub mod elementwise;
 pub mod error;
 pub mod interval;
 mod kernel;
+mod mixed;
 pub mod ops;
 pub mod rules;
 pub mod shape;

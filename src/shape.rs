@@ -41,11 +41,20 @@ pub trait Shape: Copy + Debug + 'static {
     /// corresponding value.
     fn from_dims(dims: &[usize]) -> Option<Self>;
 
+    /// `dims` with each static dim of this shape type put in its place: what `from_dims`
+    /// would have accepted (for error messages).
+    fn expected_dims(dims: Self::Index) -> Self::Index;
+
     /// The elements of an owned buffer, in row-major order.
     fn buffer_as_slice<T>(buffer: &Self::Buffer<T>) -> &[T];
 
     /// The elements of an owned buffer, in row-major order, mutably.
     fn buffer_as_mut_slice<T>(buffer: &mut Self::Buffer<T>) -> &mut [T];
+
+    /// An owned buffer holding `elements`, which must number exactly the element count of
+    /// `self` (else `None`).
+    #[cfg(feature = "alloc")]
+    fn buffer_from_vec<T>(&self, elements: alloc::vec::Vec<T>) -> Option<Self::Buffer<T>>;
 }
 
 /// A shape whose every dim is known at compile time.
@@ -108,6 +117,18 @@ macro_rules! impl_static_shape {
                 self.dims().iter().fold(1usize, |n, &d| n.saturating_mul(d))
             }
 
+            #[allow(unused_mut, unused_variables, unused_assignments)]
+            fn expected_dims(mut dims: [usize; $rank]) -> [usize; $rank] {
+                let mut k = 0;
+                $(
+                    if let Some(n) = <$d as Dim>::STATIC_SIZE {
+                        dims[k] = n;
+                    }
+                    k += 1;
+                )*
+                dims
+            }
+
             #[inline(always)]
             fn from_dims(dims: &[usize]) -> Option<Self> {
                 let [$($i),*] = <[usize; $rank]>::try_from(dims).ok()?;
@@ -126,6 +147,19 @@ macro_rules! impl_static_shape {
                 <kind!($($d)*) as DimKind>::as_mut_slice(buffer, |nested| {
                     impl_static_shape!(@flat nested, flat_mut, flat_slice_mut; $($d)*)
                 })
+            }
+
+            #[cfg(feature = "alloc")]
+            fn buffer_from_vec<T>(&self, elements: alloc::vec::Vec<T>) -> Option<Self::Buffer<T>> {
+                if elements.len() != self.element_count() {
+                    return None;
+                }
+                Some(<kind!($($d)*) as DimKind>::from_vec(elements, |v| {
+                    let mut it = v.into_iter();
+                    // Cannot run short: the length was checked above.
+                    let mut next = || it.next().unwrap_or_else(|| unreachable!());
+                    impl_static_shape!(@nest next; $($d)*)
+                }))
             }
         }
 
@@ -163,6 +197,12 @@ macro_rules! impl_static_shape {
         impl_static_shape!(@flat_more $slice; $d::$slice($e); $($rest)*)
     };
 
+    // A nested array built level by level from `Dim::nest_from_fn`.
+    (@nest $next:ident;) => { $next() };
+    (@nest $next:ident; $d:ident $($rest:ident)*) => {
+        $d::nest_from_fn(|_| impl_static_shape!(@nest $next; $($rest)*))
+    };
+
     // Nested `array_from_fn`, one per dim, so the loop structure is that of a hand-written
     // loop nest.
     (@build $f:ident; [$($done:ident)*];) => { $f([$($done),*]) };
@@ -185,7 +225,7 @@ macro_rules! impl_static_shape {
 /// wrapper in multi-codegen-unit builds, and a static 2x3x4 add then runs 3-4x slower than a
 /// hand-written loop (`benches/README.md`). Here every level is `inline(always)`.
 #[inline(always)]
-fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+pub(crate) fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
     use core::mem::MaybeUninit;
 
     /// Drops the elements written so far if `f` panics, so nothing leaks and nothing is

@@ -9,7 +9,7 @@
 
 use typenum::{Eq as TEq, IsEqual, U1};
 
-use crate::dim::{Const, ToUnsigned};
+use crate::dim::{Const, Dim, Dyn, ToUnsigned};
 use crate::shape::Shape;
 
 /// Marker for the NUMPY mode of elementwise operations (spec section 2).
@@ -220,3 +220,93 @@ broadcast_shape_all!(
 )]
 pub trait SameShape<Rhs> {}
 impl<S: Shape> SameShape<S> for S {}
+
+/// Picks the output of a static dim `A` against a [`Dyn`]: `Dyn` when `A` is 1 (the runtime
+/// dim decides), `A` otherwise (the runtime dim must then be 1 or `A`, checked at run time).
+pub trait PickAgainstDyn<A> {
+    /// The output dim.
+    type Output;
+}
+impl<A> PickAgainstDyn<A> for typenum::B1 {
+    type Output = Dyn;
+}
+impl<A> PickAgainstDyn<A> for typenum::B0 {
+    type Output = A;
+}
+
+type IsOne<D> = TEq<Num<D>, U1>;
+
+/// `Const<A>` against `Dyn` (P2 with one side known): static `A` unless `A` is 1.
+impl<const A: usize, Mode> BroadcastDim<Dyn, Mode> for Const<A>
+where
+    Const<A>: ToUnsigned,
+    Num<Const<A>>: IsEqual<U1>,
+    IsOne<Const<A>>: PickAgainstDyn<Const<A>>,
+{
+    type Output = <IsOne<Const<A>> as PickAgainstDyn<Const<A>>>::Output;
+}
+
+/// `Dyn` against `Const<B>`: the mirror image.
+impl<const B: usize, Mode> BroadcastDim<Const<B>, Mode> for Dyn
+where
+    Const<B>: ToUnsigned,
+    Num<Const<B>>: IsEqual<U1>,
+    IsOne<Const<B>>: PickAgainstDyn<Const<B>>,
+{
+    type Output = <IsOne<Const<B>> as PickAgainstDyn<Const<B>>>::Output;
+}
+
+/// `Dyn` against `Dyn`: decided at run time.
+impl<Mode> BroadcastDim<Dyn, Mode> for Dyn {
+    type Output = Dyn;
+}
+
+/// NONE per dim for shapes with [`Dyn`] dims: equal static dims, or a static and a `Dyn` (the
+/// runtime value must equal the static one), or two `Dyn`s.
+#[diagnostic::on_unimplemented(
+    message = "dims `{Self}` and `{Rhs}` differ, but NONE broadcasting needs identical shapes",
+    label = "NONE (EXPLICIT): every dim equal; nothing stretches (rule N1)"
+)]
+pub trait NoneDim<Rhs> {
+    /// The output dim: the static one when there is one.
+    type Output: Dim;
+}
+impl<const N: usize> NoneDim<Const<N>> for Const<N> {
+    type Output = Const<N>;
+}
+impl<const N: usize> NoneDim<Dyn> for Const<N> {
+    type Output = Const<N>;
+}
+impl<const N: usize> NoneDim<Const<N>> for Dyn {
+    type Output = Const<N>;
+}
+impl NoneDim<Dyn> for Dyn {
+    type Output = Dyn;
+}
+
+/// NONE for shapes that may have [`Dyn`] dims: same rank, each dim pair per [`NoneDim`].
+#[diagnostic::on_unimplemented(
+    message = "shapes `{Self}` and `{Rhs}` have different ranks, but NONE broadcasting needs identical shapes",
+    label = "NONE (EXPLICIT): same rank and every dim equal (rules N1, N2)"
+)]
+pub trait NoneShape<Rhs> {
+    /// The output shape.
+    type Output: Shape;
+}
+
+macro_rules! none_shape_impl {
+    ($(($a:ident $b:ident))*) => {
+        impl<$($a: Dim + NoneDim<$b>, $b: Dim,)*> NoneShape<($($b,)*)> for ($($a,)*) {
+            type Output = ($(<$a as NoneDim<$b>>::Output,)*);
+        }
+    };
+}
+none_shape_impl!();
+none_shape_impl!((A0 B0));
+none_shape_impl!((A0 B0) (A1 B1));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6));
+none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7));
