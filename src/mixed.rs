@@ -20,18 +20,22 @@
 //! # Ok::<(), shaped::BroadcastError>(())
 //! ```
 
-#[cfg(feature = "alloc")]
-use alloc::vec::Vec;
-use core::ops;
-
 use crate::error::{BroadcastError, ErrorKind, Operation};
-use crate::rules::{self, AutoBroadcast, BroadcastMode};
+use crate::rules;
 use crate::shape::Shape;
-use crate::storage::{Data, Owned};
-use crate::strided::{self, ArrayRef};
 use crate::tensor::{Tensor, TensorView, TensorViewMut};
-use crate::typelevel::{
-    Bidirectional, BidirectionalOutput, BroadcastShape, NoneShape, Numpy, NumpyOutput,
+
+// Owned results need a Vec: everything below these imports but the views is `alloc`-only.
+#[cfg(feature = "alloc")]
+use {
+    crate::rules::{AutoBroadcast, BroadcastMode},
+    crate::storage::{Data, Owned},
+    crate::strided::{self, ArrayRef},
+    crate::typelevel::{
+        Bidirectional, BidirectionalOutput, BroadcastShape, NoneShape, Numpy, NumpyOutput,
+    },
+    alloc::vec::Vec,
+    core::ops,
 };
 
 /// The shape value for runtime `dims`, or an error naming what the type allows.
