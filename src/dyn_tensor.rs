@@ -9,7 +9,7 @@ use core::fmt;
 use crate::elementwise::{BinaryOp, CompareOp, Element, LogicalOp};
 use crate::error::{BroadcastError, ErrorKind, Operation};
 use crate::rules::{self, AutoBroadcast, BroadcastMode};
-use crate::shape::StaticShape;
+use crate::shape::{Shape, StaticShape};
 use crate::storage::Data;
 use crate::strided::{self, ArrayRef};
 use crate::tensor::Tensor;
@@ -315,8 +315,9 @@ impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
     }
 }
 
-impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
-    /// Copies this static tensor into a [`DynTensor`] of the same shape and elements.
+impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// Copies this tensor (static or mixed shape) into a [`DynTensor`] of the same shape and
+    /// elements.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -325,8 +326,60 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// ```
     pub fn into_dyn(self) -> DynTensor<T> {
         DynTensor {
-            shape: S::DIMS.to_vec(),
+            shape: self.shape().as_ref().to_vec(),
             data: self.as_slice().to_vec(),
         }
+    }
+
+    /// Copies this tensor into a tensor of shape type `S2` with the same dims: from a mixed
+    /// shape to a static one (`Shape![_, 3]` to `Shape![2, 3]`) or back.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let m = Tensor::<i32, Shape![_, 2]>::from_shape_vec([2, 2], vec![1, 2, 3, 4]).unwrap();
+    /// let s: Tensor<i32, Shape![2, 2]> = m.try_into_shape().unwrap();
+    /// let back: Tensor<i32, Shape![_, _]> = s.try_into_shape().unwrap();
+    /// assert_eq!(back.shape(), [2, 2]);
+    /// assert!(m.try_into_shape::<Shape![4, 1]>().is_err());
+    /// ```
+    pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, BroadcastError> {
+        let dims = self.shape();
+        let err = || {
+            BroadcastError::new(
+                ErrorKind::ShapeMismatch,
+                Operation::ToStatic,
+                dims.as_ref(),
+                &[],
+            )
+        };
+        let shape = S2::from_dims(dims.as_ref()).ok_or_else(err)?;
+        let buffer = shape
+            .buffer_from_vec(self.as_slice().to_vec())
+            .ok_or_else(err)?;
+        Ok(Tensor::from_parts(crate::storage::Owned(buffer), shape))
+    }
+}
+
+impl<T: Clone> DynTensor<T> {
+    /// Copies the elements into a tensor of shape type `S` (static or mixed) if the dims fit.
+    ///
+    /// ```
+    /// use shaped::{DynTensor, Shape, Tensor};
+    /// let d = DynTensor::from_shape_vec(&[5, 3], vec![0.0f32; 15]).unwrap();
+    /// let m: Tensor<f32, Shape![_, 3]> = d.try_into_shape().unwrap();
+    /// assert_eq!(m.shape(), [5, 3]);
+    /// ```
+    pub fn try_into_shape<S: Shape>(&self) -> Result<Tensor<T, S>, BroadcastError> {
+        let err = || {
+            BroadcastError::new(
+                ErrorKind::ShapeMismatch,
+                Operation::ToStatic,
+                &self.shape,
+                &[],
+            )
+        };
+        let shape = S::from_dims(&self.shape).ok_or_else(err)?;
+        let buffer = shape.buffer_from_vec(self.data.clone()).ok_or_else(err)?;
+        Ok(Tensor::from_parts(crate::storage::Owned(buffer), shape))
     }
 }
