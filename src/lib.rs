@@ -43,6 +43,7 @@
 //! * [`Tensor`]: construction, access, formatting.
 //! * `kernel`: the one elementwise loop nest of the static path.
 //! * [`ops`]: static operators and elementwise methods.
+//! * `mixed`: shapes with [`Dyn`] dims (`Shape![_, 3, 4]`) and their `try_*` operations.
 //! * [`elementwise`]: the runtime operations and element semantics.
 //! * [`strided`]: runtime kernels over slices and strides, no allocator.
 //! * `DynTensor` (feature `alloc`): tensors with runtime shapes.
