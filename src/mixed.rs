@@ -140,18 +140,8 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         U: Clone,
         V: Default + Clone,
     {
-        let (da, db) = (self.shape(), rhs.shape());
-        let (da, db) = (da.as_ref(), db.as_ref());
-        let out_dims = rules::broadcast_shapes(da, db, AutoBroadcast::Numpy)?;
-        let mut out = crate::dyn_tensor::output::<V>(&out_dims)?;
-        let (a, b) = (
-            ArrayRef::new(self.as_slice(), da)?,
-            ArrayRef::new(rhs.as_slice(), db)?,
-        );
-        strided::zip_into(a, b, AutoBroadcast::Numpy, &mut out, |x, y| {
-            f(x.clone(), y.clone())
-        })?;
-        finish::<V, NumpyOutput<S, S2>>(&out_dims, out)
+        let (dims, out) = self.zip_runtime(rhs, AutoBroadcast::Numpy, &mut f)?;
+        finish::<V, NumpyOutput<S, S2>>(&dims, out)
     }
 
     /// NONE (N1-N3) for shapes with [`Dyn`](crate::Dyn) dims: equal ranks and static dims are
@@ -169,18 +159,35 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         U: Clone,
         V: Default + Clone,
     {
+        let (dims, out) = self.zip_runtime(rhs, AutoBroadcast::None, &mut f)?;
+        finish::<V, <S as NoneShape<S2>>::Output>(&dims, out)
+    }
+
+    /// The runtime half of the `try_*` operations: the output dims under `mode` (from the
+    /// runtime rules) and the elements computed by the strided kernel.
+    fn zip_runtime<U, S2, E, V>(
+        &self,
+        rhs: &Tensor<U, S2, E>,
+        mode: AutoBroadcast,
+        f: &mut impl FnMut(T, U) -> V,
+    ) -> Result<(rules::ShapeBuf, Vec<V>), BroadcastError>
+    where
+        S2: Shape,
+        E: Data<U>,
+        T: Clone,
+        U: Clone,
+        V: Default + Clone,
+    {
         let (da, db) = (self.shape(), rhs.shape());
         let (da, db) = (da.as_ref(), db.as_ref());
-        let out_dims = rules::broadcast_shapes(da, db, AutoBroadcast::None)?;
+        let out_dims = rules::broadcast_shapes(da, db, mode)?;
         let mut out = crate::dyn_tensor::output::<V>(&out_dims)?;
         let (a, b) = (
             ArrayRef::new(self.as_slice(), da)?,
             ArrayRef::new(rhs.as_slice(), db)?,
         );
-        strided::zip_into(a, b, AutoBroadcast::None, &mut out, |x, y| {
-            f(x.clone(), y.clone())
-        })?;
-        finish::<V, <S as NoneShape<S2>>::Output>(&out_dims, out)
+        strided::zip_into(a, b, mode, &mut out, |x, y| f(x.clone(), y.clone()))?;
+        Ok((out_dims, out))
     }
 
     /// Bidirectional broadcasting (B1-B4) to a target shape type `Target` with runtime dims

@@ -468,6 +468,58 @@ fn check_values<T: Element>(
     Ok(())
 }
 
+/// Runs `$body` with `$f` bound to the element function of `$op` for element type `$t`: the
+/// one place that says what each [`BinaryOp`] computes.
+macro_rules! with_binary_op {
+    ($op:expr, $t:ty, $f:ident => $body:expr) => {
+        match $op {
+            BinaryOp::Add => {
+                let $f = |x: &$t, y: &$t| <$t>::add(*x, *y);
+                $body
+            }
+            BinaryOp::Subtract => {
+                let $f = |x: &$t, y: &$t| <$t>::sub(*x, *y);
+                $body
+            }
+            BinaryOp::Multiply => {
+                let $f = |x: &$t, y: &$t| <$t>::mul(*x, *y);
+                $body
+            }
+            BinaryOp::Divide => {
+                let $f = |x: &$t, y: &$t| <$t>::div(*x, *y);
+                $body
+            }
+            BinaryOp::Maximum => {
+                let $f = |x: &$t, y: &$t| pick(*x, *y, core::cmp::Ordering::Greater);
+                $body
+            }
+            BinaryOp::Minimum => {
+                let $f = |x: &$t, y: &$t| pick(*x, *y, core::cmp::Ordering::Less);
+                $body
+            }
+            BinaryOp::Power => {
+                let $f = |x: &$t, y: &$t| <$t>::pow(*x, *y);
+                $body
+            }
+            BinaryOp::SquaredDifference => {
+                let $f = |x: &$t, y: &$t| {
+                    let d = <$t>::sub(*x, *y);
+                    <$t>::mul(d, d)
+                };
+                $body
+            }
+            BinaryOp::Mod => {
+                let $f = |x: &$t, y: &$t| <$t>::rem(*x, *y);
+                $body
+            }
+            BinaryOp::FloorMod => {
+                let $f = |x: &$t, y: &$t| <$t>::floor_mod(*x, *y);
+                $body
+            }
+        }
+    };
+}
+
 /// [`zip_into`] with an arithmetic [`BinaryOp`]. Integer division by zero and negative integer
 /// exponents are errors (checked before anything is written), never panics.
 ///
@@ -493,25 +545,7 @@ pub fn binary_into<T: Element>(
     out: &mut [T],
 ) -> Result<(), BroadcastError> {
     let check = || check_values(&a, &b, op);
-    match op {
-        BinaryOp::Add => zip_checked(a, b, mode, out, check, |x, y| T::add(*x, *y)),
-        BinaryOp::Subtract => zip_checked(a, b, mode, out, check, |x, y| T::sub(*x, *y)),
-        BinaryOp::Multiply => zip_checked(a, b, mode, out, check, |x, y| T::mul(*x, *y)),
-        BinaryOp::Divide => zip_checked(a, b, mode, out, check, |x, y| T::div(*x, *y)),
-        BinaryOp::Maximum => zip_checked(a, b, mode, out, check, |x, y| {
-            pick(*x, *y, core::cmp::Ordering::Greater)
-        }),
-        BinaryOp::Minimum => zip_checked(a, b, mode, out, check, |x, y| {
-            pick(*x, *y, core::cmp::Ordering::Less)
-        }),
-        BinaryOp::Power => zip_checked(a, b, mode, out, check, |x, y| T::pow(*x, *y)),
-        BinaryOp::SquaredDifference => zip_checked(a, b, mode, out, check, |x, y| {
-            let d = T::sub(*x, *y);
-            T::mul(d, d)
-        }),
-        BinaryOp::Mod => zip_checked(a, b, mode, out, check, |x, y| T::rem(*x, *y)),
-        BinaryOp::FloorMod => zip_checked(a, b, mode, out, check, |x, y| T::floor_mod(*x, *y)),
-    }
+    with_binary_op!(op, T, f => zip_checked(a, b, mode, out, check, f))
 }
 
 /// [`zip_into`] with a [`CompareOp`], writing `bool`s.
@@ -724,26 +758,7 @@ impl BinaryPlan {
             },
         );
         check_values(&ra, &rb, op)?;
-        let plan = &self.plan;
-        match op {
-            BinaryOp::Add => plan.run(a, b, out, |x, y| T::add(*x, *y)),
-            BinaryOp::Subtract => plan.run(a, b, out, |x, y| T::sub(*x, *y)),
-            BinaryOp::Multiply => plan.run(a, b, out, |x, y| T::mul(*x, *y)),
-            BinaryOp::Divide => plan.run(a, b, out, |x, y| T::div(*x, *y)),
-            BinaryOp::Maximum => {
-                plan.run(a, b, out, |x, y| pick(*x, *y, core::cmp::Ordering::Greater))
-            }
-            BinaryOp::Minimum => {
-                plan.run(a, b, out, |x, y| pick(*x, *y, core::cmp::Ordering::Less))
-            }
-            BinaryOp::Power => plan.run(a, b, out, |x, y| T::pow(*x, *y)),
-            BinaryOp::SquaredDifference => plan.run(a, b, out, |x, y| {
-                let d = T::sub(*x, *y);
-                T::mul(d, d)
-            }),
-            BinaryOp::Mod => plan.run(a, b, out, |x, y| T::rem(*x, *y)),
-            BinaryOp::FloorMod => plan.run(a, b, out, |x, y| T::floor_mod(*x, *y)),
-        }
+        with_binary_op!(op, T, f => self.plan.run(a, b, out, f));
         Ok(())
     }
 }
