@@ -272,7 +272,7 @@ impl DynTensor<bool> {
 
 /// The element count of an output of `V`s, refused (before asking the allocator) when it or
 /// its size in bytes overflows, or the bytes exceed `isize::MAX`, the most a `Vec` may hold.
-fn element_count<V>(shape: &[usize]) -> Result<usize, BroadcastError> {
+pub(crate) fn element_count<V>(shape: &[usize]) -> Result<usize, BroadcastError> {
     let n = rules::checked_element_count(shape);
     match n.and_then(|n| n.checked_mul(core::mem::size_of::<V>())) {
         Some(bytes) if bytes <= isize::MAX as usize => Ok(n.unwrap_or(0)),

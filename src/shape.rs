@@ -41,6 +41,9 @@ pub trait Shape: Copy + Debug + 'static {
     /// corresponding value.
     fn from_dims(dims: &[usize]) -> Option<Self>;
 
+    /// Each dim's static size, `None` for a [`Dyn`](crate::Dyn) dim.
+    const STATIC_DIMS: &'static [Option<usize>];
+
     /// `dims` with each static dim of this shape type put in its place: what `from_dims`
     /// would have accepted (for error messages).
     fn expected_dims(dims: Self::Index) -> Self::Index;
@@ -102,6 +105,7 @@ macro_rules! impl_static_shape {
             const RANK: usize = $rank;
             type Index = [usize; $rank];
             type Buffer<T> = <kind!($($d)*) as DimKind>::Buffer<nested!(T; $($d)*), T>;
+            const STATIC_DIMS: &'static [Option<usize>] = &[$(<$d as Dim>::STATIC_SIZE),*];
 
             #[inline(always)]
             #[allow(non_snake_case)]

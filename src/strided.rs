@@ -228,6 +228,33 @@ impl<const CAP: usize> Plan<CAP> {
         }
     }
 
+    /// [`run`](Self::run), but when the innermost run is contiguous in both inputs and its
+    /// length equals `hint` (a constant after monomorphization, from the static dims of a
+    /// mixed shape), the row loop has that constant trip count, as in a static kernel.
+    #[inline(always)]
+    fn run_hinted<X, Y, V>(
+        &self,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        mut f: impl FnMut(&X, &Y) -> V,
+    ) {
+        if self.rank > 0 {
+            let inner = self.rank - 1;
+            if hint > 1 && self.dims[inner] == hint && (self.a[inner], self.b[inner]) == (1, 1) {
+                self.drive(out, hint, |row, oa, ob| {
+                    for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + hint]).zip(&b[ob..ob + hint])
+                    {
+                        *o = f(x, y);
+                    }
+                });
+                return;
+            }
+        }
+        self.run(a, b, out, f);
+    }
+
     /// Calls `row(out_row, offset_a, offset_b)` for each innermost run: the second-innermost
     /// axis is a plain counted loop (short inner runs pay no odometer), the axes above it an
     /// odometer.
@@ -324,15 +351,35 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     mode: AutoBroadcast,
     out: &mut [V],
     check: impl FnOnce() -> Result<(), BroadcastError>,
+    hint: usize,
     f: impl FnMut(&X, &Y) -> V,
 ) -> Result<(), BroadcastError> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
     if check_output(&resolved.out, out.len(), operation(mode))? > 0 {
         check()?;
-        Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs)
-            .run(a.data, b.data, out, f);
+        let plan = Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs);
+        plan.run_hinted(hint, a.data, b.data, out, f);
     }
     Ok(())
+}
+
+/// [`zip_into`] with a known inner run length (see [`Plan::run_hinted`]), for the
+/// mixed-shape path.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn zip_into_hinted<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    hint: usize,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), BroadcastError> {
+    if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, || Ok(()), hint, f)
+    } else {
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, || Ok(()), hint, f)
+    }
 }
 
 #[inline(always)]
@@ -346,9 +393,9 @@ fn zip_checked<X, Y, V>(
 ) -> Result<(), BroadcastError> {
     // Every mode's output rank is at most the larger input rank.
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
-        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, f)
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, 0, f)
     } else {
-        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, f)
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, 0, f)
     }
 }
 
