@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use crate::rules;
 use crate::shape::{StaticShape, MAX_STATIC_RANK};
 use crate::storage::{Build, Family};
+use crate::strided::{self, ArrayRef};
 
 /// Compile-time strides for reading `Src` as the output shape `Out`.
 struct Layout<Src, Out>(PhantomData<(Src, Out)>);
@@ -36,6 +37,34 @@ fn offset(index: &[usize], strides: &[usize; MAX_STATIC_RANK]) -> usize {
     offset
 }
 
+/// From this many elements on, results are computed by the plan kernel of
+/// [`crate::strided`] (rows as slices, vectorized) instead of per-index offsets, whose bounds
+/// checks stay once a loop is too long to unroll (about 1 ns an element, 10x slower, on a
+/// 1024 x 64 add; see `benches/README.md`).
+const LARGE: usize = 4096;
+
+/// `zip` over the plan kernel: `a` (shape `A`) and `b` (shape `B`) right-aligned and broadcast
+/// onto `Out`, written into `out`. Static shapes always fit (the type rules checked them), so
+/// no mode is resolved. Returns whether every element of `out` was written; `false` (buffers
+/// not of their shapes' lengths, which tensors rule out) writes nothing.
+#[must_use]
+#[inline(always)]
+fn zip_onto<X, Y, V, A, B, Out>(a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) -> bool
+where
+    A: StaticShape,
+    B: StaticShape,
+    Out: StaticShape,
+{
+    let hint = strided::static_inner_run(A::STATIC_DIMS, B::STATIC_DIMS);
+    match (ArrayRef::new(a, A::DIMS), ArrayRef::new(b, B::DIMS)) {
+        (Ok(a), Ok(b)) if out.len() == Out::LEN => {
+            strided::zip_onto(Out::DIMS, a, b, out, hint, f);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Builds the `Out`-shaped result of `f(a[i], b[i])` where `a` (shape `A`) and `b` (shape `B`)
 /// are read broadcast onto `Out`.
 #[inline(always)]
@@ -50,6 +79,26 @@ where
     B: StaticShape,
     Out: StaticShape,
 {
+    #[cfg(feature = "alloc")]
+    if F::HEAP && Out::LEN >= LARGE {
+        // A large result on the heap: the plan kernel, written in place.
+        let mut elements: alloc::vec::Vec<V> = alloc::vec::Vec::with_capacity(Out::LEN);
+        let spare = &mut elements.spare_capacity_mut()[..Out::LEN];
+        let written =
+            zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, |x, y| {
+                core::mem::MaybeUninit::new(f(x, y))
+            });
+        if written {
+            // SAFETY: `zip_onto` returned true, so it wrote every one of the `Out::LEN`
+            // elements exactly once (the plan's loop nest covers the output shape row by row).
+            // If `f` panicked, this line is not reached: written elements leak, none is read
+            // uninitialised.
+            unsafe { elements.set_len(Out::LEN) };
+            if let Some(owned) = F::from_vec::<V, Out>(elements) {
+                return owned;
+            }
+        }
+    }
     // Re-slicing to the constant length lets LLVM drop the bounds checks below.
     let a = &a[..A::LEN];
     let b = &b[..B::LEN];
@@ -74,6 +123,9 @@ pub(crate) fn zip_into<X, Y, V, A, B, Out>(
     B: StaticShape,
     Out: StaticShape,
 {
+    if Out::LEN >= LARGE && zip_onto::<X, Y, V, A, B, Out>(a, b, out, &mut f) {
+        return;
+    }
     let a = &a[..A::LEN];
     let b = &b[..B::LEN];
     let out = &mut out[..Out::LEN];

@@ -134,6 +134,14 @@ impl<T, S: StaticShape> Build<T, S> for Box<[T]> {
 pub trait Family {
     /// Owned storage of this kind for shape `S`.
     type Owned<T, S: StaticShape>: Build<T, S>;
+
+    /// True for heap storage, which large results are computed into directly.
+    const HEAP: bool;
+
+    /// Storage of this kind holding `elements` (exactly `S::LEN` of them), when this kind can
+    /// take a `Vec` without copying: the heap can, the stack cannot (`None`).
+    #[cfg(feature = "alloc")]
+    fn from_vec<T, S: StaticShape>(elements: Vec<T>) -> Option<Self::Owned<T, S>>;
 }
 
 /// Results on the stack, in [`Owned`].
@@ -142,6 +150,12 @@ pub enum Stack {}
 
 impl Family for Stack {
     type Owned<T, S: StaticShape> = Owned<T, S>;
+    const HEAP: bool = false;
+
+    #[cfg(feature = "alloc")]
+    fn from_vec<T, S: StaticShape>(_elements: Vec<T>) -> Option<Owned<T, S>> {
+        None
+    }
 }
 
 /// Results on the heap, in `Box<[T]>`.
@@ -152,6 +166,11 @@ pub enum Heap {}
 #[cfg(feature = "alloc")]
 impl Family for Heap {
     type Owned<T, S: StaticShape> = Box<[T]>;
+    const HEAP: bool = true;
+
+    fn from_vec<T, S: StaticShape>(elements: Vec<T>) -> Option<Box<[T]>> {
+        (elements.len() == S::LEN).then(|| elements.into_boxed_slice())
+    }
 }
 
 /// The family of a result computed from two operands: the heap if either operand is there.

@@ -363,6 +363,54 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     Ok(())
 }
 
+/// The product of the trailing dims that are static and equal in both shapes: a row length
+/// known at compile time (0 when there is none). See [`Plan::run_hinted`].
+pub(crate) const fn static_inner_run(a: &[Option<usize>], b: &[Option<usize>]) -> usize {
+    let (mut i, mut j, mut run) = (a.len(), b.len(), 1usize);
+    while i > 0 && j > 0 {
+        match (a[i - 1], b[j - 1]) {
+            (Some(x), Some(y)) if x == y && x > 1 => match run.checked_mul(x) {
+                Some(r) => run = r,
+                None => break,
+            },
+            _ => break,
+        }
+        i -= 1;
+        j -= 1;
+    }
+    if run > 1 {
+        run
+    } else {
+        0
+    }
+}
+
+/// Writes `f(a, b)` for every element of `out_dims` into `out`, both inputs right-aligned and
+/// broadcast onto `out_dims` one-directionally. For callers whose shapes are already known to
+/// fit (the static kernel): no mode is resolved. `out.len()` is the element count.
+#[inline(always)]
+pub(crate) fn zip_onto<X, Y, V>(
+    out_dims: &[usize],
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    out: &mut [V],
+    hint: usize,
+    f: impl FnMut(&X, &Y) -> V,
+) {
+    if out.is_empty() {
+        return;
+    }
+    let (pa, pb) = (
+        Placement::At(out_dims.len() - a.shape.len()),
+        Placement::At(out_dims.len() - b.shape.len()),
+    );
+    if out_dims.len() <= SMALL {
+        Plan::<SMALL>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+    } else {
+        Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+    }
+}
+
 /// [`zip_into`] with a known inner run length (see [`Plan::run_hinted`]), for the
 /// mixed-shape path.
 #[cfg(feature = "alloc")]
@@ -807,5 +855,36 @@ impl BinaryPlan {
         check_values(&ra, &rb, op)?;
         with_binary_op!(op, T, f => self.plan.run(a, b, out, f));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::static_inner_run;
+
+    #[test]
+    fn static_inner_run_takes_trailing_dims_static_and_equal_in_both() {
+        assert_eq!(
+            static_inner_run(&[None, Some(64)], &[Some(1), Some(64)]),
+            64
+        );
+        assert_eq!(
+            static_inner_run(&[Some(2), Some(3)], &[Some(2), Some(3)]),
+            6
+        );
+        assert_eq!(static_inner_run(&[Some(2), Some(3)], &[Some(3)]), 3);
+        assert_eq!(
+            static_inner_run(&[Some(3)], &[Some(1)]),
+            0,
+            "a broadcast dim ends the run"
+        );
+        assert_eq!(static_inner_run(&[None], &[None]), 0);
+        assert_eq!(static_inner_run(&[], &[]), 0);
+        let big = Some(usize::MAX);
+        assert_eq!(
+            static_inner_run(&[big, Some(2)], &[big, Some(2)]),
+            2,
+            "overflow stops the run"
+        );
     }
 }

@@ -208,3 +208,57 @@ fn large_static_shapes_stay_off_the_stack() {
     view.broadcast_with_into(&bias, &mut dst, |x, y| x * y);
     assert_eq!(out[1025], -2.0, "a[1, 1] * bias[1] = 2 * -1");
 }
+
+/// Results of at least 4096 elements take the plan kernel (heap results are written in
+/// place); every element is checked against the reference. Small enough to run under Miri,
+/// which checks the in-place writes.
+#[test]
+fn large_results_take_the_plan_kernel_and_match_the_reference() {
+    type A = Shape![2, 1, 64, 40];
+    type B = Shape![3, 1, 40];
+    type Out = Shape![2, 3, 64, 40];
+    let a = HeapTensor::<i64, A>::from_fn(|[i, _, k, l]| (i * 10_000 + k * 100 + l) as i64);
+    let b = Tensor::<i64, B>::from_fn(|[j, _, l]| (j * 1_000_000 + l) as i64);
+    let sum: HeapTensor<i64, Out> = &a + &b;
+    let (shape, want) = common::reference(
+        a.as_slice(),
+        &a.shape(),
+        b.as_slice(),
+        &b.shape(),
+        |x, y| x + y,
+    );
+    assert_eq!(&sum.shape()[..], &shape[..]);
+    assert_eq!(sum.as_slice(), &want[..]);
+
+    let grown: HeapTensor<i64, Shape![2, 2, 64, 40]> = a.broadcast_to::<Shape![2, 2, 64, 40]>();
+    for (k, idx) in common::indices(&grown.shape())
+        .iter()
+        .enumerate()
+        .step_by(97)
+    {
+        assert_eq!(
+            grown.as_slice()[k],
+            common::read_broadcast(a.as_slice(), &a.shape(), idx)
+        );
+    }
+    let doubled = sum.zip_map(&sum, |x, y| x + y);
+    assert!(doubled.iter().zip(sum.iter()).all(|(d, s)| *d == 2 * s));
+    let parity: HeapTensor<bool, Out> = sum.map(|x| x % 2 == 0);
+    assert_eq!(
+        parity.iter().filter(|p| **p).count(),
+        sum.iter().filter(|x| *x % 2 == 0).count()
+    );
+
+    // Into a caller's buffer through views.
+    let mut buf = vec![0i64; 2 * 3 * 64 * 40];
+    let mut out = TensorViewMut::<i64, Out>::new(&mut buf).unwrap();
+    a.view().broadcast_with_into(&b, &mut out, |x, y| x - y);
+    let (_, want_diff) = common::reference(
+        a.as_slice(),
+        &a.shape(),
+        b.as_slice(),
+        &b.shape(),
+        |x, y| x - y,
+    );
+    assert_eq!(buf, want_diff);
+}
