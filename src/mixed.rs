@@ -138,9 +138,13 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: BroadcastShape<S2, Numpy>,
         T: Clone,
         U: Clone,
-        V: Default + Clone,
     {
-        let (dims, out) = self.zip_runtime(rhs, AutoBroadcast::Numpy, &mut f)?;
+        let (dims, out) = self.zip_runtime::<U, S2, V>(
+            rhs.as_slice(),
+            rhs.shape(),
+            AutoBroadcast::Numpy,
+            &mut f,
+        )?;
         finish::<V, NumpyOutput<S, S2>>(&dims, out)
     }
 
@@ -157,35 +161,35 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: NoneShape<S2>,
         T: Clone,
         U: Clone,
-        V: Default + Clone,
     {
-        let (dims, out) = self.zip_runtime(rhs, AutoBroadcast::None, &mut f)?;
+        let (dims, out) =
+            self.zip_runtime::<U, S2, V>(rhs.as_slice(), rhs.shape(), AutoBroadcast::None, &mut f)?;
         finish::<V, <S as NoneShape<S2>>::Output>(&dims, out)
     }
 
-    /// The runtime half of the `try_*` operations: the output dims under `mode` (from the
-    /// runtime rules) and the elements computed by the strided kernel, whose inner loop gets
-    /// the trailing dims that are static in both shapes as a constant.
-    fn zip_runtime<U, S2, E, V>(
+    /// The runtime half of the `try_*` operations and of operators on mixed shapes: the output
+    /// dims under `mode` (from the runtime rules) and the elements computed by the strided
+    /// kernel, whose inner loop gets the trailing dims that are static in both shapes as a
+    /// constant. The right operand comes as elements and dims, so scalars fit too.
+    pub(crate) fn zip_runtime<U, S2, V>(
         &self,
-        rhs: &Tensor<U, S2, E>,
+        rhs_elements: &[U],
+        rhs_dims: S2::Index,
         mode: AutoBroadcast,
         f: &mut impl FnMut(T, U) -> V,
     ) -> Result<(rules::ShapeBuf, Vec<V>), BroadcastError>
     where
         S2: Shape,
-        E: Data<U>,
         T: Clone,
         U: Clone,
-        V: Default + Clone,
     {
-        let (da, db) = (self.shape(), rhs.shape());
+        let (da, db) = (self.shape(), rhs_dims);
         let (da, db) = (da.as_ref(), db.as_ref());
         let out_dims = rules::broadcast_shapes(da, db, mode)?;
         let count = crate::dyn_tensor::element_count::<V>(&out_dims)?;
         let (a, b) = (
             ArrayRef::new(self.as_slice(), da)?,
-            ArrayRef::new(rhs.as_slice(), db)?,
+            ArrayRef::new(rhs_elements, db)?,
         );
         // Trailing dims static in both shapes become a constant inner trip count: 7.3 us vs
         // 14.4 us without, on [_, 64] + [1, 64] with batch 1024 (benches/mixed_kernels.rs).
@@ -240,7 +244,10 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
 /// Wraps a computed output in the output type, whose static dims the runtime rules have just
 /// agreed to (a disagreement would be an error, never a panic).
 #[cfg(feature = "alloc")]
-fn finish<V, O: Shape>(dims: &[usize], out: Vec<V>) -> Result<Tensor<V, O>, BroadcastError> {
+pub(crate) fn finish<V, O: Shape>(
+    dims: &[usize],
+    out: Vec<V>,
+) -> Result<Tensor<V, O>, BroadcastError> {
     let internal = || BroadcastError::new(ErrorKind::ShapeMismatch, Operation::ToStatic, dims, &[]);
     let shape = O::from_dims(dims).ok_or_else(internal)?;
     let buffer = shape.buffer_from_vec(out).ok_or_else(internal)?;

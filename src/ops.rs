@@ -18,9 +18,14 @@
 
 use core::ops;
 
+#[cfg(feature = "alloc")]
+use crate::dim::DynKind;
+use crate::dim::{DimKind, StaticKind};
 use crate::elementwise::pick;
 use crate::kernel;
-use crate::shape::StaticShape;
+#[cfg(feature = "alloc")]
+use crate::rules::AutoBroadcast;
+use crate::shape::{Shape, StaticShape};
 use crate::storage::{Data, DataMut, Family, Join, Stack};
 use crate::tensor::{OwnedIn, Tensor};
 use crate::typelevel::{
@@ -42,28 +47,38 @@ impl_scalar!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
 /// or borrowed, any storage) or a scalar.
 pub trait Operand<T> {
     /// The operand's shape (`()` for a scalar).
-    type Shape: StaticShape;
+    type Shape: crate::shape::Shape;
     /// Where a result involving this operand is stored.
     type Family: Family;
     /// The elements, row-major.
     fn elements(&self) -> &[T];
+    /// The operand's shape value (its runtime dims, for shapes with `Dyn` dims).
+    fn shape_value(&self) -> Self::Shape;
 }
 
-impl<T, S: StaticShape, D: Data<T>> Operand<T> for &Tensor<T, S, D> {
+impl<T, S: crate::shape::Shape, D: Data<T>> Operand<T> for &Tensor<T, S, D> {
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
     fn elements(&self) -> &[T] {
         self.as_slice()
     }
+    #[inline(always)]
+    fn shape_value(&self) -> S {
+        Tensor::shape_value(self)
+    }
 }
 
-impl<T, S: StaticShape, D: Data<T>> Operand<T> for Tensor<T, S, D> {
+impl<T, S: crate::shape::Shape, D: Data<T>> Operand<T> for Tensor<T, S, D> {
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
     fn elements(&self) -> &[T] {
         self.as_slice()
+    }
+    #[inline(always)]
+    fn shape_value(&self) -> S {
+        Tensor::shape_value(self)
     }
 }
 
@@ -74,11 +89,15 @@ impl<T: Scalar> Operand<T> for T {
     fn elements(&self) -> &[T] {
         core::slice::from_ref(self)
     }
+    #[inline(always)]
+    fn shape_value(&self) {}
 }
 
 /// What a NUMPY-broadcast operation of `Self` (the left tensor) with `R` needs: the output shape
 /// and where the result is stored. Holds exactly when the shapes broadcast.
 pub trait NumpyWith<U, R: Operand<U>> {
+    /// The right operand's (static) shape.
+    type RhsShape: StaticShape;
     /// The output shape.
     type Shape: StaticShape;
     /// Where the result is stored.
@@ -97,6 +116,7 @@ macro_rules! impl_numpy_with {
             D::Family: Join<$rf>,
             $rhs: Operand<U>,
         {
+            type RhsShape = $rs;
             type Shape = NumpyOutput<S, $rs>;
             type Family = <D::Family as Join<$rf>>::Out;
         }
@@ -142,7 +162,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
             U,
             V,
             S,
-            R::Shape,
+            <Self as NumpyWith<U, R>>::RhsShape,
             <Self as NumpyWith<U, R>>::Shape,
         >(self.as_slice(), rhs.elements(), |x, y| {
             f(x.clone(), y.clone())
@@ -175,7 +195,14 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         T: Clone,
         U: Clone,
     {
-        kernel::zip_into::<T, U, V, S, R::Shape, <Self as NumpyWith<U, R>>::Shape>(
+        kernel::zip_into::<
+            T,
+            U,
+            V,
+            S,
+            <Self as NumpyWith<U, R>>::RhsShape,
+            <Self as NumpyWith<U, R>>::Shape,
+        >(
             self.as_slice(),
             rhs.elements(),
             out.as_mut_slice(),
@@ -384,37 +411,104 @@ logical! {
     xor ^ "Elementwise logical exclusive or.";
 }
 
+/// The kind of the pair of shapes of an operator: static only if both are.
+type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
+
+/// Where an operator's work goes, chosen by the kind of both shapes ([`StaticKind`] or
+/// [`DynKind`](crate::dim::DynKind)): two impls keyed on different kinds, so they never overlap.
+///
+/// * Both static: the static kernel, no runtime check, the result stored like the operands.
+/// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
+///   as the `try_*` methods; **a runtime mismatch panics** with the error's message. Use the
+///   `try_*` methods to get a `Result` instead.
+pub trait OperatorPath<T, U, R: Operand<U>, K> {
+    /// The result, holding `V`s.
+    type Output<V>;
+    /// Combines `self` with `rhs` elementwise through `f`.
+    fn apply<V>(&self, rhs: R, f: impl FnMut(T, U) -> V) -> Self::Output<V>;
+}
+
+impl<T, S, D, U, R> OperatorPath<T, U, R, StaticKind> for Tensor<T, S, D>
+where
+    S: StaticShape,
+    D: Data<T>,
+    R: Operand<U>,
+    Self: NumpyWith<U, R>,
+    T: Clone,
+    U: Clone,
+{
+    type Output<V> = Broadcasted<Self, U, R, V>;
+    #[inline(always)]
+    fn apply<V>(&self, rhs: R, f: impl FnMut(T, U) -> V) -> Self::Output<V> {
+        self.broadcast_with(rhs, f)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T, S, D, U, R> OperatorPath<T, U, R, DynKind> for Tensor<T, S, D>
+where
+    S: Shape + BroadcastShape<R::Shape, Numpy>,
+    D: Data<T>,
+    R: Operand<U>,
+    T: Clone,
+    U: Clone,
+{
+    type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
+    #[track_caller]
+    fn apply<V>(&self, rhs: R, mut f: impl FnMut(T, U) -> V) -> Self::Output<V> {
+        let result = self
+            .zip_runtime::<U, R::Shape, V>(
+                rhs.elements(),
+                rhs.shape_value().dims(),
+                AutoBroadcast::Numpy,
+                &mut f,
+            )
+            .and_then(|(dims, out)| {
+                crate::mixed::finish::<V, NumpyOutput<S, R::Shape>>(&dims, out)
+            });
+        match result {
+            Ok(tensor) => tensor,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
 macro_rules! binary_operator {
     ($($Trait:ident $method:ident;)*) => {$(
         /// NUMPY-broadcast operator; the right side is a tensor, a reference to one, or a scalar.
+        /// Fully static shapes are checked at compile time and cannot fail; with a `Dyn` dim
+        /// the runtime check panics on a mismatch (see [`OperatorPath`]; `try_*` methods return
+        /// a `Result`).
         impl<T, S, D, R> ops::$Trait<R> for &Tensor<T, S, D>
         where
-            S: StaticShape,
+            S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: NumpyWith<T, R>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
             T: Copy + ops::$Trait<Output = T>,
         {
-            type Output = Broadcasted<Tensor<T, S, D>, T, R, T>;
+            type Output = <Tensor<T, S, D> as OperatorPath<T, T, R, PairKind<S, R::Shape>>>::Output<T>;
             #[inline(always)]
+            #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
-                self.broadcast_with(rhs, |x, y| ops::$Trait::$method(x, y))
+                OperatorPath::apply(self, rhs, |x, y| ops::$Trait::$method(x, y))
             }
         }
 
         /// NUMPY-broadcast operator on an owned left side.
         impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
         where
-            S: StaticShape,
+            S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: NumpyWith<T, R>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
             T: Copy + ops::$Trait<Output = T>,
         {
-            type Output = Broadcasted<Tensor<T, S, D>, T, R, T>;
+            type Output = <Tensor<T, S, D> as OperatorPath<T, T, R, PairKind<S, R::Shape>>>::Output<T>;
             #[inline(always)]
+            #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
-                self.broadcast_with(rhs, |x, y| ops::$Trait::$method(x, y))
+                OperatorPath::apply(&self, rhs, |x, y| ops::$Trait::$method(x, y))
             }
         }
     )*};

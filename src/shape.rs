@@ -29,6 +29,8 @@ pub trait Shape: Copy + Debug + 'static {
     type Index: Copy + Debug + PartialEq + AsRef<[usize]> + AsMut<[usize]>;
     /// Owned storage for the elements of a tensor of this shape.
     type Buffer<T>;
+    /// [`StaticKind`] when every dim is static, [`DynKind`](crate::dim::DynKind) otherwise.
+    type Kind: DimKind;
 
     /// The dims, outermost first.
     fn dims(&self) -> Self::Index;
@@ -105,6 +107,7 @@ macro_rules! impl_static_shape {
             const RANK: usize = $rank;
             type Index = [usize; $rank];
             type Buffer<T> = <kind!($($d)*) as DimKind>::Buffer<nested!(T; $($d)*), T>;
+            type Kind = kind!($($d)*);
             const STATIC_DIMS: &'static [Option<usize>] = &[$(<$d as Dim>::STATIC_SIZE),*];
 
             #[inline(always)]

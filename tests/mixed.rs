@@ -232,3 +232,33 @@ fn construction_checks_and_views_without_alloc() {
     let doubled = v.try_add(&v).unwrap();
     assert_eq!(doubled.as_slice(), &[2.0, 4.0, 6.0, 8.0]);
 }
+
+/// Operators on shapes with `Dyn` dims: static dims still checked at compile time, the `Dyn`
+/// dims at run time; a runtime mismatch panics with the error's message (documented on the
+/// operators); the `try_*` methods return it instead.
+#[test]
+#[allow(clippy::op_ref)]
+fn operators_on_mixed_shapes_return_results() {
+    let bias = Tensor::<f32, Shape![1, 4]>::from([[0.5, 1.0, 1.5, 2.0]]);
+    let y: Tensor<f32, Shape![_, 3, 4]> = &x(2) + &bias;
+    assert_eq!(y, x(2).try_add(&bias).unwrap());
+    let scaled: Tensor<f32, Shape![_, 3, 4]> = &x(2) * 2.0;
+    assert_eq!(scaled[[1, 2, 3]], 46.0);
+    let owned = x(2) - &bias;
+    assert_eq!(owned[[0, 0, 0]], -0.5);
+    let per_item =
+        Tensor::<f32, Shape![_, 1, 1]>::from_shape_vec([2, 1, 1], vec![10.0, 20.0]).unwrap();
+    let z = &x(2) / &per_item;
+    assert_eq!(z[[1, 0, 0]], 12.0 / 20.0);
+    let a = Tensor::<i32, Shape![_, 3]>::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6]).unwrap();
+    let b = Tensor::<i32, Shape![2, 1]>::from([[10], [20]]);
+    let c: Tensor<i32, Shape![2, 3]> = &a % &b;
+    assert_eq!(c.as_slice(), &[1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+#[should_panic(expected = "cannot broadcast [2, 3, 4] with [3, 1, 1] (numpy): axis 0 has 2 vs 3")]
+fn operators_on_mixed_shapes_panic_with_the_error_message() {
+    let wrong = Tensor::<f32, Shape![_, 1, 1]>::from_shape_vec([3, 1, 1], vec![0.0; 3]).unwrap();
+    let _ = &x(2) + &wrong;
+}

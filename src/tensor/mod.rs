@@ -142,6 +142,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         self.shape.dims()
     }
 
+    /// The shape value itself (a tuple of dims; `Dyn` dims carry their runtime size).
+    #[inline(always)]
+    pub fn shape_value(&self) -> S {
+        self.shape
+    }
+
     /// The number of dims.
     #[inline(always)]
     pub fn rank(&self) -> usize {
