@@ -415,7 +415,7 @@ logical! {
 type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
 
 /// Where an operator's work goes, chosen by the kind of both shapes ([`StaticKind`] or
-/// [`DynKind`](crate::dim::DynKind)): two impls keyed on different kinds, so they never overlap.
+/// `DynKind`): two impls keyed on different kinds, so they never overlap.
 ///
 /// * Both static: the static kernel, no runtime check, the result stored like the operands.
 /// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
