@@ -315,6 +315,16 @@ impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
     }
 }
 
+/// The dims a shape type `S` expects when given `dims`: its static dims, with each `Dyn`
+/// position taken from `dims` (0 past their end), for error messages.
+fn expected_dims<S: Shape>(dims: &[usize]) -> rules::ShapeBuf {
+    let mut expected = [0usize; rules::MAX_RANK];
+    for (i, slot) in expected.iter_mut().enumerate().take(S::RANK) {
+        *slot = S::STATIC_DIMS[i].unwrap_or_else(|| dims.get(i).copied().unwrap_or(0));
+    }
+    rules::ShapeBuf::from_slice(&expected[..S::RANK.min(rules::MAX_RANK)]).unwrap_or_default()
+}
+
 impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// Copies this tensor (static or mixed shape) into a [`DynTensor`] of the same shape and
     /// elements.
@@ -340,7 +350,8 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// let s: Tensor<i32, Shape![2, 2]> = m.try_into_shape().unwrap();
     /// let back: Tensor<i32, Shape![_, _]> = s.try_into_shape().unwrap();
     /// assert_eq!(back.shape(), [2, 2]);
-    /// assert!(m.try_into_shape::<Shape![4, 1]>().is_err());
+    /// let e = m.try_into_shape::<Shape![4, 1]>().unwrap_err();
+    /// assert_eq!(e.to_string(), "shape [2, 2] is not the static shape [4, 1]");
     /// ```
     pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, BroadcastError> {
         let dims = self.shape();
@@ -368,6 +379,8 @@ impl<T: Clone> DynTensor<T> {
     /// let d = DynTensor::from_shape_vec(&[5, 3], vec![0.0f32; 15]).unwrap();
     /// let m: Tensor<f32, Shape![_, 3]> = d.try_into_shape().unwrap();
     /// assert_eq!(m.shape(), [5, 3]);
+    /// let e = d.try_into_shape::<Shape![_, 4]>().unwrap_err();
+    /// assert_eq!(e.to_string(), "shape [5, 3] is not the static shape [5, 4]");
     /// ```
     pub fn try_into_shape<S: Shape>(&self) -> Result<Tensor<T, S>, BroadcastError> {
         let err = || {
