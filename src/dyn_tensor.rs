@@ -356,11 +356,12 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, BroadcastError> {
         let dims = self.shape();
         let err = || {
+            let expected = expected_dims::<S2>(dims.as_ref());
             BroadcastError::new(
                 ErrorKind::ShapeMismatch,
                 Operation::ToStatic,
                 dims.as_ref(),
-                &[],
+                &expected,
             )
         };
         let shape = S2::from_dims(dims.as_ref()).ok_or_else(err)?;
@@ -384,11 +385,12 @@ impl<T: Clone> DynTensor<T> {
     /// ```
     pub fn try_into_shape<S: Shape>(&self) -> Result<Tensor<T, S>, BroadcastError> {
         let err = || {
+            let expected = expected_dims::<S>(&self.shape);
             BroadcastError::new(
                 ErrorKind::ShapeMismatch,
                 Operation::ToStatic,
                 &self.shape,
-                &[],
+                &expected,
             )
         };
         let shape = S::from_dims(&self.shape).ok_or_else(err)?;
