@@ -137,6 +137,23 @@ impl<T> DynTensor<T> {
         }
     }
 
+    /// The shared body of the elementwise operations: the output shape of `self` with `rhs`
+    /// under `mode`, a new buffer of that size, and `run` (a [`strided`] kernel) to fill it.
+    fn elementwise<U, V: Default + Clone>(
+        &self,
+        rhs: &DynTensor<U>,
+        mode: AutoBroadcast,
+        run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [V]) -> Result<(), BroadcastError>,
+    ) -> Result<DynTensor<V>, BroadcastError> {
+        let shape = rules::broadcast_shapes(&self.shape, &rhs.shape, mode)?;
+        let mut out = output::<V>(&shape)?;
+        run(self.view(), rhs.view(), &mut out)?;
+        Ok(DynTensor {
+            shape: shape.to_vec(),
+            data: out,
+        })
+    }
+
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
     pub fn zip_with<U, V: Default + Clone>(
         &self,
@@ -144,12 +161,8 @@ impl<T> DynTensor<T> {
         mode: AutoBroadcast,
         mut f: impl FnMut(&T, &U) -> V,
     ) -> Result<DynTensor<V>, BroadcastError> {
-        let shape = rules::broadcast_shapes(&self.shape, &rhs.shape, mode)?;
-        let mut out = output::<V>(&shape)?;
-        strided::zip_into(self.view(), rhs.view(), mode, &mut out, &mut f)?;
-        Ok(DynTensor {
-            shape: shape.to_vec(),
-            data: out,
+        self.elementwise(rhs, mode, |a, b, out| {
+            strided::zip_into(a, b, mode, out, &mut f)
         })
     }
 
@@ -164,12 +177,8 @@ impl<T> DynTensor<T> {
     where
         T: Element,
     {
-        let shape = rules::broadcast_shapes(&self.shape, &rhs.shape, mode)?;
-        let mut out = output::<T>(&shape)?;
-        strided::binary_into(self.view(), rhs.view(), op, mode, &mut out)?;
-        Ok(DynTensor {
-            shape: shape.to_vec(),
-            data: out,
+        self.elementwise(rhs, mode, |a, b, out| {
+            strided::binary_into(a, b, op, mode, out)
         })
     }
 
@@ -183,12 +192,8 @@ impl<T> DynTensor<T> {
     where
         T: PartialOrd,
     {
-        let shape = rules::broadcast_shapes(&self.shape, &rhs.shape, mode)?;
-        let mut out = output::<bool>(&shape)?;
-        strided::compare_into(self.view(), rhs.view(), op, mode, &mut out)?;
-        Ok(DynTensor {
-            shape: shape.to_vec(),
-            data: out,
+        self.elementwise(rhs, mode, |a, b, out| {
+            strided::compare_into(a, b, op, mode, out)
         })
     }
 
@@ -260,12 +265,8 @@ impl DynTensor<bool> {
         op: LogicalOp,
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, BroadcastError> {
-        let shape = rules::broadcast_shapes(&self.shape, &rhs.shape, mode)?;
-        let mut out = output::<bool>(&shape)?;
-        strided::logical_into(self.view(), rhs.view(), op, mode, &mut out)?;
-        Ok(DynTensor {
-            shape: shape.to_vec(),
-            data: out,
+        self.elementwise(rhs, mode, |a, b, out| {
+            strided::logical_into(a, b, op, mode, out)
         })
     }
 }

@@ -21,16 +21,17 @@
 //! ```
 
 use crate::error::{BroadcastError, ErrorKind, Operation};
-use crate::rules;
 use crate::shape::Shape;
+use crate::strided::ArrayRef;
 use crate::tensor::{Tensor, TensorView, TensorViewMut};
 
 // Owned results need a Vec: everything below these imports but the views is `alloc`-only.
 #[cfg(feature = "alloc")]
 use {
+    crate::rules,
     crate::rules::{AutoBroadcast, BroadcastMode},
     crate::storage::{Data, Owned},
-    crate::strided::{self, ArrayRef},
+    crate::strided,
     crate::typelevel::{
         Bidirectional, BidirectionalOutput, BroadcastShape, NoneShape, Numpy, NumpyOutput,
     },
@@ -51,19 +52,6 @@ fn shape_for<S: Shape>(dims: S::Index) -> Result<S, BroadcastError> {
     })
 }
 
-fn check_len(dims: &[usize], len: usize) -> Result<usize, BroadcastError> {
-    let expected = rules::checked_element_count(dims)
-        .ok_or_else(|| BroadcastError::new(ErrorKind::Overflow, Operation::Layout, dims, &[]))?;
-    if expected != len {
-        let kind = ErrorKind::LengthMismatch {
-            expected,
-            actual: len,
-        };
-        return Err(BroadcastError::new(kind, Operation::Layout, dims, &[]));
-    }
-    Ok(expected)
-}
-
 #[cfg(feature = "alloc")]
 impl<T, S: Shape> Tensor<T, S> {
     /// A tensor of shape `dims` owning `data` (row-major). Every static dim of `S` must equal
@@ -78,7 +66,8 @@ impl<T, S: Shape> Tensor<T, S> {
     /// ```
     pub fn from_shape_vec(dims: S::Index, data: Vec<T>) -> Result<Self, BroadcastError> {
         let shape = shape_for::<S>(dims)?;
-        check_len(dims.as_ref(), data.len())?;
+        // The same length and overflow checks as every runtime input.
+        ArrayRef::new(&data, dims.as_ref())?;
         let buffer = shape.buffer_from_vec(data).ok_or_else(|| {
             BroadcastError::new(
                 ErrorKind::ShapeMismatch,
@@ -96,7 +85,7 @@ impl<'a, T, S: Shape> TensorView<'a, T, S> {
     /// included, and needs no allocator.
     pub fn with_shape(dims: S::Index, data: &'a [T]) -> Result<Self, BroadcastError> {
         let shape = shape_for::<S>(dims)?;
-        check_len(dims.as_ref(), data.len())?;
+        ArrayRef::new(data, dims.as_ref())?;
         Ok(Tensor::from_parts(data, shape))
     }
 }
@@ -105,7 +94,7 @@ impl<'a, T, S: Shape> TensorViewMut<'a, T, S> {
     /// A writable view of `data` (row-major) with shape `dims`; needs no allocator.
     pub fn with_shape(dims: S::Index, data: &'a mut [T]) -> Result<Self, BroadcastError> {
         let shape = shape_for::<S>(dims)?;
-        check_len(dims.as_ref(), data.len())?;
+        ArrayRef::new(&*data, dims.as_ref())?;
         Ok(Tensor::from_parts(data, shape))
     }
 }
