@@ -80,6 +80,11 @@ impl<T> DynTensor<T> {
         &mut self.data
     }
 
+    /// The shape and the elements, borrowed together.
+    pub(crate) fn parts_mut(&mut self) -> (&[usize], &mut [T]) {
+        (&self.shape, &mut self.data)
+    }
+
     /// The elements.
     pub fn into_vec(self) -> Vec<T> {
         self.data

@@ -142,6 +142,13 @@ pub enum Operation {
     Compute,
     /// Converting a dynamic tensor to a static shape.
     ToStatic,
+    /// The binary primitive's sources and destination (O1-O3).
+    Binary,
+    /// A binary post-op's operand against the destination (O4).
+    BinaryPostOp {
+        /// The post-op's position in the chain.
+        index: usize,
+    },
 }
 
 impl fmt::Display for Operation {
@@ -158,6 +165,8 @@ impl fmt::Display for Operation {
             Operation::Reshape => f.write_str("reshape"),
             Operation::Compute => f.write_str("compute"),
             Operation::ToStatic => f.write_str("to static shape"),
+            Operation::Binary => f.write_str("binary"),
+            Operation::BinaryPostOp { index } => write!(f, "binary post-op {index}"),
         }
     }
 }
@@ -232,6 +241,14 @@ pub enum ErrorKind {
     Unsupported,
     /// Two shapes that must be equal (a reshape's element counts, a static conversion).
     ShapeMismatch,
+    /// The binary primitive: more post-ops than [`MAX_POST_OPS`](crate::binary::MAX_POST_OPS).
+    TooManyPostOps {
+        /// The supported maximum.
+        max: usize,
+    },
+    /// The binary primitive: a source given with [`Layout::Any`](crate::binary::Layout::Any),
+    /// which only a destination may have (O5).
+    AnySource,
     /// Partial shapes: two interval dims that cannot be merged (I1, I2, D11).
     IntervalMismatch {
         /// The axis where the dims meet.
@@ -332,8 +349,23 @@ impl fmt::Display for BroadcastError {
                     "cannot reshape {lhs} into {rhs}: the element counts differ"
                 )
             }
+            ErrorKind::ShapeMismatch if *op == Operation::Binary => {
+                return write!(
+                    f,
+                    "destination {lhs} is not {rhs}, the broadcast of the sources (binary)"
+                )
+            }
             ErrorKind::ShapeMismatch => {
                 return write!(f, "shape {lhs} is not the static shape {rhs}")
+            }
+            ErrorKind::TooManyPostOps { max } => {
+                return write!(f, "the binary primitive takes at most {max} post-ops")
+            }
+            ErrorKind::AnySource => {
+                return write!(
+                    f,
+                    "source {lhs} has layout `any`, which only a destination may have (binary, O5)"
+                )
             }
             ErrorKind::DivisionByZero | ErrorKind::NegativeExponent | ErrorKind::Unsupported => {
                 write!(f, "cannot compute {lhs} with {rhs}: ")?;
@@ -345,7 +377,11 @@ impl fmt::Display for BroadcastError {
         }
         match self.kind {
             ErrorKind::DimMismatch { axis, lhs, rhs } => {
-                write!(f, "axis {axis} has {lhs} vs {rhs}")
+                write!(f, "axis {axis} has {lhs} vs {rhs}")?;
+                if let Operation::BinaryPostOp { .. } = op {
+                    f.write_str("; a post-op operand dim must be 1 or the destination's (O4)")?;
+                }
+                Ok(())
             }
             ErrorKind::RankMismatch => {
                 write!(
@@ -387,7 +423,10 @@ impl fmt::Display for BroadcastError {
             ErrorKind::IntervalMismatch { axis, lhs, rhs } => {
                 write!(f, "axis {axis} has {lhs} vs {rhs}")
             }
-            ErrorKind::LengthMismatch { .. } | ErrorKind::ShapeMismatch => Ok(()),
+            ErrorKind::LengthMismatch { .. }
+            | ErrorKind::ShapeMismatch
+            | ErrorKind::TooManyPostOps { .. }
+            | ErrorKind::AnySource => Ok(()),
         }
     }
 }

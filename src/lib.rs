@@ -47,6 +47,8 @@
 //! * [`elementwise`]: the runtime operations and element semantics.
 //! * [`strided`]: runtime kernels over slices and strides, no allocator.
 //! * `DynTensor` (feature `alloc`): tensors with runtime shapes.
+//! * [`binary`]: the oneDNN-style binary primitive: both sources broadcast, fused post-ops,
+//!   memory layouts (spec section 5).
 //! * [`error`]: `Copy`, allocation-free error values.
 //!
 //! ## Features
@@ -65,6 +67,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod binary;
 pub mod dim;
 #[cfg(feature = "alloc")]
 pub(crate) mod dyn_tensor;

@@ -1,0 +1,590 @@
+//! Memory descriptors of the binary primitive: dims, strides and a layout tag, over borrowed or
+//! owned elements; the `any` destination rule (O5, A16).
+
+use core::fmt;
+
+use crate::error::{BroadcastError, ErrorKind, Operation};
+use crate::rules::{self, BINARY_MAX_NDIMS};
+use crate::typelevel::Unranked;
+
+/// How a memory's dims map to offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Plain row-major (`abcd`): the last dim is contiguous.
+    RowMajor,
+    /// Channels last (`acdb`, NHWC for rank 4): dim 1 is contiguous, the others follow in order.
+    /// For ranks below 3 this is the same as [`Layout::RowMajor`].
+    ChannelsLast,
+    /// Any other strides, given explicitly.
+    Strided,
+    /// Destination only: let the primitive choose (O5). The layout of the source that is not
+    /// broadcast; `src0`'s when neither is (A16); row-major when both are.
+    Any,
+}
+
+/// Dims and strides, inline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Desc {
+    pub(crate) ndims: usize,
+    pub(crate) dims: [usize; BINARY_MAX_NDIMS],
+    pub(crate) strides: [usize; BINARY_MAX_NDIMS],
+    pub(crate) layout: Layout,
+}
+
+impl fmt::Debug for Desc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Desc")
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+fn layout_error(kind: ErrorKind, dims: &[usize], strides: &[usize]) -> BroadcastError {
+    BroadcastError::new(kind, Operation::Layout, dims, strides)
+}
+
+impl Desc {
+    pub(crate) fn dims(&self) -> &[usize] {
+        &self.dims[..self.ndims]
+    }
+
+    pub(crate) fn strides(&self) -> &[usize] {
+        &self.strides[..self.ndims]
+    }
+
+    fn empty(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+        let mut d = Desc {
+            ndims: dims.len(),
+            dims: [0; BINARY_MAX_NDIMS],
+            strides: [0; BINARY_MAX_NDIMS],
+            layout,
+        };
+        let max = BINARY_MAX_NDIMS;
+        d.dims
+            .get_mut(..dims.len())
+            .ok_or_else(|| layout_error(ErrorKind::RankLimit { max }, dims, &[]))?
+            .copy_from_slice(dims);
+        Ok(d)
+    }
+
+    /// A dense descriptor: row-major or channels-last strides; `Any` keeps strides unset.
+    pub(crate) fn dense<T>(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+        let mut d = Desc::empty(dims, layout)?;
+        // The element count and the byte size (at most `isize::MAX`) must fit.
+        rules::checked_element_count(dims)
+            .and_then(|n| n.checked_mul(core::mem::size_of::<T>()))
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, &[]))?;
+        match layout {
+            Layout::RowMajor | Layout::ChannelsLast => {
+                let order = Order::of_layout(layout, d.ndims);
+                d.fill_dense(&order);
+            }
+            Layout::Any => {}
+            Layout::Strided => {
+                return Err(layout_error(ErrorKind::BadStrides, dims, &[]));
+            }
+        }
+        Ok(d)
+    }
+
+    /// A descriptor with explicit strides, tagged with the dense layout they match, if any.
+    pub(crate) fn strided<T>(dims: &[usize], strides: &[usize]) -> Result<Self, BroadcastError> {
+        if strides.len() != dims.len() {
+            return Err(layout_error(ErrorKind::BadStrides, dims, strides));
+        }
+        let mut d = Desc::empty(dims, Layout::Strided)?;
+        d.strides[..d.ndims].copy_from_slice(strides);
+        // The byte size of the addressed span must fit `isize`, like any Rust allocation.
+        if !dims.contains(&0) {
+            let mut last = 0usize;
+            for (&n, &s) in dims.iter().zip(strides) {
+                last = (n - 1)
+                    .checked_mul(s)
+                    .and_then(|x| x.checked_add(last))
+                    .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, strides))?;
+            }
+            last.checked_add(1)
+                .and_then(|n| n.checked_mul(core::mem::size_of::<T>()))
+                .filter(|&b| b <= isize::MAX as usize)
+                .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, strides))?;
+        }
+        for layout in [Layout::RowMajor, Layout::ChannelsLast] {
+            let mut dense = d;
+            dense.fill_dense(&Order::of_layout(layout, d.ndims));
+            if dense.same_strides_where_it_matters(&d) {
+                d.layout = layout;
+                break;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Equal strides on every dim above 1 (a size-1 dim's stride is never used).
+    fn same_strides_where_it_matters(&self, other: &Desc) -> bool {
+        (0..self.ndims).all(|i| self.dims[i] == 1 || self.strides[i] == other.strides[i])
+    }
+
+    /// Dense strides for the dims, outermost axis first in `order`.
+    fn fill_dense(&mut self, order: &Order) {
+        let mut step = 1usize;
+        for &axis in order.axes[..self.ndims].iter().rev() {
+            self.strides[axis] = step;
+            // Cannot overflow: the element count was checked.
+            step = step.saturating_mul(self.dims[axis]);
+        }
+    }
+
+    /// The number of elements a buffer needs: one past the largest offset (0 when empty).
+    pub(crate) fn span(&self) -> usize {
+        if self.dims().contains(&0) {
+            return 0;
+        }
+        // Checked when the descriptor was made.
+        self.dims()
+            .iter()
+            .zip(self.strides())
+            .fold(1, |acc, (&n, &s)| acc + (n - 1) * s)
+    }
+
+    /// Checks a buffer of `len` elements: dense layouts need exactly the element count,
+    /// explicit strides need every addressed offset inside.
+    pub(crate) fn check_len(&self, len: usize) -> Result<(), BroadcastError> {
+        let dims = self.dims();
+        match self.layout {
+            Layout::Strided => {
+                if self.span() > len {
+                    return Err(layout_error(ErrorKind::BadStrides, dims, self.strides()));
+                }
+            }
+            _ => {
+                // Checked in `dense`.
+                let expected = rules::checked_element_count(dims).unwrap_or(usize::MAX);
+                if expected != len {
+                    let kind = ErrorKind::LengthMismatch {
+                        expected,
+                        actual: len,
+                    };
+                    return Err(layout_error(kind, dims, &[]));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A destination must not write one element twice: sorted by stride, each dim above 1
+    /// steps past everything the inner ones cover.
+    pub(crate) fn check_no_overlap(&self) -> Result<(), BroadcastError> {
+        if self.layout != Layout::Strided || self.dims().contains(&0) {
+            return Ok(());
+        }
+        let mut order = Order::by_strides(self);
+        order.axes[..self.ndims].reverse();
+        let mut covered = 0usize;
+        for &axis in &order.axes[..self.ndims] {
+            let (n, s) = (self.dims[axis], self.strides[axis]);
+            if n == 1 {
+                continue;
+            }
+            if s <= covered {
+                return Err(layout_error(
+                    ErrorKind::BadStrides,
+                    self.dims(),
+                    self.strides(),
+                ));
+            }
+            // Fits: the span was checked.
+            covered += s * (n - 1);
+        }
+        Ok(())
+    }
+
+    /// O5 and A16: the destination layout for `Layout::Any`.
+    pub(crate) fn resolve_any(&mut self, src0: &Desc, src1: &Desc) {
+        let like = if src0.dims() == self.dims() {
+            Some(src0)
+        } else if src1.dims() == self.dims() {
+            Some(src1)
+        } else {
+            None
+        };
+        let order = match like {
+            Some(src) if src.layout == Layout::Strided => Order::by_strides(src),
+            Some(src) => Order::of_layout(src.layout, self.ndims),
+            None => Order::of_layout(Layout::RowMajor, self.ndims),
+        };
+        self.fill_dense(&order);
+        self.layout = match like {
+            Some(src) if src.layout != Layout::Strided => src.layout,
+            Some(_) => [Layout::RowMajor, Layout::ChannelsLast]
+                .into_iter()
+                .find(|&l| {
+                    let mut dense = *self;
+                    dense.fill_dense(&Order::of_layout(l, self.ndims));
+                    dense.same_strides_where_it_matters(self)
+                })
+                .unwrap_or(Layout::Strided),
+            None => Layout::RowMajor,
+        };
+    }
+}
+
+/// Axes from outermost to innermost.
+pub(crate) struct Order {
+    pub(crate) axes: [usize; BINARY_MAX_NDIMS],
+}
+
+impl Order {
+    fn of_layout(layout: Layout, ndims: usize) -> Order {
+        let mut axes = [0; BINARY_MAX_NDIMS];
+        for (i, a) in axes.iter_mut().enumerate() {
+            *a = i;
+        }
+        if layout == Layout::ChannelsLast && ndims >= 3 {
+            // a, c, d, ..., b
+            axes[1..ndims].rotate_left(1);
+        }
+        Order { axes }
+    }
+
+    /// By decreasing stride; ties keep the dim order (stable).
+    pub(crate) fn by_strides(d: &Desc) -> Order {
+        let mut o = Order::of_layout(Layout::RowMajor, d.ndims);
+        // Insertion sort: at most 12 axes.
+        for i in 1..d.ndims {
+            let mut j = i;
+            while j > 0 && d.strides[o.axes[j - 1]] < d.strides[o.axes[j]] {
+                o.axes.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        o
+    }
+}
+
+/// A read-only source: borrowed elements with dims and a layout.
+///
+/// ```
+/// use shaped::binary::{Layout, MemRef};
+/// let data = [0.0f32; 24];
+/// // NHWC elements of an NCHW tensor [1, 3, 2, 4].
+/// let m = MemRef::new(&data, &[1, 3, 2, 4], Layout::ChannelsLast).unwrap();
+/// assert_eq!(m.strides(), [24, 1, 12, 3]);
+/// // A transposed [4, 6] view of the same buffer.
+/// let t = MemRef::with_strides(&data, &[4, 6], &[1, 4]).unwrap();
+/// assert_eq!(t.layout(), Layout::Strided);
+/// assert!(MemRef::new(&data, &[5, 5], Layout::RowMajor).is_err());
+/// ```
+pub struct MemRef<'a, T> {
+    pub(crate) data: &'a [T],
+    pub(crate) desc: Desc,
+}
+
+impl<T> Clone for MemRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for MemRef<'_, T> {}
+
+impl<T> fmt::Debug for MemRef<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemRef")
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("layout", &self.layout())
+            .finish()
+    }
+}
+
+impl<'a, T> MemRef<'a, T> {
+    /// Elements in a dense layout ([`Layout::RowMajor`] or [`Layout::ChannelsLast`]);
+    /// `data.len()` must be the element count. A source cannot be [`Layout::Any`].
+    pub fn new(data: &'a [T], dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+        if layout == Layout::Any {
+            return Err(BroadcastError::new(
+                ErrorKind::AnySource,
+                Operation::Binary,
+                dims,
+                &[],
+            ));
+        }
+        let desc = Desc::dense::<T>(dims, layout)?;
+        desc.check_len(data.len())?;
+        Ok(MemRef { data, desc })
+    }
+
+    /// Elements at explicit strides (in elements; 0 allowed for a source). Every addressed
+    /// offset must lie inside `data`. Strides that match a dense layout are tagged with it.
+    pub fn with_strides(
+        data: &'a [T],
+        dims: &[usize],
+        strides: &[usize],
+    ) -> Result<Self, BroadcastError> {
+        let desc = Desc::strided::<T>(dims, strides)?;
+        desc.check_len(data.len())?;
+        Ok(MemRef { data, desc })
+    }
+
+    /// The dims.
+    pub fn dims(&self) -> &[usize] {
+        self.desc.dims()
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        self.desc.strides()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.desc.layout
+    }
+
+    /// The element at a multi-index, `None` when out of range.
+    pub fn get(&self, index: &[usize]) -> Option<&'a T> {
+        offset(&self.desc, index).and_then(|o| self.data.get(o))
+    }
+}
+
+fn offset(desc: &Desc, index: &[usize]) -> Option<usize> {
+    if index.len() != desc.ndims {
+        return None;
+    }
+    let mut off = 0;
+    for ((&i, &n), &s) in index.iter().zip(desc.dims()).zip(desc.strides()) {
+        if i >= n {
+            return None;
+        }
+        off += i * s;
+    }
+    Some(off)
+}
+
+/// A destination: borrowed, writable elements with dims and a layout, which may be
+/// [`Layout::Any`] until the primitive runs.
+///
+/// ```
+/// use shaped::binary::{Layout, MemMut};
+/// let mut buf = [0.0f32; 6];
+/// let d = MemMut::any(&mut buf, &[2, 3]).unwrap();
+/// assert_eq!(d.layout(), Layout::Any);
+/// ```
+pub struct MemMut<'a, T> {
+    pub(crate) data: &'a mut [T],
+    pub(crate) desc: Desc,
+}
+
+impl<T> fmt::Debug for MemMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemMut")
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("layout", &self.layout())
+            .finish()
+    }
+}
+
+impl<'a, T> MemMut<'a, T> {
+    /// A destination in a dense layout, or [`Layout::Any`]; `data.len()` must be the element
+    /// count.
+    pub fn new(data: &'a mut [T], dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+        let desc = Desc::dense::<T>(dims, layout)?;
+        desc.check_len(data.len())?;
+        Ok(MemMut { data, desc })
+    }
+
+    /// A destination whose layout the primitive chooses (O5).
+    pub fn any(data: &'a mut [T], dims: &[usize]) -> Result<Self, BroadcastError> {
+        MemMut::new(data, dims, Layout::Any)
+    }
+
+    /// A destination at explicit strides: addressed offsets inside `data`, and no element
+    /// addressed twice.
+    pub fn with_strides(
+        data: &'a mut [T],
+        dims: &[usize],
+        strides: &[usize],
+    ) -> Result<Self, BroadcastError> {
+        let desc = Desc::strided::<T>(dims, strides)?;
+        desc.check_len(data.len())?;
+        desc.check_no_overlap()?;
+        Ok(MemMut { data, desc })
+    }
+
+    /// The dims.
+    pub fn dims(&self) -> &[usize] {
+        self.desc.dims()
+    }
+
+    /// The strides, in elements (all 0 while the layout is [`Layout::Any`]).
+    pub fn strides(&self) -> &[usize] {
+        self.desc.strides()
+    }
+
+    /// The layout; after a run, the one chosen for [`Layout::Any`].
+    pub fn layout(&self) -> Layout {
+        self.desc.layout
+    }
+
+    /// The element at a multi-index, `None` when out of range or still [`Layout::Any`].
+    pub fn get(&self, index: &[usize]) -> Option<&T> {
+        if self.desc.layout == Layout::Any {
+            return None;
+        }
+        offset(&self.desc, index).and_then(|o| self.data.get(o))
+    }
+
+    /// A read-only view, to feed this destination to another primitive.
+    pub fn as_ref(&self) -> MemRef<'_, T> {
+        MemRef {
+            data: self.data,
+            desc: self.desc,
+        }
+    }
+}
+
+/// An owned result of [`Binary::run`](crate::binary::Binary::run): elements in the layout the
+/// primitive chose or was told.
+#[cfg(feature = "alloc")]
+#[derive(Clone, PartialEq)]
+pub struct Memory<T> {
+    pub(crate) data: alloc::vec::Vec<T>,
+    pub(crate) desc: Desc,
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Memory<T> {
+    /// The dims.
+    pub fn dims(&self) -> &[usize] {
+        self.desc.dims()
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        self.desc.strides()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.desc.layout
+    }
+
+    /// The elements in memory order.
+    pub fn as_slice(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The element at a multi-index, `None` when out of range.
+    pub fn get(&self, index: &[usize]) -> Option<&T> {
+        offset(&self.desc, index).and_then(|o| self.data.get(o))
+    }
+
+    /// A read-only view, to feed this result to another primitive.
+    pub fn as_ref(&self) -> MemRef<'_, T> {
+        MemRef {
+            data: &self.data,
+            desc: self.desc,
+        }
+    }
+
+    /// The elements in row-major order, as a [`DynTensor`](crate::DynTensor).
+    pub fn to_row_major(&self) -> crate::DynTensor<T>
+    where
+        T: Clone,
+    {
+        let mut out = alloc::vec::Vec::with_capacity(self.data.len());
+        let dims = self.dims();
+        if !dims.contains(&0) {
+            let mut index = [0usize; BINARY_MAX_NDIMS];
+            let index = &mut index[..dims.len()];
+            loop {
+                out.push(self.get(index).expect("index in range").clone());
+                // Odometer, last axis fastest.
+                let mut axis = dims.len();
+                loop {
+                    if axis == 0 {
+                        return crate::DynTensor::from_shape_vec(dims, out)
+                            .expect("the element count matches the dims");
+                    }
+                    axis -= 1;
+                    index[axis] += 1;
+                    if index[axis] < dims[axis] {
+                        break;
+                    }
+                    index[axis] = 0;
+                }
+            }
+        }
+        crate::DynTensor::from_shape_vec(dims, out).expect("an empty shape has no elements")
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T: fmt::Debug> fmt::Debug for Memory<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Memory")
+            .field("dims", &self.dims())
+            .field("layout", &self.layout())
+            .field("data", &self.data)
+            .finish()
+    }
+}
+
+/// Shown row-major, whatever the layout, like a [`DynTensor`](crate::DynTensor).
+#[cfg(feature = "alloc")]
+impl<T: Clone + fmt::Display> fmt::Display for Memory<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_row_major(), f)
+    }
+}
+
+/// Anything the binary primitive reads: tensors, views, [`MemRef`] and [`Memory`].
+pub trait Source<T> {
+    /// The type-level shape that static post-op checks use ([`Unranked`] when there is none).
+    type Shape;
+    /// The elements with their dims and layout.
+    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError>;
+}
+
+impl<T> Source<T> for MemRef<'_, T> {
+    type Shape = Unranked;
+    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+        Ok(*self)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Source<T> for Memory<T> {
+    type Shape = Unranked;
+    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+        Ok(self.as_ref())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Source<T> for crate::DynTensor<T> {
+    type Shape = Unranked;
+    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+        MemRef::new(self.as_slice(), self.shape(), Layout::RowMajor)
+    }
+}
+
+impl<T, S: crate::Shape, D: crate::storage::Data<T>> Source<T> for crate::Tensor<T, S, D> {
+    type Shape = S;
+    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+        MemRef::new(self.as_slice(), self.shape().as_ref(), Layout::RowMajor)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'a, T> TryFrom<&'a mut crate::DynTensor<T>> for MemMut<'a, T> {
+    type Error = BroadcastError;
+    /// A row-major destination over the tensor's elements (an error above rank 12).
+    fn try_from(t: &'a mut crate::DynTensor<T>) -> Result<Self, BroadcastError> {
+        let (dims, data) = t.parts_mut();
+        MemMut::new(data, dims, Layout::RowMajor)
+    }
+}

@@ -1,0 +1,434 @@
+//! The oneDNN-style binary primitive (spec section 5): `dst = src0 (alg) src1`, where either
+//! source may broadcast (O1-O3), followed by a chain of fused post-ops (eltwise, sum, binary
+//! with its own operand, O4), over row-major, channels-last or strided memory with the `any`
+//! destination rule (O5, A16). One pass over the data, no temporary tensor.
+//!
+//! ```
+//! # #[cfg(feature = "std")] {
+//! use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+//! use shaped::DynTensor;
+//! // NCHW [1, 2, 2, 2] data, a per-channel bias and a per-channel scale.
+//! let x = DynTensor::from_shape_vec(&[1, 2, 2, 2], vec![-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0]).unwrap();
+//! let bias = DynTensor::from_shape_vec(&[1, 2, 1, 1], vec![1.0f32, -1.0]).unwrap();
+//! let scale = DynTensor::from_shape_vec(&[1, 2, 1, 1], vec![10.0f32, 100.0]).unwrap();
+//! let prim = Binary::new(Alg::Add)
+//!     .post_op(PostOp::Eltwise(Eltwise::Relu))
+//!     .post_op(PostOp::binary(Alg::Mul, &scale));
+//! let y = prim.run(&x, &bias).unwrap();
+//! assert_eq!(y.dims(), [1, 2, 2, 2]);
+//! assert_eq!(y.as_slice(), [0.0, 0.0, 20.0, 40.0, 0.0, 0.0, 100.0, 300.0]);
+//!
+//! // No allocation: the caller's buffer, its layout chosen by the primitive (O5).
+//! let mut buf = [0.0f32; 8];
+//! let mut dst = MemMut::any(&mut buf, &[1, 2, 2, 2]).unwrap();
+//! prim.run_into(&x, &bias, &mut dst).unwrap();
+//! assert_eq!(dst.layout(), Layout::RowMajor);
+//! # }
+//! ```
+//!
+//! A post-op operand that would grow the destination is an error (O4):
+//!
+//! ```
+//! # #[cfg(feature = "std")] {
+//! use shaped::binary::{Alg, Binary, PostOp};
+//! use shaped::DynTensor;
+//! let a = DynTensor::from_shape_vec(&[1, 3], vec![1.0f32, 2.0, 3.0]).unwrap();
+//! let big = DynTensor::from_shape_vec(&[2, 3], vec![0.0f32; 6]).unwrap();
+//! let err = Binary::new(Alg::Add).post_op(PostOp::binary(Alg::Mul, &big)).run(&a, &a).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "cannot broadcast [2, 3] with [1, 3] (binary post-op 0): axis 0 has 2 vs 1; \
+//!      a post-op operand dim must be 1 or the destination's (O4)"
+//! );
+//! # }
+//! ```
+
+mod element;
+mod fused;
+mod memory;
+
+use core::marker::PhantomData;
+
+pub use crate::typelevel::{Cons, Nil, Unranked};
+pub use element::{Alg, Eltwise, Real};
+#[cfg(feature = "alloc")]
+pub use memory::Memory;
+pub use memory::{Layout, MemMut, MemRef, Source};
+
+use crate::error::{BroadcastError, ErrorKind, Operation};
+use crate::rules::{self, ShapeBuf, BINARY_MAX_NDIMS};
+use crate::shape::StaticShape;
+use crate::storage::{Data, DataMut, Join};
+use crate::tensor::{OwnedIn, Tensor};
+use crate::typelevel::{BinaryOutput, BinaryShape, DstShape, PostOpShapes};
+use fused::{Job, Step};
+use memory::Desc;
+
+/// The most post-ops one primitive takes.
+pub const MAX_POST_OPS: usize = 8;
+
+/// A post-op: applied in order to each destination value, in the same pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PostOp {
+    /// An eltwise function of the value.
+    Eltwise(Eltwise),
+    /// `value + scale * (the destination's value before the run)`: accumulation. With
+    /// [`Binary::run`] and [`Binary::apply`] the destination is new and starts at zero, so
+    /// this adds nothing there; accumulate with `run_into` or `apply_into`.
+    Sum {
+        /// The factor on the old destination value.
+        scale: f32,
+    },
+}
+
+impl PostOp {
+    /// A binary post-op: `value (alg) operand`. The operand may broadcast (each dim 1 or the
+    /// destination's) but never grows the destination (O4).
+    pub fn binary<X: ?Sized>(alg: Alg, operand: &X) -> BinaryPostOp<'_, X> {
+        BinaryPostOp { alg, operand }
+    }
+}
+
+/// A binary post-op and its operand; made by [`PostOp::binary`].
+#[derive(Debug)]
+pub struct BinaryPostOp<'a, X: ?Sized> {
+    alg: Alg,
+    operand: &'a X,
+}
+
+impl<X: ?Sized> Clone for BinaryPostOp<'_, X> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<X: ?Sized> Copy for BinaryPostOp<'_, X> {}
+
+mod sealed {
+    use super::{Alg, Eltwise, MemRef};
+    use crate::error::BroadcastError;
+
+    /// A stored post-op.
+    pub enum Slot<'a, T> {
+        Empty,
+        Eltwise(Eltwise),
+        Sum(f32),
+        Binary(Alg, MemRef<'a, T>),
+        /// An operand that could not be described (its error is reported by the run).
+        Invalid(BroadcastError),
+    }
+
+    impl<T> Clone for Slot<'_, T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+    impl<T> Copy for Slot<'_, T> {}
+}
+use sealed::Slot;
+
+/// Something [`Binary::post_op`] accepts: a [`PostOp`], an [`Eltwise`] or a [`BinaryPostOp`].
+/// `List` records binary operands' static shapes, so [`Binary::apply`] can check them at
+/// compile time.
+pub trait IntoPostOp<'a, T, P> {
+    /// The list of operand shapes after this post-op.
+    type List;
+    #[doc(hidden)]
+    fn into_slot(self) -> Slot<'a, T>;
+}
+
+impl<'a, T, P> IntoPostOp<'a, T, P> for PostOp {
+    type List = P;
+    fn into_slot(self) -> Slot<'a, T> {
+        match self {
+            PostOp::Eltwise(e) => Slot::Eltwise(e),
+            PostOp::Sum { scale } => Slot::Sum(scale),
+        }
+    }
+}
+
+impl<'a, T, P> IntoPostOp<'a, T, P> for Eltwise {
+    type List = P;
+    fn into_slot(self) -> Slot<'a, T> {
+        Slot::Eltwise(self)
+    }
+}
+
+impl<'a, T, P, X: Source<T> + ?Sized> IntoPostOp<'a, T, P> for BinaryPostOp<'a, X> {
+    type List = Cons<X::Shape, P>;
+    fn into_slot(self) -> Slot<'a, T> {
+        match self.operand.mem() {
+            Ok(m) => Slot::Binary(self.alg, m),
+            Err(e) => Slot::Invalid(e),
+        }
+    }
+}
+
+/// The binary primitive: an algorithm, optional source scales, and up to [`MAX_POST_OPS`]
+/// post-ops. Build it once, run it on many inputs.
+///
+/// `P` lists the static shapes of the binary post-ops' operands (see [`IntoPostOp`]).
+pub struct Binary<'a, T, P = Nil> {
+    alg: Alg,
+    scales: [f32; 2],
+    slots: [Slot<'a, T>; MAX_POST_OPS],
+    len: usize,
+    too_many: bool,
+    dst_layout: Layout,
+    list: PhantomData<fn() -> P>,
+}
+
+impl<T, P> Clone for Binary<'_, T, P> {
+    fn clone(&self) -> Self {
+        Binary {
+            list: PhantomData,
+            ..*self
+        }
+    }
+}
+
+impl<T, P> core::fmt::Debug for Binary<'_, T, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Binary")
+            .field("alg", &self.alg)
+            .field("scales", &self.scales)
+            .field("post_ops", &self.len)
+            .field("dst_layout", &self.dst_layout)
+            .finish()
+    }
+}
+
+impl<'a, T: Real> Binary<'a, T, Nil> {
+    /// A primitive computing `src0 (alg) src1`, with no post-ops.
+    pub fn new(alg: Alg) -> Self {
+        Binary {
+            alg,
+            scales: [1.0; 2],
+            slots: [Slot::Empty; MAX_POST_OPS],
+            len: 0,
+            too_many: false,
+            dst_layout: Layout::Any,
+            list: PhantomData,
+        }
+    }
+}
+
+impl<'a, T: Real, P> Binary<'a, T, P> {
+    /// Scales applied to the sources first: `dst = (src0_scale * src0) (alg) (src1_scale * src1)`.
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use shaped::binary::{Alg, Binary};
+    /// use shaped::DynTensor;
+    /// let a = DynTensor::from_shape_vec(&[2], vec![1.0f32, 2.0]).unwrap();
+    /// let b = DynTensor::from_shape_vec(&[1], vec![10.0f32]).unwrap();
+    /// let d = Binary::new(Alg::Sub).scales(3.0, 0.5).run(&a, &b).unwrap();
+    /// assert_eq!(d.as_slice(), [-2.0, 1.0]);
+    /// # }
+    /// ```
+    pub fn scales(mut self, src0: f32, src1: f32) -> Self {
+        self.scales = [src0, src1];
+        self
+    }
+
+    /// The destination layout for [`Binary::run`]; [`Layout::Any`] (the default) follows O5.
+    /// [`Layout::Strided`] has no strides to follow and makes `run` fail.
+    pub fn dst_layout(mut self, layout: Layout) -> Self {
+        self.dst_layout = layout;
+        self
+    }
+
+    /// Appends a post-op. Past [`MAX_POST_OPS`] the runs return
+    /// [`ErrorKind::TooManyPostOps`].
+    pub fn post_op<O: IntoPostOp<'a, T, P>>(self, op: O) -> Binary<'a, T, O::List> {
+        let mut slots = self.slots;
+        let mut too_many = self.too_many;
+        match slots.get_mut(self.len) {
+            Some(slot) => *slot = op.into_slot(),
+            None => too_many = true,
+        }
+        Binary {
+            alg: self.alg,
+            scales: self.scales,
+            slots,
+            len: (self.len + 1).min(MAX_POST_OPS),
+            too_many,
+            dst_layout: self.dst_layout,
+            list: PhantomData,
+        }
+    }
+
+    /// The algorithm.
+    pub fn alg(&self) -> Alg {
+        self.alg
+    }
+
+    /// The number of post-ops.
+    pub fn post_op_count(&self) -> usize {
+        self.len
+    }
+
+    /// The destination dims for sources of these dims (O1-O3).
+    pub fn dst_dims(
+        &self,
+        src0: &[usize],
+        src1: &[usize],
+    ) -> Result<ShapeBuf<BINARY_MAX_NDIMS>, BroadcastError> {
+        rules::binary_dst_shape(src0, src1)
+    }
+
+    /// Runs into a new destination in [`Binary::dst_layout`] (O5 by default).
+    #[cfg(feature = "alloc")]
+    pub fn run<A, B>(&self, src0: &A, src1: &B) -> Result<Memory<T>, BroadcastError>
+    where
+        A: Source<T> + ?Sized,
+        B: Source<T> + ?Sized,
+    {
+        let (a, b) = (src0.mem()?, src1.mem()?);
+        let dims = rules::binary_dst_shape(a.dims(), b.dims())?;
+        let mut desc = Desc::dense::<T>(&dims, self.dst_layout)?;
+        let count = dims.element_count().unwrap_or(0);
+        let mut data = alloc::vec![T::ZERO; count];
+        self.execute(a, b, &mut data, &mut desc)?;
+        Ok(Memory { data, desc })
+    }
+
+    /// Runs into the caller's destination, with no allocation. A [`Layout::Any`] destination
+    /// takes its layout from O5; [`MemMut::layout`] reports the choice afterwards.
+    pub fn run_into<A, B>(
+        &self,
+        src0: &A,
+        src1: &B,
+        dst: &mut MemMut<'_, T>,
+    ) -> Result<(), BroadcastError>
+    where
+        A: Source<T> + ?Sized,
+        B: Source<T> + ?Sized,
+    {
+        let (a, b) = (src0.mem()?, src1.mem()?);
+        self.execute(a, b, dst.data, &mut dst.desc)
+    }
+
+    /// The static front end: sources with static shapes, every shape rule checked at compile
+    /// time (O1-O4 for static post-op operands); the result is a new row-major tensor,
+    /// on the heap when either source is.
+    ///
+    /// The remaining errors are run-time ones: too many post-ops, or a runtime-shaped post-op
+    /// operand that does not fit.
+    ///
+    /// ```
+    /// use shaped::binary::{Alg, Binary, Eltwise, PostOp};
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2, 3]>::from([[-1.0, 0.5, 2.0], [3.0, -4.0, 1.0]]);
+    /// let bias = Tensor::<f32, Shape![1, 3]>::from([[1.0, 1.0, -1.0]]);
+    /// let scale = Tensor::<f32, Shape![2, 1]>::from([[2.0], [10.0]]);
+    /// let y = Binary::new(Alg::Add)
+    ///     .post_op(Eltwise::Relu)
+    ///     .post_op(PostOp::binary(Alg::Mul, &scale))
+    ///     .apply(&x, &bias)
+    ///     .unwrap();
+    /// let expected: Tensor<f32, Shape![2, 3]> = Tensor::from([[0.0, 3.0, 2.0], [40.0, 0.0, 0.0]]);
+    /// assert_eq!(y, expected);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn apply<S0, D0, S1, D1>(
+        &self,
+        src0: &Tensor<T, S0, D0>,
+        src1: &Tensor<T, S1, D1>,
+    ) -> Result<
+        OwnedIn<<D0::Family as Join<D1::Family>>::Out, T, BinaryOutput<S0, S1>>,
+        BroadcastError,
+    >
+    where
+        S0: StaticShape + BinaryShape<S1>,
+        S1: StaticShape,
+        BinaryOutput<S0, S1>: StaticShape,
+        P: PostOpShapes<BinaryOutput<S0, S1>>,
+        D0: Data<T>,
+        D1: Data<T>,
+        D0::Family: Join<D1::Family>,
+    {
+        let mut out =
+            OwnedIn::<<D0::Family as Join<D1::Family>>::Out, T, BinaryOutput<S0, S1>>::from_fn(
+                |_| T::ZERO,
+            );
+        let mut desc = Desc::dense::<T>(BinaryOutput::<S0, S1>::DIMS, Layout::RowMajor)?;
+        self.execute(src0.mem()?, src1.mem()?, out.as_mut_slice(), &mut desc)?;
+        Ok(out)
+    }
+
+    /// [`Binary::apply`] into the caller's static tensor or view, whose shape must be the
+    /// sources' broadcast shape (checked at compile time). Sum post-ops accumulate into it.
+    pub fn apply_into<S0, D0, S1, D1, SD, DD>(
+        &self,
+        src0: &Tensor<T, S0, D0>,
+        src1: &Tensor<T, S1, D1>,
+        dst: &mut Tensor<T, SD, DD>,
+    ) -> Result<(), BroadcastError>
+    where
+        S0: StaticShape + BinaryShape<S1>,
+        S1: StaticShape,
+        SD: StaticShape + DstShape<BinaryOutput<S0, S1>>,
+        P: PostOpShapes<SD>,
+        D0: Data<T>,
+        D1: Data<T>,
+        DD: DataMut<T>,
+    {
+        let mut desc = Desc::dense::<T>(SD::DIMS, Layout::RowMajor)?;
+        self.execute(src0.mem()?, src1.mem()?, dst.as_mut_slice(), &mut desc)
+    }
+
+    /// Checks everything, resolves an `any` destination, then makes the one pass.
+    fn execute(
+        &self,
+        a: MemRef<'_, T>,
+        b: MemRef<'_, T>,
+        dst: &mut [T],
+        dst_desc: &mut Desc,
+    ) -> Result<(), BroadcastError> {
+        if self.too_many {
+            let kind = ErrorKind::TooManyPostOps { max: MAX_POST_OPS };
+            return Err(BroadcastError::new(
+                kind,
+                Operation::Binary,
+                a.dims(),
+                b.dims(),
+            ));
+        }
+        rules::binary_check_dst(a.dims(), b.dims(), dst_desc.dims())?;
+        let mut chain = [Step::Sum(T::ZERO); MAX_POST_OPS];
+        let mut operands = [a; MAX_POST_OPS];
+        let (mut n_steps, mut n_operands) = (0, 0);
+        for (index, slot) in self.slots[..self.len].iter().enumerate() {
+            chain[n_steps] = match *slot {
+                Slot::Empty => continue,
+                Slot::Invalid(e) => return Err(e),
+                Slot::Eltwise(e) => Step::Eltwise(e),
+                Slot::Sum(s) => Step::Sum(T::from_f32(s)),
+                Slot::Binary(alg, m) => {
+                    rules::post_op_fits(index, m.dims(), dst_desc.dims())?;
+                    operands[n_operands] = m;
+                    n_operands += 1;
+                    Step::Binary(alg, n_operands - 1)
+                }
+            };
+            n_steps += 1;
+        }
+        if dst_desc.layout == Layout::Any {
+            dst_desc.resolve_any(&a.desc, &b.desc);
+        }
+        dst_desc.check_len(dst.len())?;
+        let scales = (self.scales != [1.0; 2])
+            .then(|| [T::from_f32(self.scales[0]), T::from_f32(self.scales[1])]);
+        fused::run(Job {
+            alg: self.alg,
+            scales,
+            src0: a,
+            src1: b,
+            chain: &chain[..n_steps],
+            operands: &operands[..n_operands],
+            dst,
+            dst_desc: *dst_desc,
+        });
+        Ok(())
+    }
+}
