@@ -420,9 +420,15 @@ pub struct Nil;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cons<H, T>(core::marker::PhantomData<(H, T)>);
 
+/// A post-op list whose operand shapes are not tracked: every operand is checked at run time.
+/// This is what a chain built in a loop uses ([`Binary::push_post_op`](crate::binary::Binary::push_post_op)).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuntimeChecked;
+
 /// Every post-op operand shape of the list fits the destination `Dst` ([`PostOpShape`]).
 pub trait PostOpShapes<Dst> {}
 impl<Dst> PostOpShapes<Dst> for Nil {}
+impl<Dst> PostOpShapes<Dst> for RuntimeChecked {}
 impl<Dst, H: PostOpShape<Dst>, T: PostOpShapes<Dst>> PostOpShapes<Dst> for Cons<H, T> {}
 
 /// A static destination given to the binary primitive has exactly the sources' broadcast shape.

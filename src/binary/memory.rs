@@ -149,27 +149,28 @@ impl Desc {
             .fold(1, |acc, (&n, &s)| acc + (n - 1) * s)
     }
 
-    /// Checks a buffer of `len` elements: dense layouts need exactly the element count,
-    /// explicit strides need every addressed offset inside.
-    pub(crate) fn check_len(&self, len: usize) -> Result<(), BroadcastError> {
-        let dims = self.dims();
-        match self.layout {
-            Layout::Strided => {
-                if self.span() > len {
-                    return Err(layout_error(ErrorKind::BadStrides, dims, self.strides()));
-                }
-            }
-            _ => {
-                // Checked in `dense`.
-                let expected = rules::checked_element_count(dims).unwrap_or(usize::MAX);
-                if expected != len {
-                    let kind = ErrorKind::LengthMismatch {
-                        expected,
-                        actual: len,
-                    };
-                    return Err(layout_error(kind, dims, &[]));
-                }
-            }
+    /// A dense buffer holds exactly the element count.
+    pub(crate) fn check_dense_len(&self, len: usize) -> Result<(), BroadcastError> {
+        // The count was checked in `dense`.
+        let expected = rules::checked_element_count(self.dims()).unwrap_or(usize::MAX);
+        if expected != len {
+            let kind = ErrorKind::LengthMismatch {
+                expected,
+                actual: len,
+            };
+            return Err(layout_error(kind, self.dims(), &[]));
+        }
+        Ok(())
+    }
+
+    /// Every offset the strides address lies inside a buffer of `len` elements.
+    pub(crate) fn check_span(&self, len: usize) -> Result<(), BroadcastError> {
+        if self.span() > len {
+            return Err(layout_error(
+                ErrorKind::BadStrides,
+                self.dims(),
+                self.strides(),
+            ));
         }
         Ok(())
     }
@@ -312,7 +313,7 @@ impl<'a, T> MemRef<'a, T> {
             ));
         }
         let desc = Desc::dense::<T>(dims, layout)?;
-        desc.check_len(data.len())?;
+        desc.check_dense_len(data.len())?;
         Ok(MemRef { data, desc })
     }
 
@@ -324,7 +325,7 @@ impl<'a, T> MemRef<'a, T> {
         strides: &[usize],
     ) -> Result<Self, BroadcastError> {
         let desc = Desc::strided::<T>(dims, strides)?;
-        desc.check_len(data.len())?;
+        desc.check_span(data.len())?;
         Ok(MemRef { data, desc })
     }
 
@@ -392,7 +393,7 @@ impl<'a, T> MemMut<'a, T> {
     /// count.
     pub fn new(data: &'a mut [T], dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
         let desc = Desc::dense::<T>(dims, layout)?;
-        desc.check_len(data.len())?;
+        desc.check_dense_len(data.len())?;
         Ok(MemMut { data, desc })
     }
 
@@ -409,7 +410,7 @@ impl<'a, T> MemMut<'a, T> {
         strides: &[usize],
     ) -> Result<Self, BroadcastError> {
         let desc = Desc::strided::<T>(dims, strides)?;
-        desc.check_len(data.len())?;
+        desc.check_span(data.len())?;
         desc.check_no_overlap()?;
         Ok(MemMut { data, desc })
     }

@@ -49,7 +49,7 @@ mod memory;
 
 use core::marker::PhantomData;
 
-pub use crate::typelevel::{Cons, Nil, Unranked};
+pub use crate::typelevel::{Cons, Nil, RuntimeChecked, Unranked};
 pub use element::{Alg, Eltwise, Real};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
@@ -257,6 +257,20 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         }
     }
 
+    /// The same primitive with its post-op operands checked at run time only, so that
+    /// [`push_post_op`](Binary::push_post_op) can extend it in a loop.
+    pub fn runtime_checked(self) -> Binary<'a, T, RuntimeChecked> {
+        Binary {
+            alg: self.alg,
+            scales: self.scales,
+            slots: self.slots,
+            len: self.len,
+            too_many: self.too_many,
+            dst_layout: self.dst_layout,
+            list: PhantomData,
+        }
+    }
+
     /// The algorithm.
     pub fn alg(&self) -> Alg {
         self.alg
@@ -416,7 +430,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         if dst_desc.layout == Layout::Any {
             dst_desc.resolve_any(&a.desc, &b.desc);
         }
-        dst_desc.check_len(dst.len())?;
+        dst_desc.check_span(dst.len())?;
         let scales = (self.scales != [1.0; 2])
             .then(|| [T::from_f32(self.scales[0]), T::from_f32(self.scales[1])]);
         fused::run(Job {
@@ -430,5 +444,32 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             dst_desc: *dst_desc,
         });
         Ok(())
+    }
+}
+
+impl<'a, T: Real> Binary<'a, T, RuntimeChecked> {
+    /// Appends a post-op in place, for chains read at run time (from a model file, say).
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use shaped::binary::{Alg, Binary, Eltwise, PostOp};
+    /// use shaped::DynTensor;
+    /// let x = DynTensor::from_shape_vec(&[3], vec![-1.0f32, 0.5, 2.0]).unwrap();
+    /// let mut prim = Binary::new(Alg::Add).runtime_checked();
+    /// for e in [Eltwise::Relu, Eltwise::Square] {
+    ///     prim.push_post_op(PostOp::Eltwise(e));
+    /// }
+    /// prim.push_post_op(PostOp::binary(Alg::Sub, &x));
+    /// assert_eq!(prim.run(&x, &x).unwrap().as_slice(), [1.0, 0.5, 14.0]);
+    /// # }
+    /// ```
+    pub fn push_post_op<O: IntoPostOp<'a, T, RuntimeChecked>>(&mut self, op: O) {
+        match self.slots.get_mut(self.len) {
+            Some(slot) => {
+                *slot = op.into_slot();
+                self.len += 1;
+            }
+            None => self.too_many = true,
+        }
     }
 }

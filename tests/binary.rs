@@ -1,0 +1,721 @@
+//! The binary primitive (spec section 5): one test per rule (O1-O6, A16), every algorithm and
+//! post-op, and a randomized check that layouts never change a result, against an index-by-index
+//! reference.
+
+use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
+use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor, ErrorKind, Shape, Tensor};
+
+fn dyn_t(dims: &[usize], data: &[f32]) -> DynTensor<f32> {
+    DynTensor::from_shape_vec(dims, data.to_vec()).unwrap()
+}
+
+fn iota(dims: &[usize]) -> DynTensor<f32> {
+    let n: usize = dims.iter().product();
+    dyn_t(dims, &(0..n).map(|i| i as f32 - 3.0).collect::<Vec<_>>())
+}
+
+#[test]
+fn o1_src0_src1_and_dst_have_the_same_rank() {
+    let e = Binary::new(Alg::Add)
+        .run(&iota(&[2, 3]), &iota(&[3]))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RankMismatch);
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [2, 3] with [3] (binary): ranks 2 and 1 differ"
+    );
+    // A destination of another rank.
+    let mut buf = [0.0f32; 6];
+    let mut dst = MemMut::new(&mut buf, &[6], Layout::RowMajor).unwrap();
+    let e = Binary::new(Alg::Add)
+        .run_into(&iota(&[2, 3]), &iota(&[2, 3]), &mut dst)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "destination [6] is not [2, 3], the broadcast of the sources (binary)"
+    );
+}
+
+#[test]
+fn o2_either_source_may_broadcast() {
+    // 1x4 with 4x1 gives 4x4 (the RFC's picture).
+    let a = dyn_t(&[1, 4], &[1.0, 2.0, 3.0, 4.0]);
+    let b = dyn_t(&[4, 1], &[10.0, 20.0, 30.0, 40.0]);
+    let d = Binary::new(Alg::Add).run(&a, &b).unwrap();
+    assert_eq!(d.dims(), [4, 4]);
+    assert_eq!(d.get(&[2, 1]), Some(&32.0));
+    assert_eq!(d.get(&[0, 3]), Some(&14.0));
+    // A mismatch names the axis.
+    let e = Binary::new(Alg::Add)
+        .run(&iota(&[2, 3]), &iota(&[2, 4]))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [2, 3] with [2, 4] (binary): axis 1 has 3 vs 4"
+    );
+    // O2: when src0 differs from dst, src1 must equal it: [1, 4] and [1, 4] cannot make [3, 4].
+    let mut buf = [0.0f32; 12];
+    let mut dst = MemMut::new(&mut buf, &[3, 4], Layout::RowMajor).unwrap();
+    let e = Binary::new(Alg::Add)
+        .run_into(&a, &a, &mut dst)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
+    assert_eq!(
+        e.to_string(),
+        "destination [3, 4] is not [1, 4], the broadcast of the sources (binary)"
+    );
+}
+
+#[test]
+fn o3_one_against_zero_gives_zero_not_max() {
+    let a = dyn_t(&[1, 3], &[1.0, 2.0, 3.0]);
+    let b = dyn_t(&[0, 1], &[]);
+    let d = Binary::new(Alg::Add).run(&a, &b).unwrap();
+    assert_eq!(d.dims(), [0, 3]);
+    assert!(d.as_slice().is_empty());
+    assert_eq!(
+        Binary::<f32>::new(Alg::Add)
+            .dst_dims(&[1, 0], &[5, 1])
+            .unwrap(),
+        [5, 0]
+    );
+}
+
+#[test]
+fn o4_post_op_operand_broadcasts_but_never_grows_the_destination() {
+    let x = iota(&[2, 3]);
+    // Operand [1, 3] and [2, 1] broadcast onto [2, 3].
+    let row = dyn_t(&[1, 3], &[1.0, 10.0, 100.0]);
+    let col = dyn_t(&[2, 1], &[2.0, -1.0]);
+    let d = Binary::new(Alg::Add)
+        .post_op(PostOp::binary(Alg::Mul, &row))
+        .post_op(PostOp::binary(Alg::Add, &col))
+        .run(&x, &x)
+        .unwrap();
+    // x = [-3, -2, -1, 0, 1, 2]; 2x, times row, plus col.
+    assert_eq!(d.as_slice(), [-4.0, -38.0, -198.0, -1.0, 19.0, 399.0]);
+    // An operand bigger than dst: dst [1, 3] from [1, 3] + [1, 3]; operand [2, 3].
+    let small = iota(&[1, 3]);
+    let e = Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .post_op(PostOp::binary(Alg::Mul, &x))
+        .run(&small, &small)
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimMismatch {
+            axis: 0,
+            lhs: 2,
+            rhs: 1
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [2, 3] with [1, 3] (binary post-op 1): axis 0 has 2 vs 1; \
+         a post-op operand dim must be 1 or the destination's (O4)"
+    );
+    // Another rank.
+    let e = Binary::new(Alg::Add)
+        .post_op(PostOp::binary(Alg::Mul, &iota(&[3])))
+        .run(&x, &x)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [3] with [2, 3] (binary post-op 0): ranks 1 and 2 differ"
+    );
+}
+
+#[test]
+fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
+    let dims = [2, 3, 2, 2];
+    let big: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let bias = [1.0f32, 2.0, 3.0];
+    let nhwc = MemRef::new(&big, &dims, Layout::ChannelsLast).unwrap();
+    let nchw = MemRef::new(&big, &dims, Layout::RowMajor).unwrap();
+    let per_c = MemRef::new(&bias, &[1, 3, 1, 1], Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Add);
+    // src0 is the full one: its layout.
+    assert_eq!(
+        prim.run(&nhwc, &per_c).unwrap().layout(),
+        Layout::ChannelsLast
+    );
+    assert_eq!(prim.run(&nchw, &per_c).unwrap().layout(), Layout::RowMajor);
+    // src1 is the full one (src0 broadcasts): src1's layout.
+    let d = prim.run(&per_c, &nhwc).unwrap();
+    assert_eq!(d.layout(), Layout::ChannelsLast);
+    assert_eq!(d.strides(), [12, 1, 6, 3]);
+    // Both broadcast: plain row-major.
+    let a = [1.0f32, 2.0];
+    let col = MemRef::new(&a, &[2, 1, 1, 1], Layout::ChannelsLast).unwrap();
+    assert_eq!(prim.run(&col, &per_c).unwrap().layout(), Layout::RowMajor);
+    // A strided source's dim order is kept, densely: a transposed [3, 4] gives a dense transpose.
+    let t_data: Vec<f32> = (0..12).map(|i| i as f32).collect();
+    let t = MemRef::with_strides(&t_data, &[3, 4], &[1, 3]).unwrap();
+    let d = prim
+        .run(
+            &t,
+            &MemRef::new(&[0.0f32], &[1, 1], Layout::RowMajor).unwrap(),
+        )
+        .unwrap();
+    assert_eq!(
+        (d.layout(), d.strides()),
+        (Layout::Strided, &[1usize, 3][..])
+    );
+    assert_eq!(d.get(&[2, 1]), t.get(&[2, 1]));
+    // src0 itself may not be `any`.
+    let e = MemRef::new(&big, &dims, Layout::Any).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AnySource);
+    assert_eq!(
+        e.to_string(),
+        "source [2, 3, 2, 2] has layout `any`, which only a destination may have (binary, O5)"
+    );
+    // The caller's `any` buffer reports the choice.
+    let mut buf = [0.0f32; 24];
+    let mut dst = MemMut::any(&mut buf, &dims).unwrap();
+    prim.run_into(&nhwc, &per_c, &mut dst).unwrap();
+    assert_eq!(dst.layout(), Layout::ChannelsLast);
+    assert_eq!(
+        dst.get(&[1, 2, 0, 1]),
+        Some(&(nhwc.get(&[1, 2, 0, 1]).unwrap() + 3.0))
+    );
+}
+
+#[test]
+fn a16_equal_sources_take_src0_layout() {
+    let data: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let dims = [2, 3, 2, 2];
+    let rm = MemRef::new(&data, &dims, Layout::RowMajor).unwrap();
+    let cl = MemRef::new(&data, &dims, Layout::ChannelsLast).unwrap();
+    let prim = Binary::new(Alg::Sub);
+    assert_eq!(prim.run(&rm, &cl).unwrap().layout(), Layout::RowMajor);
+    assert_eq!(prim.run(&cl, &rm).unwrap().layout(), Layout::ChannelsLast);
+}
+
+#[test]
+fn o6_benchdnn_pads_src1_on_the_right_which_is_pdpd_axis_0() {
+    // benchdnn `3x7x5x1:3x7` means src1 3x7x1x1: left alignment, PDPD with axis 0, not NUMPY.
+    let (a_dims, b_dims) = ([3, 7, 5, 1], [3, 7]);
+    let pdpd = broadcast_shapes(&a_dims, &b_dims, AutoBroadcast::Pdpd { axis: 0 }).unwrap();
+    assert_eq!(pdpd, a_dims);
+    assert!(broadcast_shapes(&a_dims, &b_dims, AutoBroadcast::Numpy).is_err());
+    let a = iota(&a_dims);
+    let b = iota(&b_dims);
+    let padded = b.clone().reshape(&[3, 7, 1, 1]).unwrap();
+    let prim = Binary::new(Alg::Mul).run(&a, &padded).unwrap();
+    let reference = a
+        .binary(&b, BinaryOp::Multiply, AutoBroadcast::Pdpd { axis: 0 })
+        .unwrap();
+    assert_eq!(prim.as_slice(), reference.as_slice());
+}
+
+#[test]
+fn every_algorithm_with_comparisons_writing_one_or_zero() {
+    let a = dyn_t(&[5], &[1.0, 2.0, 3.0, f32::NAN, -0.0]);
+    let b = dyn_t(&[5], &[2.0, 2.0, 1.0, 0.0, 0.0]);
+    let run = |alg| Binary::new(alg).run(&a, &b).unwrap().as_slice().to_vec();
+    assert_eq!(run(Alg::Add)[..3], [3.0, 4.0, 4.0]);
+    assert_eq!(run(Alg::Sub)[..3], [-1.0, 0.0, 2.0]);
+    assert_eq!(run(Alg::Mul)[..3], [2.0, 4.0, 3.0]);
+    assert_eq!(run(Alg::Div)[..3], [0.5, 1.0, 3.0]);
+    let max = run(Alg::Max);
+    assert_eq!(max[..3], [2.0, 2.0, 3.0]);
+    assert!(max[3].is_nan(), "max propagates NaN");
+    let min = run(Alg::Min);
+    assert_eq!(min[..3], [1.0, 2.0, 1.0]);
+    assert!(min[3].is_nan(), "min propagates NaN");
+    assert_eq!(run(Alg::Ge), [0.0, 1.0, 1.0, 0.0, 1.0]);
+    assert_eq!(run(Alg::Gt), [0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(run(Alg::Le), [1.0, 1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(run(Alg::Lt), [1.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(run(Alg::Eq), [0.0, 1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(run(Alg::Ne), [1.0, 0.0, 1.0, 1.0, 0.0]);
+    // Division by zero is IEEE, not an error.
+    let z = Binary::new(Alg::Div).run(&a, &dyn_t(&[1], &[0.0])).unwrap();
+    assert_eq!(z.as_slice()[0], f32::INFINITY);
+}
+
+#[test]
+fn every_eltwise_post_op() {
+    let x = dyn_t(&[6], &[-2.0, -0.5, 0.0, 0.5, 2.0, 7.0]);
+    let zero = dyn_t(&[1], &[0.0]);
+    let run = |e: Eltwise| {
+        Binary::new(Alg::Add)
+            .post_op(PostOp::Eltwise(e))
+            .run(&x, &zero)
+            .unwrap()
+    };
+    let get = |e| run(e).as_slice().to_vec();
+    assert_eq!(get(Eltwise::Relu), [0.0, 0.0, 0.0, 0.5, 2.0, 7.0]);
+    assert_eq!(
+        get(Eltwise::LeakyRelu { slope: 0.1 }),
+        [-0.2, -0.05, 0.0, 0.5, 2.0, 7.0]
+    );
+    assert_eq!(
+        get(Eltwise::Clip { lo: -1.0, hi: 6.0 }),
+        [-1.0, -0.5, 0.0, 0.5, 2.0, 6.0]
+    );
+    assert_eq!(
+        get(Eltwise::Linear {
+            alpha: 2.0,
+            beta: 1.0
+        }),
+        [-3.0, 0.0, 1.0, 2.0, 5.0, 15.0]
+    );
+    assert_eq!(get(Eltwise::Abs), [2.0, 0.5, 0.0, 0.5, 2.0, 7.0]);
+    assert_eq!(get(Eltwise::Square), [4.0, 0.25, 0.0, 0.25, 4.0, 49.0]);
+    let close = |e: Eltwise, f: fn(f32) -> f32| {
+        for (&got, &v) in run(e).as_slice().iter().zip(x.as_slice()) {
+            let want = f(v);
+            assert!(
+                (got - want).abs() <= 1e-6 * want.abs().max(1.0) || (got.is_nan() && want.is_nan()),
+                "{e:?}({v}) = {got}, want {want}"
+            );
+        }
+    };
+    close(Eltwise::Sqrt, f32::sqrt);
+    close(Eltwise::Exp, f32::exp);
+    close(Eltwise::Tanh, f32::tanh);
+    close(Eltwise::Logistic, |v| 1.0 / (1.0 + (-v).exp()));
+    close(Eltwise::Gelu, |v| {
+        0.5 * v * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (v + 0.044715 * v * v * v)).tanh())
+    });
+    // gelu(2) by the tanh form, computed independently.
+    assert!((Eltwise::Gelu.apply(2.0f64) - 1.954_597_694_087_775).abs() < 1e-12);
+}
+
+#[test]
+fn post_ops_apply_in_order_and_sum_accumulates_into_the_old_destination() {
+    let a = dyn_t(&[4], &[-2.0, -1.0, 1.0, 2.0]);
+    let b = dyn_t(&[1], &[0.5]);
+    let mut buf = [10.0f32, 20.0, 30.0, 40.0];
+    let mut dst = MemMut::new(&mut buf, &[4], Layout::RowMajor).unwrap();
+    // (a + b), then relu, then + 0.5 * old, then * 2.
+    Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .post_op(PostOp::Sum { scale: 0.5 })
+        .post_op(Eltwise::Linear {
+            alpha: 2.0,
+            beta: 0.0,
+        })
+        .run_into(&a, &b, &mut dst)
+        .unwrap();
+    assert_eq!(buf, [10.0, 20.0, 33.0, 45.0]);
+    // Order matters: sum first, relu after.
+    let mut buf = [-10.0f32, 20.0, -30.0, 40.0];
+    let mut dst = MemMut::new(&mut buf, &[4], Layout::RowMajor).unwrap();
+    Binary::new(Alg::Add)
+        .post_op(PostOp::Sum { scale: 1.0 })
+        .post_op(Eltwise::Relu)
+        .run_into(&a, &b, &mut dst)
+        .unwrap();
+    assert_eq!(buf, [0.0, 19.5, 0.0, 42.5]);
+    // A new destination starts at zero: sum adds nothing.
+    let d = Binary::new(Alg::Add)
+        .post_op(PostOp::Sum { scale: 3.0 })
+        .run(&a, &b)
+        .unwrap();
+    assert_eq!(d.as_slice(), [-1.5, -0.5, 1.5, 2.5]);
+}
+
+#[test]
+fn source_scales_apply_before_the_algorithm() {
+    let a = dyn_t(&[2, 1], &[1.0, 2.0]);
+    let b = dyn_t(&[1, 2], &[10.0, 20.0]);
+    let d = Binary::new(Alg::Add).scales(2.0, 0.1).run(&a, &b).unwrap();
+    assert_eq!(d.as_slice(), [3.0, 4.0, 5.0, 6.0]);
+    // Scales on strided inputs take the gather path.
+    let data = [1.0f32, 3.0, 2.0, 4.0];
+    let t = MemRef::with_strides(&data, &[2, 2], &[1, 2]).unwrap();
+    let d = Binary::new(Alg::Mul).scales(-1.0, 1.0).run(&t, &t).unwrap();
+    assert_eq!(d.to_row_major().as_slice(), [-1.0, -4.0, -9.0, -16.0]);
+}
+
+#[test]
+fn zero_size_dims_and_rank_0() {
+    let s = Binary::new(Alg::Mul)
+        .post_op(Eltwise::Square)
+        .run(&dyn_t(&[], &[3.0]), &dyn_t(&[], &[-2.0]))
+        .unwrap();
+    assert_eq!((s.dims(), s.as_slice()), (&[][..], &[36.0f32][..]));
+    let e = Binary::new(Alg::Add)
+        .post_op(PostOp::binary(Alg::Add, &iota(&[1, 0])))
+        .run(&iota(&[2, 0]), &iota(&[1, 0]))
+        .unwrap();
+    assert_eq!(e.dims(), [2, 0]);
+    // Every dim 1.
+    let one = Binary::new(Alg::Sub)
+        .run(&dyn_t(&[1, 1, 1], &[5.0]), &dyn_t(&[1, 1, 1], &[7.0]))
+        .unwrap();
+    assert_eq!(one.as_slice(), [-2.0]);
+}
+
+#[test]
+fn bad_memory_is_an_error_value() {
+    let data = [0.0f32; 6];
+    let e = MemRef::new(&data, &[2, 4], Layout::RowMajor).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shape [2, 4] needs 8 elements, but the buffer holds 6 (layout)"
+    );
+    let e = MemRef::with_strides(&data, &[2, 3], &[4, 1]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadStrides);
+    let e = MemRef::with_strides(&data, &[usize::MAX, 2], &[2, 1]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow);
+    let e = MemRef::new(&data, &[usize::MAX / 2, 4], Layout::RowMajor).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow);
+    let e = MemRef::new(&data, &[1; 13], Layout::RowMajor).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RankLimit { max: 12 });
+    // A destination that would write an element twice.
+    let mut buf = [0.0f32; 6];
+    let e = MemMut::with_strides(&mut buf, &[2, 3], &[1, 1]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadStrides);
+    let e = MemMut::with_strides(&mut buf, &[2, 3], &[0, 1]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadStrides);
+    // A source may repeat elements (stride 0).
+    assert!(MemRef::with_strides(&data, &[4, 3], &[0, 1]).is_ok());
+}
+
+#[test]
+fn more_post_ops_than_the_limit_is_an_error() {
+    let x = iota(&[2]);
+    let mut prim = Binary::new(Alg::Add).post_op(Eltwise::Abs);
+    for _ in 1..MAX_POST_OPS {
+        prim = prim.post_op(Eltwise::Abs);
+    }
+    assert_eq!(prim.post_op_count(), MAX_POST_OPS);
+    assert!(prim.run(&x, &x).is_ok());
+    let e = prim.post_op(Eltwise::Abs).run(&x, &x).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooManyPostOps { max: MAX_POST_OPS });
+    assert_eq!(
+        e.to_string(),
+        "the binary primitive takes at most 8 post-ops"
+    );
+}
+
+#[test]
+fn f64_elements() {
+    let a = DynTensor::from_shape_vec(&[2, 1], vec![1.0f64, -2.0]).unwrap();
+    let b = DynTensor::from_shape_vec(&[1, 2], vec![0.25f64, 0.5]).unwrap();
+    let d = Binary::new(Alg::Mul)
+        .post_op(Eltwise::Abs)
+        .run(&a, &b)
+        .unwrap();
+    assert_eq!(d.as_slice(), [0.25, 0.5, 0.5, 1.0]);
+}
+
+#[test]
+fn run_into_needs_no_allocation_views_over_arrays() {
+    let src = [1.0f32, -2.0, 3.0, -4.0, 5.0, -6.0];
+    let bias = [1.0f32, 2.0];
+    let mut out = [0.0f32; 6];
+    let a = MemRef::new(&src, &[2, 3], Layout::RowMajor).unwrap();
+    let b = MemRef::new(&bias, &[2, 1], Layout::RowMajor).unwrap();
+    // A column-major destination.
+    let mut dst = MemMut::with_strides(&mut out, &[2, 3], &[1, 2]).unwrap();
+    Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .run_into(&a, &b, &mut dst)
+        .unwrap();
+    assert_eq!(dst.layout(), Layout::Strided);
+    // Row-major values [[2, 0, 4], [0, 7, 0]], stored column by column.
+    assert_eq!(out, [2.0, 0.0, 0.0, 7.0, 4.0, 0.0]);
+}
+
+// ---- static front end ----
+
+#[test]
+fn static_front_end_agrees_with_the_runtime_path() {
+    let x = Tensor::<f32, Shape![2, 3, 2]>::from_fn(|[i, j, k]| (i * 6 + j * 2 + k) as f32 - 5.0);
+    let bias = Tensor::<f32, Shape![1, 3, 1]>::from([[[1.0], [-1.0], [0.5]]]);
+    let scale = Tensor::<f32, Shape![2, 1, 2]>::from([[[2.0, 3.0]], [[-1.0, 0.5]]]);
+    let prim = Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .post_op(PostOp::binary(Alg::Mul, &scale));
+    let stat: Tensor<f32, Shape![2, 3, 2]> = prim.apply(&x, &bias).unwrap();
+    let dynamic = prim.run(&x.into_dyn(), &bias.into_dyn()).unwrap();
+    assert_eq!(dynamic.dims(), stat.shape());
+    assert_eq!(dynamic.as_slice(), stat.as_slice());
+    // Both sources broadcast: [1, 3, 1] with [2, 1, 2].
+    let both: Tensor<f32, Shape![2, 3, 2]> = Binary::new(Alg::Sub).apply(&bias, &scale).unwrap();
+    assert_eq!(both[[1, 2, 1]], 0.5 - 0.5);
+    // Into a view, accumulating.
+    let mut buf = [1.0f32; 12];
+    let mut view = shaped::TensorViewMut::<f32, Shape![2, 3, 2]>::new(&mut buf).unwrap();
+    Binary::new(Alg::Add)
+        .post_op(PostOp::Sum { scale: 10.0 })
+        .apply_into(&x, &bias, &mut view)
+        .unwrap();
+    assert_eq!(buf[0], -5.0 + 1.0 + 10.0);
+    // A runtime-shaped operand in a static chain: checked at run time.
+    let wrong = iota(&[2, 3, 3]);
+    let e = Binary::new(Alg::Add)
+        .post_op(PostOp::binary(Alg::Add, &wrong))
+        .apply(&x, &bias)
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimMismatch {
+            axis: 2,
+            lhs: 3,
+            rhs: 2
+        }
+    );
+}
+
+// ---- layouts never change a result (randomized, against a reference) ----
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A source layout: row-major, channels-last, or a random dim order with padding.
+fn random_strides(rng: &mut Rng, dims: &[usize]) -> (Vec<usize>, usize) {
+    let mut order: Vec<usize> = (0..dims.len()).collect();
+    match rng.below(3) {
+        0 => {}
+        1 if dims.len() >= 3 => order[1..].rotate_left(1),
+        _ => {
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+        }
+    }
+    let pad = rng.below(2);
+    let mut strides = vec![0; dims.len()];
+    let mut step = 1;
+    for &axis in order.iter().rev() {
+        strides[axis] = step;
+        step *= dims[axis] + pad;
+    }
+    (strides, step)
+}
+
+fn at(data: &[f32], dims: &[usize], strides: &[usize], out_index: &[usize]) -> f32 {
+    let off: usize = out_index
+        .iter()
+        .zip(dims)
+        .zip(strides)
+        .map(|((&i, &n), &s)| if n == 1 { 0 } else { i * s })
+        .sum();
+    data[off]
+}
+
+#[test]
+fn layouts_do_not_change_results_randomized_against_a_reference() {
+    let algs = [
+        Alg::Add,
+        Alg::Sub,
+        Alg::Mul,
+        Alg::Div,
+        Alg::Max,
+        Alg::Min,
+        Alg::Ge,
+        Alg::Gt,
+        Alg::Le,
+        Alg::Lt,
+        Alg::Eq,
+        Alg::Ne,
+    ];
+    let eltwise = [
+        Eltwise::Relu,
+        Eltwise::LeakyRelu { slope: 0.25 },
+        Eltwise::Clip { lo: -2.0, hi: 3.0 },
+        Eltwise::Linear {
+            alpha: 0.5,
+            beta: 1.0,
+        },
+        Eltwise::Abs,
+        Eltwise::Square,
+    ];
+    let mut rng = Rng(0x00B1_4A27_5EED_0005);
+    let mut checked = 0;
+    for case in 0..1500 {
+        let rank = rng.below(5);
+        // Long rows sometimes, so blocks of 64 split them.
+        let mut dst: Vec<usize> = (0..rank).map(|_| rng.below(4)).collect();
+        if rank > 0 && rng.below(3) == 0 {
+            // One long dim, so blocks of 64 split its rows.
+            let axis = rng.below(rank);
+            dst[axis] = 60 + rng.below(90);
+        }
+        let mask = |rng: &mut Rng| -> Vec<usize> {
+            dst.iter()
+                .map(|&d| if rng.below(2) == 0 { 1 } else { d })
+                .collect()
+        };
+        // Per dim: both full, or one of the two sources 1 (O2: never both below dst).
+        let (mut d0, mut d1) = (dst.clone(), dst.clone());
+        for axis in 0..rank {
+            match rng.below(3) {
+                0 => d0[axis] = 1,
+                1 => d1[axis] = 1,
+                _ => {}
+            }
+        }
+        let n_post = rng.below(4);
+        let make = |rng: &mut Rng, dims: &[usize]| {
+            let (strides, span) = random_strides(rng, dims);
+            let data: Vec<f32> = (0..span)
+                .map(|_| (rng.below(17) as f32 - 8.0) * 0.5)
+                .collect();
+            (data, strides)
+        };
+        let (a_data, a_str) = make(&mut rng, &d0);
+        let (b_data, b_str) = make(&mut rng, &d1);
+        let alg = algs[rng.below(algs.len())];
+        let scales = if rng.below(3) == 0 {
+            [0.5, -2.0]
+        } else {
+            [1.0, 1.0]
+        };
+        enum Post {
+            E(Eltwise),
+            S(f32),
+            B(Alg, Vec<usize>, Vec<f32>, Vec<usize>),
+        }
+        let mut posts = Vec::new();
+        for _ in 0..n_post {
+            posts.push(match rng.below(3) {
+                0 => Post::E(eltwise[rng.below(eltwise.len())]),
+                1 => Post::S(0.5),
+                _ => {
+                    let od = mask(&mut rng);
+                    let (data, strides) = make(&mut rng, &od);
+                    Post::B(algs[rng.below(algs.len())], od, data, strides)
+                }
+            });
+        }
+        let old: Vec<f32> = (0..dst.iter().product::<usize>())
+            .map(|i| (i % 7) as f32)
+            .collect();
+        // Reference, element by element.
+        let expected: Vec<f32> = if dst.contains(&0) {
+            vec![]
+        } else {
+            (0..old.len())
+                .map(|flat| {
+                    let mut idx = vec![0; rank];
+                    let mut f = flat;
+                    for d in (0..rank).rev() {
+                        idx[d] = f % dst[d];
+                        f /= dst[d];
+                    }
+                    let mut a = at(&a_data, &d0, &a_str, &idx);
+                    let mut b = at(&b_data, &d1, &b_str, &idx);
+                    if scales != [1.0, 1.0] {
+                        a *= scales[0];
+                        b *= scales[1];
+                    }
+                    let mut v = alg.apply(a, b);
+                    for p in &posts {
+                        v = match p {
+                            Post::E(e) => e.apply(v),
+                            Post::S(s) => v + s * old[flat],
+                            Post::B(alg, od, data, strides) => {
+                                alg.apply(v, at(data, od, strides, &idx))
+                            }
+                        };
+                    }
+                    v
+                })
+                .collect()
+        };
+        // The primitive, into a random destination layout (row-major, channels-last, permuted, any).
+        let a = MemRef::with_strides(&a_data, &d0, &a_str).unwrap();
+        let b = MemRef::with_strides(&b_data, &d1, &b_str).unwrap();
+        let mut chained = Binary::new(alg)
+            .scales(scales[0], scales[1])
+            .runtime_checked();
+        let operands: Vec<_> = posts
+            .iter()
+            .map(|p| match p {
+                Post::B(_, od, data, strides) => {
+                    Some(MemRef::with_strides(data, od, strides).unwrap())
+                }
+                _ => None,
+            })
+            .collect();
+        for (p, m) in posts.iter().zip(&operands) {
+            match (p, m) {
+                (Post::E(e), _) => chained.push_post_op(*e),
+                (Post::S(s), _) => chained.push_post_op(PostOp::Sum { scale: *s }),
+                (Post::B(alg, ..), Some(m)) => chained.push_post_op(PostOp::binary(*alg, m)),
+                _ => unreachable!(),
+            }
+        }
+        let (d_str, span) = random_strides(&mut rng, &dst);
+        let mut buf = vec![f32::NAN; span];
+        let mut any_buf = vec![0.0f32; old.len()];
+        if case % 4 == 0 {
+            // `any` resolves before the run; write old values in the layout it will choose.
+            let probe = {
+                let mut probe_buf = vec![0.0f32; old.len()];
+                let mut probe = MemMut::any(&mut probe_buf, &dst).unwrap();
+                Binary::new(Alg::Add).run_into(&a, &b, &mut probe).unwrap();
+                probe.strides().to_vec()
+            };
+            fill_old(&mut any_buf, &dst, &probe, &old);
+            let mut dst_mem = MemMut::any(&mut any_buf, &dst).unwrap();
+            chained.run_into(&a, &b, &mut dst_mem).unwrap();
+            let got = read_all(&dst_mem.as_ref(), &dst);
+            assert_same(&got, &expected, case);
+        } else {
+            fill_old(&mut buf, &dst, &d_str, &old);
+            let mut dst_mem = MemMut::with_strides(&mut buf, &dst, &d_str).unwrap();
+            chained.run_into(&a, &b, &mut dst_mem).unwrap();
+            let got = read_all(&dst_mem.as_ref(), &dst);
+            assert_same(&got, &expected, case);
+        }
+        checked += expected.len();
+    }
+    assert!(checked > 20_000, "only {checked} elements checked");
+}
+
+fn fill_old(buf: &mut [f32], dims: &[usize], strides: &[usize], old: &[f32]) {
+    if dims.contains(&0) {
+        return;
+    }
+    for (flat, &v) in old.iter().enumerate() {
+        let mut f = flat;
+        let mut off = 0;
+        for d in (0..dims.len()).rev() {
+            off += (f % dims[d]) * strides[d];
+            f /= dims[d];
+        }
+        buf[off] = v;
+    }
+}
+
+fn read_all(m: &MemRef<'_, f32>, dims: &[usize]) -> Vec<f32> {
+    let n: usize = dims.iter().product();
+    (0..n)
+        .map(|flat| {
+            let mut idx = vec![0; dims.len()];
+            let mut f = flat;
+            for d in (0..dims.len()).rev() {
+                idx[d] = f % dims[d];
+                f /= dims[d];
+            }
+            *m.get(&idx).unwrap()
+        })
+        .collect()
+}
+
+fn assert_same(got: &[f32], want: &[f32], case: usize) {
+    assert_eq!(got.len(), want.len(), "case {case}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            g == w || (g.is_nan() && w.is_nan()),
+            "case {case}, element {i}: got {g}, want {w}"
+        );
+    }
+}
