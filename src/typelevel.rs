@@ -367,8 +367,8 @@ impl<Case: PostOpDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for PostOpOnto {
     label = "no implicit rank extension: src0, src1 and dst have the same rank (rule O1)"
 )]
 pub trait BinaryShape<Rhs> {
-    /// The destination shape.
-    type Output: Shape;
+    /// The destination shape (or [`RanksDiffer`]).
+    type Output;
 }
 
 /// The binary primitive's destination shape for sources `A` and `B`.
@@ -406,6 +406,113 @@ binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4));
 binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5));
 binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6));
 binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7));
+
+/// The "output" of two shapes whose ranks differ: it is not a shape, so [`BinaryDst`] fails on
+/// it with the O1 message. (With only equal-rank impls of [`BinaryShape`], rustc would infer the
+/// second shape's rank from the first and report a tuple-length mismatch instead.)
+pub struct RanksDiffer<A, B>(core::marker::PhantomData<(A, B)>);
+
+macro_rules! binary_rank_differs {
+    ([$($a:ident)*] [$($b:ident)*]) => {
+        impl<$($a,)* $($b,)*> BinaryShape<($($b,)*)> for ($($a,)*) {
+            type Output = RanksDiffer<($($a,)*), ($($b,)*)>;
+        }
+    };
+}
+binary_rank_differs!([][B0]);
+binary_rank_differs!([] [B0 B1]);
+binary_rank_differs!([] [B0 B1 B2]);
+binary_rank_differs!([] [B0 B1 B2 B3]);
+binary_rank_differs!([] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0] []);
+binary_rank_differs!([A0] [B0 B1]);
+binary_rank_differs!([A0] [B0 B1 B2]);
+binary_rank_differs!([A0] [B0 B1 B2 B3]);
+binary_rank_differs!([A0] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1] []);
+binary_rank_differs!([A0 A1] [B0]);
+binary_rank_differs!([A0 A1] [B0 B1 B2]);
+binary_rank_differs!([A0 A1] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0 A1] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2] []);
+binary_rank_differs!([A0 A1 A2] [B0]);
+binary_rank_differs!([A0 A1 A2] [B0 B1]);
+binary_rank_differs!([A0 A1 A2] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1 A2] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1 A2] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1 A2] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0 A1 A2] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2 A3] []);
+binary_rank_differs!([A0 A1 A2 A3] [B0]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1 B2]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0 A1 A2 A3] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2 A3 A4] []);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1 B2]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0 A1 A2 A3 A4] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] []);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1 B2]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1 B2 B3 B4 B5 B6]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] []);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1 B2]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6] [B0 B1 B2 B3 B4 B5 B6 B7]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] []);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2 B3]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2 B3 B4]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2 B3 B4 B5]);
+binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2 B3 B4 B5 B6]);
+
+/// A valid binary destination shape: a static shape of any rank, and not [`RanksDiffer`].
+#[diagnostic::on_unimplemented(
+    message = "src0 and src1 have different ranks, but the binary primitive needs equal ranks: `{Self}`",
+    label = "no implicit rank extension: src0, src1 and dst have the same rank (rule O1)"
+)]
+pub trait BinaryDst: crate::shape::StaticShape {}
+
+macro_rules! binary_dst_impl {
+    ($($a:ident)*) => {
+        impl<$($a,)*> BinaryDst for ($($a,)*) where ($($a,)*): crate::shape::StaticShape {}
+    };
+}
+binary_dst_impl!();
+binary_dst_impl!(A0);
+binary_dst_impl!(A0 A1);
+binary_dst_impl!(A0 A1 A2);
+binary_dst_impl!(A0 A1 A2 A3);
+binary_dst_impl!(A0 A1 A2 A3 A4);
+binary_dst_impl!(A0 A1 A2 A3 A4 A5);
+binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6);
+binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6 A7);
 
 /// No type-level shape: a post-op operand whose dims are checked at run time only
 /// ([`DynTensor`](crate::DynTensor), [`MemRef`](crate::binary::MemRef)).

@@ -58,9 +58,9 @@ pub use memory::{Layout, MemMut, MemRef, Source};
 use crate::error::{BroadcastError, ErrorKind, Operation};
 use crate::rules::{self, ShapeBuf, BINARY_MAX_NDIMS};
 use crate::shape::StaticShape;
-use crate::storage::{Data, DataMut, Join};
+use crate::storage::{Data, DataMut, Family, Join};
 use crate::tensor::{OwnedIn, Tensor};
-use crate::typelevel::{BinaryOutput, BinaryShape, DstShape, PostOpShapes};
+use crate::typelevel::{BinaryDst, BinaryOutput, BinaryShape, DstShape, PostOpShapes};
 use fused::{Job, Step};
 use memory::Desc;
 
@@ -162,6 +162,29 @@ impl<'a, T, P, X: Source<T> + ?Sized> IntoPostOp<'a, T, P> for BinaryPostOp<'a, 
         }
     }
 }
+
+/// A source with a static shape, for [`Binary::apply`]: a static tensor or view.
+pub trait StaticSource<T>: Source<T, Shape = <Self as StaticSource<T>>::StaticShape> {
+    /// The shape (the same type as `Source::Shape`).
+    type StaticShape: StaticShape;
+    /// Where a result computed from it is stored.
+    type Family: Family;
+}
+
+impl<T, S: StaticShape, D: Data<T>> StaticSource<T> for Tensor<T, S, D> {
+    type StaticShape = S;
+    type Family = D::Family;
+}
+
+/// The static shape of a [`StaticSource`].
+pub type ShapeOf<A, T> = <A as StaticSource<T>>::StaticShape;
+
+/// The tensor [`Binary::apply`] returns for sources `A` and `B`.
+pub type StaticOutput<A, B, T> = OwnedIn<
+    <<A as StaticSource<T>>::Family as Join<<B as StaticSource<T>>::Family>>::Out,
+    T,
+    BinaryOutput<<A as StaticSource<T>>::StaticShape, <B as StaticSource<T>>::StaticShape>,
+>;
 
 /// The binary primitive: an algorithm, optional source scales, and up to [`MAX_POST_OPS`]
 /// post-ops. Build it once, run it on many inputs.
@@ -343,48 +366,39 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// let expected: Tensor<f32, Shape![2, 3]> = Tensor::from([[0.0, 3.0, 2.0], [40.0, 0.0, 0.0]]);
     /// assert_eq!(y, expected);
     /// ```
-    #[allow(clippy::type_complexity)]
-    pub fn apply<S0, D0, S1, D1>(
-        &self,
-        src0: &Tensor<T, S0, D0>,
-        src1: &Tensor<T, S1, D1>,
-    ) -> Result<
-        OwnedIn<<D0::Family as Join<D1::Family>>::Out, T, BinaryOutput<S0, S1>>,
-        BroadcastError,
-    >
+    pub fn apply<A, B>(&self, src0: &A, src1: &B) -> Result<StaticOutput<A, B, T>, BroadcastError>
     where
-        S0: StaticShape + BinaryShape<S1>,
-        S1: StaticShape,
-        BinaryOutput<S0, S1>: StaticShape,
-        P: PostOpShapes<BinaryOutput<S0, S1>>,
-        D0: Data<T>,
-        D1: Data<T>,
-        D0::Family: Join<D1::Family>,
+        A: StaticSource<T>,
+        B: StaticSource<T>,
+        ShapeOf<A, T>: BinaryShape<ShapeOf<B, T>>,
+        BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>: BinaryDst,
+        P: PostOpShapes<BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>>,
+        A::Family: Join<B::Family>,
     {
-        let mut out =
-            OwnedIn::<<D0::Family as Join<D1::Family>>::Out, T, BinaryOutput<S0, S1>>::from_fn(
-                |_| T::ZERO,
-            );
-        let mut desc = Desc::dense::<T>(BinaryOutput::<S0, S1>::DIMS, Layout::RowMajor)?;
+        let mut out = StaticOutput::<A, B, T>::from_fn(|_| T::ZERO);
+        let mut desc = Desc::dense::<T>(
+            BinaryOutput::<ShapeOf<A, T>, ShapeOf<B, T>>::DIMS,
+            Layout::RowMajor,
+        )?;
         self.execute(src0.mem()?, src1.mem()?, out.as_mut_slice(), &mut desc)?;
         Ok(out)
     }
 
     /// [`Binary::apply`] into the caller's static tensor or view, whose shape must be the
     /// sources' broadcast shape (checked at compile time). Sum post-ops accumulate into it.
-    pub fn apply_into<S0, D0, S1, D1, SD, DD>(
+    pub fn apply_into<A, B, SD, DD>(
         &self,
-        src0: &Tensor<T, S0, D0>,
-        src1: &Tensor<T, S1, D1>,
+        src0: &A,
+        src1: &B,
         dst: &mut Tensor<T, SD, DD>,
     ) -> Result<(), BroadcastError>
     where
-        S0: StaticShape + BinaryShape<S1>,
-        S1: StaticShape,
-        SD: StaticShape + DstShape<BinaryOutput<S0, S1>>,
+        A: StaticSource<T>,
+        B: StaticSource<T>,
+        ShapeOf<A, T>: BinaryShape<ShapeOf<B, T>>,
+        BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>: BinaryDst,
+        SD: StaticShape + DstShape<BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>>,
         P: PostOpShapes<SD>,
-        D0: Data<T>,
-        D1: Data<T>,
         DD: DataMut<T>,
     {
         let mut desc = Desc::dense::<T>(SD::DIMS, Layout::RowMajor)?;
