@@ -515,7 +515,7 @@ binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6);
 binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6 A7);
 
 /// No type-level shape: a post-op operand whose dims are checked at run time only
-/// ([`DynTensor`](crate::DynTensor), [`MemRef`](crate::binary::MemRef)).
+/// (`DynTensor`, [`MemRef`](crate::binary::MemRef)).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unranked;
 impl<Dst: Shape> PostOpShape<Dst> for Unranked {}

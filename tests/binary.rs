@@ -719,3 +719,69 @@ fn assert_same(got: &[f32], want: &[f32], case: usize) {
         );
     }
 }
+
+/// Every algorithm pair, with and without ReLU between and after, over every lane shape:
+/// covers the loops that join the algorithm with the first post-op and a ReLU.
+#[test]
+fn joined_loops_match_the_step_by_step_definition() {
+    let algs = [
+        Alg::Add,
+        Alg::Sub,
+        Alg::Mul,
+        Alg::Div,
+        Alg::Max,
+        Alg::Min,
+        Alg::Ge,
+        Alg::Gt,
+        Alg::Le,
+        Alg::Lt,
+        Alg::Eq,
+        Alg::Ne,
+    ];
+    let a = dyn_t(&[2, 3], &[-2.0, -0.5, 0.0, 1.5, 3.0, -4.0]);
+    let shapes: [&[usize]; 3] = [&[2, 3], &[1, 3], &[2, 1]];
+    for alg in algs {
+        for alg2 in algs {
+            for relu_between in [false, true] {
+                for relu_after in [false, true] {
+                    for b_dims in shapes {
+                        for c_dims in shapes {
+                            let b = iota(b_dims);
+                            let c = iota(c_dims);
+                            let mut prim = Binary::new(alg).runtime_checked();
+                            if relu_between {
+                                prim.push_post_op(Eltwise::Relu);
+                            }
+                            prim.push_post_op(PostOp::binary(alg2, &c));
+                            if relu_after {
+                                prim.push_post_op(Eltwise::Relu);
+                            }
+                            let got = prim.run(&a, &b).unwrap();
+                            for i in 0..2 {
+                                for j in 0..3 {
+                                    let pick = |t: &DynTensor<f32>, d: &[usize]| {
+                                        *t.get(&[i.min(d[0] - 1), j.min(d[1] - 1)]).unwrap()
+                                    };
+                                    let mut v = alg.apply(pick(&a, &[2, 3]), pick(&b, b_dims));
+                                    if relu_between {
+                                        v = Eltwise::Relu.apply(v);
+                                    }
+                                    v = alg2.apply(v, pick(&c, c_dims));
+                                    if relu_after {
+                                        v = Eltwise::Relu.apply(v);
+                                    }
+                                    let g = *got.get(&[i, j]).unwrap();
+                                    assert!(
+                                        g == v || (g.is_nan() && v.is_nan()),
+                                        "{alg:?} relu={relu_between} {alg2:?} relu={relu_after} \
+                                         b{b_dims:?} c{c_dims:?} at [{i}, {j}]: {g} vs {v}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

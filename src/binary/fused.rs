@@ -11,9 +11,14 @@ use super::element::{with_alg, Alg, Eltwise, Real};
 use super::memory::{Desc, MemRef, Order};
 use crate::rules::BINARY_MAX_NDIMS;
 
-/// Elements per block: long enough that the per-block dispatch is noise, short enough for L1
-/// and a small embedded stack (three blocks of f64 are 1.5 KiB).
-pub(crate) const BLOCK: usize = 64;
+/// Elements per block: long enough that the per-block dispatch (about a hundred instructions)
+/// is noise, short enough for L1. Five scratch blocks live on the stack, so 32-bit targets
+/// (microcontrollers with small stacks) use shorter blocks: 2.5 KiB of f32 there, 20 KiB here.
+#[cfg(target_pointer_width = "64")]
+pub(crate) const BLOCK: usize = 1024;
+/// Elements per block (short: small stacks on 32-bit targets).
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) const BLOCK: usize = 128;
 
 /// Two sources, up to [`MAX_POST_OPS`](super::MAX_POST_OPS) operands, the destination.
 const MAX_OPERANDS: usize = 3 + super::MAX_POST_OPS;
@@ -23,13 +28,16 @@ const MAX_OPERANDS: usize = 3 + super::MAX_POST_OPS;
 pub(crate) enum Step<T> {
     Eltwise(Eltwise),
     Sum(T),
-    /// The algorithm and the operand's position in the operand list.
-    Binary(Alg, usize),
+    /// The algorithm, the operand's position in the operand list, and whether a ReLU follows
+    /// (fused into the same loop).
+    Binary(Alg, usize, bool),
 }
 
 /// What one call computes.
 pub(crate) struct Job<'s, 'd, T> {
     pub(crate) alg: Alg,
+    /// A ReLU directly after the algorithm, fused into its loop.
+    pub(crate) relu: bool,
     /// Source scales; `None` when both are 1.
     pub(crate) scales: Option<[T; 2]>,
     pub(crate) src0: MemRef<'s, T>,
@@ -82,36 +90,53 @@ fn lane<'a, T: Real>(
     }
 }
 
-/// `out = a (alg) b`.
 #[inline(always)]
-fn combine<T: Real>(alg: Alg, out: &mut [T], a: Lane<'_, T>, b: Lane<'_, T>) {
-    with_alg!(alg, |f| match (a, b) {
+fn relu<T: Real>(x: T) -> T {
+    if x > T::ZERO {
+        x
+    } else {
+        T::ZERO
+    }
+}
+
+// The loops below index slices cut to one length, which LLVM turns into plain vector loops
+// with no per-element bounds checks (a three-way `zip` cost about one extra instruction per
+// element).
+
+#[inline(always)]
+fn zip_lanes<T: Real>(out: &mut [T], a: Lane<'_, T>, b: Lane<'_, T>, f: impl Fn(T, T) -> T) {
+    let n = out.len();
+    match (a, b) {
         (Lane::Slice(a), Lane::Slice(b)) => {
-            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                *o = f(x, y);
+            let (a, b) = (&a[..n], &b[..n]);
+            for i in 0..n {
+                out[i] = f(a[i], b[i]);
             }
         }
         (Lane::Slice(a), Lane::Scalar(y)) => {
-            for (o, &x) in out.iter_mut().zip(a) {
-                *o = f(x, y);
+            let a = &a[..n];
+            for i in 0..n {
+                out[i] = f(a[i], y);
             }
         }
         (Lane::Scalar(x), Lane::Slice(b)) => {
-            for (o, &y) in out.iter_mut().zip(b) {
-                *o = f(x, y);
+            let b = &b[..n];
+            for i in 0..n {
+                out[i] = f(x, b[i]);
             }
         }
         (Lane::Scalar(x), Lane::Scalar(y)) => out.fill(f(x, y)),
-    })
+    }
 }
 
-/// `out = out (alg) b`.
 #[inline(always)]
-fn combine_in_place<T: Real>(alg: Alg, out: &mut [T], b: Lane<'_, T>) {
-    with_alg!(alg, |f| match b {
+fn zip_in_place<T: Real>(out: &mut [T], b: Lane<'_, T>, f: impl Fn(T, T) -> T) {
+    let n = out.len();
+    match b {
         Lane::Slice(b) => {
-            for (o, &y) in out.iter_mut().zip(b) {
-                *o = f(*o, y);
+            let b = &b[..n];
+            for i in 0..n {
+                out[i] = f(out[i], b[i]);
             }
         }
         Lane::Scalar(y) => {
@@ -119,7 +144,95 @@ fn combine_in_place<T: Real>(alg: Alg, out: &mut [T], b: Lane<'_, T>) {
                 *o = f(*o, y);
             }
         }
-    })
+    }
+}
+
+/// `out = a (alg) b`, then ReLU in the same loop when `then_relu` (the most common chain
+/// in inference: bias or residual add, then ReLU) so the block is not swept twice.
+#[inline(always)]
+fn combine<T: Real>(alg: Alg, then_relu: bool, out: &mut [T], a: Lane<'_, T>, b: Lane<'_, T>) {
+    if then_relu {
+        with_alg!(alg, |f| zip_lanes(out, a, b, |x, y| relu(f(x, y))))
+    } else {
+        with_alg!(alg, |f| zip_lanes(out, a, b, f))
+    }
+}
+
+/// `out = out (alg) b`, then ReLU in the same loop when `then_relu`.
+#[inline(always)]
+fn combine_in_place<T: Real>(alg: Alg, then_relu: bool, out: &mut [T], b: Lane<'_, T>) {
+    if then_relu {
+        with_alg!(alg, |f| zip_in_place(out, b, |x, y| relu(f(x, y))))
+    } else {
+        with_alg!(alg, |f| zip_in_place(out, b, f))
+    }
+}
+
+/// The chain shape that bias, scale and residual blocks produce: `(a (alg) b)`, optionally
+/// ReLU, then `(alg2) c` from the first binary post-op, in one loop, for `alg` in add, sub,
+/// mul and `alg2` in add, mul. Returns `false` (and does nothing) for any other shape, which
+/// then takes the step-by-step path.
+#[inline(always)]
+fn fused_pair<T: Real>(
+    alg: Alg,
+    then_relu: bool,
+    alg2: Alg,
+    out: &mut [T],
+    a: &[T],
+    b: Lane<'_, T>,
+    c: Lane<'_, T>,
+) -> bool {
+    let n = out.len();
+    let a = &a[..n];
+    macro_rules! go {
+        ($f:expr) => {{
+            let f = $f;
+            match (b, c) {
+                (Lane::Slice(b), Lane::Slice(c)) => {
+                    let (b, c) = (&b[..n], &c[..n]);
+                    for i in 0..n {
+                        out[i] = f(a[i], b[i], c[i]);
+                    }
+                }
+                (Lane::Slice(b), Lane::Scalar(z)) => {
+                    let b = &b[..n];
+                    for i in 0..n {
+                        out[i] = f(a[i], b[i], z);
+                    }
+                }
+                (Lane::Scalar(y), Lane::Slice(c)) => {
+                    let c = &c[..n];
+                    for i in 0..n {
+                        out[i] = f(a[i], y, c[i]);
+                    }
+                }
+                (Lane::Scalar(y), Lane::Scalar(z)) => {
+                    for i in 0..n {
+                        out[i] = f(a[i], y, z);
+                    }
+                }
+            }
+            true
+        }};
+    }
+    macro_rules! second {
+        ($first:expr) => {{
+            let first = $first;
+            match (then_relu, alg2) {
+                (false, Alg::Add) => go!(|x: T, y: T, z: T| first(x, y) + z),
+                (false, Alg::Mul) => go!(|x: T, y: T, z: T| first(x, y) * z),
+                (true, Alg::Add) => go!(|x: T, y: T, z: T| relu(first(x, y)) + z),
+                (true, Alg::Mul) => go!(|x: T, y: T, z: T| relu(first(x, y)) * z),
+                _ => false,
+            }
+        }};
+    }
+    match alg {
+        Alg::Add => second!(|x: T, y: T| x + y),
+        Alg::Sub => second!(|x: T, y: T| x - y),
+        Alg::Mul => second!(|x: T, y: T| x * y),
+        _ => false,
+    }
 }
 
 /// The loop nest: merged axes outermost first, the last one is the row.
@@ -200,77 +313,61 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
     }
     let n_inputs = 2 + job.operands.len();
     let plan = Plan::new(&job.dst_desc, &inputs[..n_inputs]);
+    let ops = plan.operands;
+    // The innermost axis is the row; the one outside it (if any) is walked by a plain loop;
+    // only the axes beyond those two go through the odometer.
     let inner = plan.rank - 1;
-    let row = plan.dims[inner];
-    let d = plan.operands - 1;
-    let step = |k: usize| plan.strides[k][inner];
+    let mut step = [0usize; MAX_OPERANDS];
+    let mut row_step = [0usize; MAX_OPERANDS];
+    for k in 0..ops {
+        step[k] = plan.strides[k][inner];
+        if inner > 0 {
+            row_step[k] = plan.strides[k][inner - 1];
+        }
+    }
+    let (row, rows, outer_rank) = match inner {
+        0 => (plan.dims[0], 1, 0),
+        _ => (plan.dims[inner], plan.dims[inner - 1], inner - 1),
+    };
     let has_sum = job.chain.iter().any(|s| matches!(s, Step::Sum(_)));
-    // Compute straight into the destination when it is contiguous and no step reads its old
-    // values; otherwise through `buf`.
-    let direct = step(d) == 1 && !has_sum;
-    let (s0, s1) = match job.scales {
-        Some([a, b]) => (Some(a), Some(b)),
-        None => (None, None),
+    let row_job = Row {
+        alg: job.alg,
+        relu: job.relu,
+        chain: job.chain,
+        src0: job.src0.data,
+        src1: job.src1.data,
+        operands: job.operands,
+        scales: job.scales,
+        step,
+        d: ops - 1,
+        // Straight into the destination when it is contiguous and no step reads its old
+        // values; otherwise through a block buffer.
+        direct: step[ops - 1] == 1 && !has_sum,
+        has_sum,
+        row,
     };
 
-    let mut tmp_a = [T::ZERO; BLOCK];
-    let mut tmp_b = [T::ZERO; BLOCK];
-    let mut buf = [T::ZERO; BLOCK];
-    let mut old = [T::ZERO; BLOCK];
+    let mut bufs = Buffers {
+        tmp_a: [T::ZERO; BLOCK],
+        tmp_b: [T::ZERO; BLOCK],
+        buf: [T::ZERO; BLOCK],
+        buf2: [T::ZERO; BLOCK],
+        old: [T::ZERO; BLOCK],
+    };
     let mut off = [0usize; MAX_OPERANDS];
     let mut counter = [0usize; BINARY_MAX_NDIMS];
     let dst = job.dst;
 
     loop {
-        let mut j = 0;
-        while j < row {
-            let len = BLOCK.min(row - j);
-            let at = |k: usize| off[k] + j * step(k);
-            if has_sum {
-                // The destination's values before this block is written, for the sum steps.
-                for (i, o) in old[..len].iter_mut().enumerate() {
-                    *o = dst[at(d) + i * step(d)];
-                }
+        let mut base = off;
+        for _ in 0..rows {
+            row_job.run(&base, dst, &mut bufs);
+            for (b, &s) in base[..ops].iter_mut().zip(&row_step) {
+                *b += s;
             }
-            let out: &mut [T] = if direct {
-                &mut dst[at(d)..at(d) + len]
-            } else {
-                &mut buf[..len]
-            };
-            let a = lane(job.src0.data, at(0), step(0), len, s0, &mut tmp_a);
-            let b = lane(job.src1.data, at(1), step(1), len, s1, &mut tmp_b);
-            combine(job.alg, out, a, b);
-            for s in job.chain {
-                match *s {
-                    Step::Eltwise(e) => e.apply_block(out),
-                    Step::Binary(alg, k) => {
-                        let b = lane(
-                            job.operands[k].data,
-                            at(2 + k),
-                            step(2 + k),
-                            len,
-                            None,
-                            &mut tmp_a,
-                        );
-                        combine_in_place(alg, out, b);
-                    }
-                    Step::Sum(scale) => {
-                        for (o, &x) in out.iter_mut().zip(&old[..len]) {
-                            *o = *o + scale * x;
-                        }
-                    }
-                }
-            }
-            if !direct {
-                let (o, st) = (at(d), step(d));
-                for (i, &x) in buf[..len].iter().enumerate() {
-                    dst[o + i * st] = x;
-                }
-            }
-            j += len;
         }
-        // Odometer over the outer axes, last fastest.
-        let mut axis = inner;
+        // Odometer over the axes outside the last two, last fastest.
+        let mut axis = outer_rank;
         loop {
             if axis == 0 {
                 return;
@@ -278,15 +375,113 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
             axis -= 1;
             counter[axis] += 1;
             if counter[axis] < plan.dims[axis] {
-                for (k, o) in off[..plan.operands].iter_mut().enumerate() {
+                for (k, o) in off[..ops].iter_mut().enumerate() {
                     *o += plan.strides[k][axis];
                 }
                 break;
             }
             counter[axis] = 0;
-            for (k, o) in off[..plan.operands].iter_mut().enumerate() {
+            for (k, o) in off[..ops].iter_mut().enumerate() {
                 *o -= plan.strides[k][axis] * (plan.dims[axis] - 1);
             }
+        }
+    }
+}
+
+/// Scratch blocks, allocated once per call.
+struct Buffers<T> {
+    tmp_a: [T; BLOCK],
+    tmp_b: [T; BLOCK],
+    buf: [T; BLOCK],
+    buf2: [T; BLOCK],
+    old: [T; BLOCK],
+}
+
+/// Everything one row needs, fixed for the call.
+struct Row<'s, T> {
+    alg: Alg,
+    relu: bool,
+    chain: &'s [Step<T>],
+    src0: &'s [T],
+    src1: &'s [T],
+    operands: &'s [MemRef<'s, T>],
+    scales: Option<[T; 2]>,
+    /// Each operand's stride along the row.
+    step: [usize; MAX_OPERANDS],
+    /// The destination's operand index.
+    d: usize,
+    direct: bool,
+    has_sum: bool,
+    row: usize,
+}
+
+impl<T: Real> Row<'_, T> {
+    /// One row, block by block, starting at the operands' offsets `off`.
+    #[inline(always)]
+    fn run(&self, off: &[usize; MAX_OPERANDS], dst: &mut [T], bufs: &mut Buffers<T>) {
+        let (step, d) = (&self.step, self.d);
+        let (s0, s1) = match self.scales {
+            Some([a, b]) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        let mut j = 0;
+        while j < self.row {
+            let len = BLOCK.min(self.row - j);
+            let at = |k: usize| off[k] + j * step[k];
+            if self.has_sum {
+                // The destination's values before this block is written, for the sum steps.
+                for (i, o) in bufs.old[..len].iter_mut().enumerate() {
+                    *o = dst[at(d) + i * step[d]];
+                }
+            }
+            let out: &mut [T] = if self.direct {
+                &mut dst[at(d)..at(d) + len]
+            } else {
+                &mut bufs.buf[..len]
+            };
+            let a = lane(self.src0, at(0), step[0], len, s0, &mut bufs.tmp_a);
+            let b = lane(self.src1, at(1), step[1], len, s1, &mut bufs.tmp_b);
+            // The first post-op joins the algorithm's loop when the pair has a fused form.
+            let mut rest = self.chain;
+            let first_joined = match (a, self.chain.first()) {
+                (Lane::Slice(a), Some(&Step::Binary(alg2, k, then_relu))) => {
+                    let operand = self.operands[k].data;
+                    let c = lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.buf2);
+                    let joined = fused_pair(self.alg, self.relu, alg2, out, a, b, c);
+                    if joined && then_relu {
+                        Eltwise::Relu.apply_block(out);
+                    }
+                    joined
+                }
+                _ => false,
+            };
+            if first_joined {
+                rest = &self.chain[1..];
+            } else {
+                combine(self.alg, self.relu, out, a, b);
+            }
+            for s in rest {
+                match *s {
+                    Step::Eltwise(e) => e.apply_block(out),
+                    Step::Binary(alg, k, then_relu) => {
+                        let operand = self.operands[k].data;
+                        let b = lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.tmp_a);
+                        combine_in_place(alg, then_relu, out, b);
+                    }
+                    Step::Sum(scale) => {
+                        for (o, &x) in out.iter_mut().zip(&bufs.old[..len]) {
+                            *o = *o + scale * x;
+                        }
+                    }
+                }
+            }
+            if !self.direct {
+                let (o, st) = (at(d), step[d]);
+                for (i, &x) in bufs.buf[..len].iter().enumerate() {
+                    dst[o + i * st] = x;
+                }
+            }
+            j += len;
         }
     }
 }

@@ -542,7 +542,8 @@ impl<T: Clone + fmt::Display> fmt::Display for Memory<T> {
     }
 }
 
-/// Anything the binary primitive reads: tensors, views, [`MemRef`] and [`Memory`].
+/// Anything the binary primitive reads: tensors, views, [`MemRef`], and with `alloc`
+/// `Memory` and `DynTensor`.
 pub trait Source<T> {
     /// The type-level shape that static post-op checks use ([`Unranked`] when there is none).
     type Shape;

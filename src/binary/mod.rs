@@ -73,7 +73,7 @@ pub enum PostOp {
     /// An eltwise function of the value.
     Eltwise(Eltwise),
     /// `value + scale * (the destination's value before the run)`: accumulation. With
-    /// [`Binary::run`] and [`Binary::apply`] the destination is new and starts at zero, so
+    /// `Binary::run` and [`Binary::apply`] the destination is new and starts at zero, so
     /// this adds nothing there; accumulate with `run_into` or `apply_into`.
     Sum {
         /// The factor on the old destination value.
@@ -253,7 +253,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         self
     }
 
-    /// The destination layout for [`Binary::run`]; [`Layout::Any`] (the default) follows O5.
+    /// The destination layout for `Binary::run`; [`Layout::Any`] (the default) follows O5.
     /// [`Layout::Strided`] has no strides to follow and makes `run` fail.
     pub fn dst_layout(mut self, layout: Layout) -> Self {
         self.dst_layout = layout;
@@ -426,19 +426,34 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         let mut chain = [Step::Sum(T::ZERO); MAX_POST_OPS];
         let mut operands = [a; MAX_POST_OPS];
         let (mut n_steps, mut n_operands) = (0, 0);
+        // A ReLU right after the algorithm or a binary post-op joins that step's loop.
+        let mut main_relu = false;
         for (index, slot) in self.slots[..self.len].iter().enumerate() {
-            chain[n_steps] = match *slot {
+            let step = match *slot {
                 Slot::Empty => continue,
                 Slot::Invalid(e) => return Err(e),
+                Slot::Eltwise(Eltwise::Relu) if n_steps == 0 && !main_relu => {
+                    main_relu = true;
+                    continue;
+                }
+                Slot::Eltwise(Eltwise::Relu)
+                    if n_steps > 0 && matches!(chain[n_steps - 1], Step::Binary(_, _, false)) =>
+                {
+                    if let Step::Binary(alg, k, _) = chain[n_steps - 1] {
+                        chain[n_steps - 1] = Step::Binary(alg, k, true);
+                    }
+                    continue;
+                }
                 Slot::Eltwise(e) => Step::Eltwise(e),
                 Slot::Sum(s) => Step::Sum(T::from_f32(s)),
                 Slot::Binary(alg, m) => {
                     rules::post_op_fits(index, m.dims(), dst_desc.dims())?;
                     operands[n_operands] = m;
                     n_operands += 1;
-                    Step::Binary(alg, n_operands - 1)
+                    Step::Binary(alg, n_operands - 1, false)
                 }
             };
+            chain[n_steps] = step;
             n_steps += 1;
         }
         if dst_desc.layout == Layout::Any {
@@ -449,6 +464,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             .then(|| [T::from_f32(self.scales[0]), T::from_f32(self.scales[1])]);
         fused::run(Job {
             alg: self.alg,
+            relu: main_relu,
             scales,
             src0: a,
             src1: b,

@@ -1,0 +1,152 @@
+//! The fused binary primitive on 8x256x56x56 f32 with a [1, 256, 1, 1] bias:
+//! `relu(src0 + bias) * scale[1, C, 1, 1]`, all in one criterion group (one run):
+//! * `hand fused NCHW`: the loop one would write by hand for exactly this chain.
+//! * `hand three passes`: add, then relu in place, then the scale in place (three sweeps).
+//! * `shaped three passes`: three primitives without post-ops, through two temporaries.
+//! * `shaped fused NCHW` / `shaped fused NHWC`: one primitive with two post-ops, row-major and
+//!   channels-last memory (the destination layout follows the source, O5).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+
+const N: usize = 8;
+const C: usize = 256;
+const HW: usize = 56 * 56;
+const DIMS: [usize; 4] = [N, C, 56, 56];
+const LEN: usize = N * C * HW;
+
+fn hand_fused(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
+    for (n_c, (d, a)) in dst.chunks_exact_mut(HW).zip(a.chunks_exact(HW)).enumerate() {
+        let (b, s) = (bias[n_c % C], scale[n_c % C]);
+        for (d, &x) in d.iter_mut().zip(a) {
+            let v = x + b;
+            *d = if v > 0.0 { v } else { 0.0 } * s;
+        }
+    }
+}
+
+fn hand_fused_nhwc(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
+    for (d, a) in dst.chunks_exact_mut(C).zip(a.chunks_exact(C)) {
+        for (((d, &x), &b), &s) in d.iter_mut().zip(a).zip(bias).zip(scale) {
+            let v = x + b;
+            *d = if v > 0.0 { v } else { 0.0 } * s;
+        }
+    }
+}
+
+fn hand_three_passes(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
+    for (n_c, (d, a)) in dst.chunks_exact_mut(HW).zip(a.chunks_exact(HW)).enumerate() {
+        let b = bias[n_c % C];
+        for (d, &x) in d.iter_mut().zip(a) {
+            *d = x + b;
+        }
+    }
+    for d in dst.iter_mut() {
+        *d = if *d > 0.0 { *d } else { 0.0 };
+    }
+    for (n_c, d) in dst.chunks_exact_mut(HW).enumerate() {
+        let s = scale[n_c % C];
+        for d in d.iter_mut() {
+            *d *= s;
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let src: Vec<f32> = (0..LEN)
+        .map(|i| ((i * 7919) % 2003) as f32 * 0.01 - 10.0)
+        .collect();
+    // The same tensor in channels-last memory.
+    let mut src_nhwc = vec![0.0f32; LEN];
+    for n in 0..N {
+        for ch in 0..C {
+            for hw in 0..HW {
+                src_nhwc[(n * HW + hw) * C + ch] = src[(n * C + ch) * HW + hw];
+            }
+        }
+    }
+    let bias: Vec<f32> = (0..C).map(|i| (i % 13) as f32 - 6.0).collect();
+    let scale: Vec<f32> = (0..C).map(|i| 0.5 + (i % 5) as f32 * 0.25).collect();
+    let zero = [0.0f32];
+
+    let a = MemRef::new(&src, &DIMS, Layout::RowMajor).unwrap();
+    let a_nhwc = MemRef::new(&src_nhwc, &DIMS, Layout::ChannelsLast).unwrap();
+    let b = MemRef::new(&bias, &[1, C, 1, 1], Layout::RowMajor).unwrap();
+    let s = MemRef::new(&scale, &[1, C, 1, 1], Layout::RowMajor).unwrap();
+    let z = MemRef::new(&zero, &[1, 1, 1, 1], Layout::RowMajor).unwrap();
+    let fused = Binary::new(Alg::Add)
+        .post_op(PostOp::Eltwise(Eltwise::Relu))
+        .post_op(PostOp::binary(Alg::Mul, &s));
+    let (add, relu, mul) = (
+        Binary::new(Alg::Add),
+        Binary::new(Alg::Max),
+        Binary::new(Alg::Mul),
+    );
+
+    let mut dst = vec![0.0f32; LEN];
+    let mut t1 = vec![0.0f32; LEN];
+    let mut t2 = vec![0.0f32; LEN];
+
+    // Every variant computes the same values.
+    let mut expected = vec![0.0f32; LEN];
+    hand_fused(&src, &bias, &scale, &mut expected);
+    fused
+        .run_into(&a, &b, &mut MemMut::any(&mut dst, &DIMS).unwrap())
+        .unwrap();
+    assert_eq!(dst, expected);
+    hand_three_passes(&src, &bias, &scale, &mut dst);
+    assert_eq!(dst, expected);
+    let mut nhwc_dst = MemMut::any(&mut dst, &DIMS).unwrap();
+    fused.run_into(&a_nhwc, &b, &mut nhwc_dst).unwrap();
+    assert_eq!(nhwc_dst.layout(), Layout::ChannelsLast);
+    assert_eq!(
+        nhwc_dst.get(&[3, 100, 7, 9]),
+        Some(&expected[((3 * C + 100) * 56 + 7) * 56 + 9])
+    );
+
+    let mut group = c.benchmark_group("8x256x56x56 add+relu+mul[1,C,1,1]");
+    group.sample_size(20);
+    group.bench_function("hand fused NCHW", |bch| {
+        bch.iter(|| hand_fused(black_box(&src), &bias, &scale, black_box(&mut dst)))
+    });
+    group.bench_function("hand fused NHWC", |bch| {
+        bch.iter(|| hand_fused_nhwc(black_box(&src_nhwc), &bias, &scale, black_box(&mut dst)))
+    });
+    group.bench_function("hand three passes", |bch| {
+        bch.iter(|| hand_three_passes(black_box(&src), &bias, &scale, black_box(&mut dst)))
+    });
+    group.bench_function("shaped three passes", |bch| {
+        bch.iter(|| {
+            add.run_into(&a, &b, &mut MemMut::any(&mut t1, &DIMS).unwrap())
+                .unwrap();
+            let m1 = MemRef::new(&t1, &DIMS, Layout::RowMajor).unwrap();
+            relu.run_into(&m1, &z, &mut MemMut::any(&mut t2, &DIMS).unwrap())
+                .unwrap();
+            let m2 = MemRef::new(&t2, &DIMS, Layout::RowMajor).unwrap();
+            mul.run_into(&m2, &s, &mut MemMut::any(&mut dst, &DIMS).unwrap())
+                .unwrap();
+        })
+    });
+    group.bench_function("shaped fused NCHW", |bch| {
+        bch.iter(|| {
+            let mut d = MemMut::any(black_box(&mut dst), &DIMS).unwrap();
+            fused.run_into(black_box(&a), &b, &mut d).unwrap()
+        })
+    });
+    group.bench_function("shaped fused NHWC", |bch| {
+        bch.iter(|| {
+            let mut d = MemMut::any(black_box(&mut dst), &DIMS).unwrap();
+            fused.run_into(black_box(&a_nhwc), &b, &mut d).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(4));
+    targets = bench
+}
+criterion_main!(benches);
