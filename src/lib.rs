@@ -55,7 +55,7 @@
 //! * `std` (default): implies `alloc`; float `pow` through `std`.
 //! * `alloc`: `HeapTensor`, static shapes stored on the heap; `DynTensor`; runtime ranks up
 //!   to 64 (16 without).
-//! * `libm`: float `pow` without `std`.
+//! * `libm`: float `pow` and the binary primitive's transcendental post-ops without `std`.
 //!
 //! Without any feature the crate is `no_std` with no allocator, for embedded targets.
 
