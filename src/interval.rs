@@ -258,11 +258,8 @@ pub fn broadcast_partial(
             if db.len() > da.len() {
                 return Err(rank_error(ErrorKind::SecondRankTooLarge));
             }
-            let start = if axis == -1 {
-                da.len() - db.len()
-            } else {
-                usize::try_from(axis).map_err(|_| rank_error(ErrorKind::NegativeAxis))?
-            };
+            let start = crate::rules::resolve_axis(axis, da.len(), db.len())
+                .ok_or_else(|| rank_error(ErrorKind::NegativeAxis))?;
             // D3: only static 1s are trimmed.
             let keep = db
                 .iter()

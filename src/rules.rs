@@ -397,12 +397,13 @@ fn none_resolve<'a, const CAP: usize>(
 }
 
 /// Resolves a PDPD-style axis: -1 means `rank_a - rank_b` on the *untrimmed* B (D2); any other
-/// negative value is an error.
-fn resolve_axis(axis: i64, rank_a: usize, rank_b: usize) -> Option<usize> {
-    if axis == -1 {
-        Some(rank_a - rank_b)
-    } else {
-        usize::try_from(axis).ok()
+/// negative value is an error (`None`). An axis beyond `usize` (on 32-bit targets) saturates,
+/// so it is reported as out of range, not as negative.
+pub(crate) fn resolve_axis(axis: i64, rank_a: usize, rank_b: usize) -> Option<usize> {
+    match axis {
+        -1 => Some(rank_a - rank_b),
+        a if a < 0 => None,
+        a => Some(usize::try_from(a).unwrap_or(usize::MAX)),
     }
 }
 
@@ -732,6 +733,17 @@ pub const fn broadcast_strides<const N: usize>(src: &[usize], out: &[usize]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An axis too large for `usize` (reachable on 32-bit targets, where `i64::MAX` does not
+    /// fit) is out of range, not negative: the Cortex-M run found it reported as negative.
+    #[test]
+    fn d2_huge_axes_are_out_of_range_not_negative() {
+        assert_eq!(resolve_axis(-1, 4, 2), Some(2));
+        assert_eq!(resolve_axis(-2, 4, 2), None);
+        assert_eq!(resolve_axis(i64::MIN, 4, 2), None);
+        let huge = resolve_axis(i64::MAX, 4, 2).unwrap();
+        assert!(huge >= usize::try_from(i64::MAX).unwrap_or(usize::MAX));
+    }
 
     #[test]
     fn p2_p5_numpy_dim_table() {

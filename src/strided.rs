@@ -109,6 +109,7 @@ impl<'a, T> ArrayRef<'a, T> {
 }
 
 /// The loop nest for one call: merged axes, outermost first, with each input's stride.
+#[derive(Debug)]
 struct Plan<const CAP: usize> {
     rank: usize,
     dims: [usize; CAP],
@@ -737,6 +738,7 @@ pub fn broadcast_into<T: Clone>(
 /// // Buffers of the wrong length are errors, not panics.
 /// assert!(plan.binary(&[1, 2, 3], &[10, 20, 30], BinaryOp::Add, &mut out).is_err());
 /// ```
+#[derive(Debug)]
 pub struct BinaryPlan {
     out: ShapeBuf,
     out_len: usize,

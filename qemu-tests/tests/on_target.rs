@@ -1,0 +1,454 @@
+//! shaped on an emulated Cortex-M4: 32-bit `usize`, hard-float f32, no allocator.
+//! Static tensors of ranks 0-4 with every op, views, the no-alloc runtime kernels in all four
+//! modes, the binary primitive, error values (including overflows only a 32-bit `usize`
+//! reaches) and `Display` into a fixed buffer.
+#![no_std]
+#![no_main]
+// By-reference operators are what users write for tensors that are used again.
+#![allow(clippy::op_ref)]
+
+use cortex_m_rt::entry;
+use panic_semihosting as _;
+use qemu_tests::{text, Report};
+use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::rules::{self, BroadcastMode};
+use shaped::strided::{self, ArrayRef, BinaryPlan};
+use shaped::{
+    broadcast_shapes, AutoBroadcast, BinaryOp, CompareOp, ErrorKind, LogicalOp, Shape, Tensor,
+    TensorView, TensorViewMut,
+};
+
+#[entry]
+fn main() -> ! {
+    let mut r = Report::new();
+    target_is_32_bit(&mut r);
+    static_ranks_0_to_4(&mut r);
+    static_every_op(&mut r);
+    static_views(&mut r);
+    dynamic_all_four_modes(&mut r);
+    broadcast_op_modes(&mut r);
+    binary_primitive(&mut r);
+    errors_and_32_bit_overflow(&mut r);
+    display_into_a_fixed_buffer(&mut r);
+    r.finish()
+}
+
+fn target_is_32_bit(r: &mut Report) {
+    r.eq("usize is 32 bits", &usize::BITS, &32);
+}
+
+fn static_ranks_0_to_4(r: &mut Report) {
+    let s = Tensor::<f32, Shape![]>::scalar(2.5) + Tensor::<f32, Shape![]>::scalar(0.25);
+    r.eq("rank 0 add", s.as_slice(), &[2.75]);
+
+    let a = Tensor::<f32, Shape![4]>::from([1.0, 2.0, 3.0, 4.0]);
+    let one = Tensor::<f32, Shape![1]>::from([10.0]);
+    r.eq(
+        "rank 1 [4] + [1]",
+        (&a + &one).as_slice(),
+        &[11.0, 12.0, 13.0, 14.0],
+    );
+
+    let m = Tensor::<f32, Shape![4, 4]>::from_fn(|[i, j]| (i * 4 + j) as f32);
+    let row = Tensor::<f32, Shape![1, 4]>::from([[0.5, 1.5, 2.5, 3.5]]);
+    let sum = &m + &row;
+    r.eq(
+        "rank 2 [4,4] + [1,4]",
+        &(sum[[0, 0]], sum[[3, 3]], sum[[2, 1]]),
+        &(0.5, 18.5, 10.5),
+    );
+    let col = Tensor::<f32, Shape![3, 1]>::from([[1.0], [2.0], [3.0]]);
+    let row3 = Tensor::<f32, Shape![1, 3]>::from([[10.0, 20.0, 30.0]]);
+    let outer: Tensor<f32, Shape![3, 3]> = &col * &row3;
+    r.eq(
+        "rank 2 [3,1] * [1,3]",
+        outer.as_slice(),
+        &[10.0, 20.0, 30.0, 20.0, 40.0, 60.0, 30.0, 60.0, 90.0],
+    );
+
+    let x = Tensor::<f32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as f32);
+    let y = Tensor::<f32, Shape![1, 3, 1]>::from([[[1.0], [-1.0], [0.5]]]);
+    let p = &x * &y;
+    r.eq(
+        "rank 3 [2,3,4] * [1,3,1]",
+        &(p[[0, 0, 3]], p[[1, 1, 2]], p[[1, 2, 3]]),
+        &(3.0, -18.0, 11.5),
+    );
+
+    let u = Tensor::<i32, Shape![2, 1, 3, 1]>::from_fn(|[i, _, k, _]| (i * 3 + k) as i32);
+    let v = Tensor::<i32, Shape![1, 2, 1, 2]>::from_fn(|[_, j, _, l]| (j * 2 + l) as i32 * 100);
+    let w: Tensor<i32, Shape![2, 2, 3, 2]> = &u - &v;
+    r.eq(
+        "rank 4 [2,1,3,1] - [1,2,1,2]",
+        &(w[[1, 1, 2, 1]], w[[0, 0, 0, 0]], w.len()),
+        &(5 - 300, 0, 24),
+    );
+
+    // 1 against 0 gives 0 (P5), at compile time and at run time alike.
+    let empty = Tensor::<f32, Shape![0, 3]>::zeros();
+    let ones = Tensor::<f32, Shape![1, 3]>::splat(1.0);
+    let e: Tensor<f32, Shape![0, 3]> = &empty + &ones;
+    r.eq("zero-size dim: [0,3] + [1,3]", &e.shape(), &[0, 3]);
+}
+
+fn static_every_op(r: &mut Report) {
+    let a = Tensor::<f32, Shape![2, 2]>::from([[1.0, -2.0], [3.0, 4.0]]);
+    let b = Tensor::<f32, Shape![1, 2]>::from([[2.0, 0.5]]);
+    r.eq("f32 add", (&a + &b).as_slice(), &[3.0, -1.5, 5.0, 4.5]);
+    r.eq("f32 sub", (&a - &b).as_slice(), &[-1.0, -2.5, 1.0, 3.5]);
+    r.eq("f32 mul", (&a * &b).as_slice(), &[2.0, -1.0, 6.0, 2.0]);
+    r.eq("f32 div", (&a / &b).as_slice(), &[0.5, -4.0, 1.5, 8.0]);
+    r.eq("f32 rem", (&a % &b).as_slice(), &[1.0, -0.0, 1.0, 0.0]);
+    r.eq("maximum", a.maximum(&b).as_slice(), &[2.0, 0.5, 3.0, 4.0]);
+    r.eq("minimum", a.minimum(&b).as_slice(), &[1.0, -2.0, 2.0, 0.5]);
+    r.eq(
+        "squared_difference",
+        a.squared_difference(&b).as_slice(),
+        &[1.0, 6.25, 1.0, 12.25],
+    );
+    let pw = a.pow(&b);
+    r.check(
+        "pow (libm)",
+        pw[[0, 0]] == 1.0 && pw[[1, 0]] == 9.0 && (pw[[1, 1]] - 2.0).abs() < 1e-6,
+    );
+    r.eq(
+        "scalar on the right",
+        (&a * 2.0).as_slice(),
+        &[2.0, -4.0, 6.0, 8.0],
+    );
+    r.eq(
+        "scalar on the left",
+        (10.0 - &a).as_slice(),
+        &[9.0, 12.0, 7.0, 6.0],
+    );
+    r.eq(
+        "eq_elem",
+        a.eq_elem(&b).as_slice(),
+        &[false, false, false, false],
+    );
+    r.eq(
+        "ne_elem",
+        a.ne_elem(&b).as_slice(),
+        &[true, true, true, true],
+    );
+    r.eq("lt", a.lt(&b).as_slice(), &[true, true, false, false]);
+    r.eq("le", a.le(1.0).as_slice(), &[true, true, false, false]);
+    r.eq("gt", a.gt(&b).as_slice(), &[false, false, true, true]);
+    r.eq("ge", a.ge(3.0).as_slice(), &[false, false, true, true]);
+
+    let i = Tensor::<i32, Shape![3]>::from([7, -7, 12]);
+    let j = Tensor::<i32, Shape![1]>::from([5]);
+    r.eq("i32 div truncates", (&i / &j).as_slice(), &[1, -1, 2]);
+    r.eq("i32 rem", (&i % &j).as_slice(), &[2, -2, 2]);
+    r.eq("i32 and", (&i & &j).as_slice(), &[5, 1, 4]);
+    r.eq("i32 or", (&i | &j).as_slice(), &[7, -3, 13]);
+    r.eq("i32 xor", (&i ^ &j).as_slice(), &[2, -4, 9]);
+    let big = Tensor::<i32, Shape![1]>::from([i32::MAX]);
+    r.eq("i32 add wraps", (&big + 1).as_slice(), &[i32::MIN]);
+
+    let p = Tensor::<bool, Shape![2, 2]>::from([[true, false], [true, true]]);
+    let q = Tensor::<bool, Shape![1, 2]>::from([[true, false]]);
+    r.eq("and", p.and(&q).as_slice(), &[true, false, true, false]);
+    r.eq("or", p.or(&q).as_slice(), &[true, false, true, true]);
+    r.eq("xor", p.xor(&q).as_slice(), &[false, false, false, true]);
+
+    let bt = b.broadcast_to::<Shape![3, 2, 2]>();
+    r.eq(
+        "broadcast_to [1,2] -> [3,2,2]",
+        &(bt.shape(), bt[[2, 1, 1]]),
+        &([3, 2, 2], 0.5),
+    );
+    let grown = Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]).broadcast_to::<Shape![1, 3]>();
+    r.eq(
+        "broadcast_to may differ from the target (B3)",
+        &grown.shape(),
+        &[2, 3],
+    );
+    let z = a.zip_map(&a, |x, y| x * y);
+    r.eq("zip_map (NONE)", z.as_slice(), &[1.0, 4.0, 9.0, 16.0]);
+    r.eq("map", a.map(|x| x as i32).as_slice(), &[1, -2, 3, 4]);
+}
+
+fn static_views(r: &mut Report) {
+    static DATA: [f32; 6] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let v = TensorView::<f32, Shape![2, 3]>::new(&DATA).unwrap();
+    let col = Tensor::<f32, Shape![2, 1]>::from([[100.0], [200.0]]);
+    let s = &v + &col;
+    r.eq(
+        "view + tensor",
+        s.as_slice(),
+        &[101.0, 102.0, 103.0, 204.0, 205.0, 206.0],
+    );
+    r.check(
+        "view of the wrong length is an error",
+        TensorView::<f32, Shape![4]>::new(&DATA).is_err(),
+    );
+    let mut out_buf = [0.0f32; 6];
+    let mut out = TensorViewMut::<f32, Shape![2, 3]>::new(&mut out_buf).unwrap();
+    v.broadcast_with_into(&col, &mut out, |x, y| x - y);
+    r.eq(
+        "broadcast_with_into a view",
+        &out_buf,
+        &[-99.0, -98.0, -97.0, -196.0, -195.0, -194.0],
+    );
+    // A mixed shape over a borrowed buffer: the batch is a runtime dim, the 3 is static.
+    let m = TensorView::<f32, Shape![_, 3]>::with_shape([2, 3], &DATA).unwrap();
+    r.eq("mixed-shape view", &(m.shape(), m[[1, 2]]), &([2, 3], 6.0));
+    r.check(
+        "mixed-shape view of the wrong length is an error",
+        TensorView::<f32, Shape![_, 3]>::with_shape([3, 3], &DATA).is_err(),
+    );
+}
+
+fn dynamic_all_four_modes(r: &mut Report) {
+    let a_data = [1i32, 2, 3, 4, 5, 6];
+    let b_data = [10i32, 20, 30];
+    let a = ArrayRef::new(&a_data, &[2, 3]).unwrap();
+    let b = ArrayRef::new(&b_data, &[3]).unwrap();
+    let mut out = [0i32; 6];
+    strided::binary_into(a, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
+    r.eq("numpy [2,3] + [3]", &out, &[11, 22, 33, 14, 25, 36]);
+
+    let e = strided::binary_into(a, b, BinaryOp::Add, AutoBroadcast::None, &mut out).unwrap_err();
+    r.eq(
+        "none rejects [2,3] with [3]",
+        &e.kind(),
+        &ErrorKind::RankMismatch,
+    );
+    let same = ArrayRef::new(&a_data, &[2, 3]).unwrap();
+    strided::binary_into(a, same, BinaryOp::Multiply, AutoBroadcast::None, &mut out).unwrap();
+    r.eq("none [2,3] * [2,3]", &out, &[1, 4, 9, 16, 25, 36]);
+
+    // PDPD with an axis: B [2] placed at axis 0 of A [2, 3].
+    let c_data = [100i32, 200];
+    let c = ArrayRef::new(&c_data, &[2]).unwrap();
+    strided::binary_into(
+        a,
+        c,
+        BinaryOp::Add,
+        AutoBroadcast::Pdpd { axis: 0 },
+        &mut out,
+    )
+    .unwrap();
+    r.eq(
+        "pdpd axis 0 [2,3] + [2]",
+        &out,
+        &[101, 102, 103, 204, 205, 206],
+    );
+    let bad = strided::binary_into(
+        a,
+        c,
+        BinaryOp::Add,
+        AutoBroadcast::Pdpd { axis: -1 },
+        &mut out,
+    );
+    r.check("pdpd axis -1 [2,3] + [2] is an error", bad.is_err());
+    let shape = broadcast_shapes(&[2, 3, 4, 5], &[3, 1], AutoBroadcast::Pdpd { axis: 1 }).unwrap();
+    r.eq(
+        "pdpd shape, trailing 1 ignored",
+        shape.as_slice(),
+        &[2, 3, 4, 5][..],
+    );
+
+    let col_data = [1i32, 2];
+    let col = ArrayRef::new(&col_data, &[2, 1]).unwrap();
+    let row = ArrayRef::new(&b_data, &[1, 3]).unwrap();
+    strided::binary_into(
+        col,
+        row,
+        BinaryOp::Subtract,
+        AutoBroadcast::Bidirectional,
+        &mut out,
+    )
+    .unwrap();
+    r.eq(
+        "bidirectional [2,1] - [1,3]",
+        &out,
+        &[-9, -19, -29, -8, -18, -28],
+    );
+
+    let mut flags = [false; 6];
+    strided::compare_into(a, b, CompareOp::Greater, AutoBroadcast::Numpy, &mut flags).unwrap();
+    r.eq("compare_into", &flags, &[false; 6]);
+    let t = [true, false];
+    let tl = ArrayRef::new(&t, &[2, 1]).unwrap();
+    let tr = ArrayRef::new(&t, &[1, 2]).unwrap();
+    let mut lo = [false; 4];
+    strided::logical_into(tl, tr, LogicalOp::And, AutoBroadcast::Numpy, &mut lo).unwrap();
+    r.eq("logical_into", &lo, &[true, false, false, false]);
+
+    // Transposed input through strides.
+    let t_in = ArrayRef::with_strides(&a_data, &[3, 2], &[1, 3]).unwrap();
+    let zero = [0i32];
+    let z = ArrayRef::new(&zero, &[1]).unwrap();
+    strided::binary_into(t_in, z, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
+    r.eq("strided (transposed) input", &out, &[1, 4, 2, 5, 3, 6]);
+
+    let plan = BinaryPlan::new(&[2, 3], &[3], AutoBroadcast::Numpy).unwrap();
+    let fa = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let fb = [0.5f32, 0.25, 0.125];
+    let mut fo = [0.0f32; 6];
+    plan.binary(&fa, &fb, BinaryOp::Multiply, &mut fo).unwrap();
+    r.eq("BinaryPlan f32", &fo, &[0.5, 0.5, 0.375, 2.0, 1.25, 0.75]);
+}
+
+fn broadcast_op_modes(r: &mut Report) {
+    let d = [1i32, 2, 3];
+    let data = ArrayRef::new(&d, &[3]).unwrap();
+    let mut out = [0i32; 6];
+    strided::broadcast_into(data, &[2, 3], BroadcastMode::Numpy, &mut out).unwrap();
+    r.eq("broadcast_to numpy", &out, &[1, 2, 3, 1, 2, 3]);
+    let col = ArrayRef::new(&d, &[3]).unwrap();
+    let mut out2 = [0i32; 6];
+    strided::broadcast_into(
+        col,
+        &[3, 2],
+        BroadcastMode::Explicit { axes_mapping: &[0] },
+        &mut out2,
+    )
+    .unwrap();
+    r.eq("broadcast_to explicit", &out2, &[1, 1, 2, 2, 3, 3]);
+    strided::broadcast_into(col, &[3, 2], BroadcastMode::Pdpd { axis: 0 }, &mut out2).unwrap();
+    r.eq("broadcast_to pdpd axis 0", &out2, &[1, 1, 2, 2, 3, 3]);
+    let shape = rules::broadcast_to_shape(&[2, 1], &[1, 3], BroadcastMode::Bidirectional).unwrap();
+    r.eq(
+        "broadcast_to bidirectional shape",
+        shape.as_slice(),
+        &[2, 3][..],
+    );
+    let e = rules::broadcast_to_shape(&[2, 3], &[3], BroadcastMode::Numpy).unwrap_err();
+    r.eq(
+        "broadcast_to numpy: target rank too small",
+        &e.kind(),
+        &ErrorKind::TargetRankTooSmall,
+    );
+}
+
+fn binary_primitive(r: &mut Report) {
+    // NCHW [1, 2, 2, 2], bias and scale per channel, no allocator.
+    let x = [-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0];
+    let bias = [1.0f32, -1.0];
+    let scale = [10.0f32, 100.0];
+    let src = MemRef::new(&x, &[1, 2, 2, 2], Layout::RowMajor).unwrap();
+    let b = MemRef::new(&bias, &[1, 2, 1, 1], Layout::RowMajor).unwrap();
+    let s = MemRef::new(&scale, &[1, 2, 1, 1], Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Add)
+        .post_op(PostOp::Eltwise(Eltwise::Relu))
+        .post_op(PostOp::binary(Alg::Mul, &s));
+    let mut buf = [0.0f32; 8];
+    let mut dst = MemMut::any(&mut buf, &[1, 2, 2, 2]).unwrap();
+    prim.run_into(&src, &b, &mut dst).unwrap();
+    r.eq(
+        "binary add+relu+mul",
+        &buf,
+        &[0.0, 0.0, 20.0, 40.0, 0.0, 0.0, 100.0, 300.0],
+    );
+    let mut cmp = [0.0f32; 8];
+    let mut dst = MemMut::new(&mut cmp, &[1, 2, 2, 2], Layout::ChannelsLast).unwrap();
+    Binary::new(Alg::Gt).run_into(&src, &b, &mut dst).unwrap();
+    // Row-major [[0, 0, 0, 1], [0, 1, 1, 1]], stored (h, w, c).
+    r.eq(
+        "binary gt into channels-last",
+        &cmp,
+        &[0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0],
+    );
+    let t = Tensor::<f32, Shape![2, 2]>::from([[1.0, 4.0], [9.0, 16.0]]);
+    let z = Tensor::<f32, Shape![1, 1]>::from([[0.0]]);
+    let rt = Binary::new(Alg::Add)
+        .post_op(Eltwise::Sqrt)
+        .apply(&t, &z)
+        .unwrap();
+    r.eq(
+        "binary static apply + sqrt (libm)",
+        rt.as_slice(),
+        &[1.0, 2.0, 3.0, 4.0],
+    );
+}
+
+fn errors_and_32_bit_overflow(r: &mut Report) {
+    let e = broadcast_shapes(&[3, 1, 5], &[4, 4, 5], AutoBroadcast::Numpy).unwrap_err();
+    r.eq(
+        "error text",
+        text::<128>(e).as_str(),
+        "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4",
+    );
+    // 65536 * 65536 = 2^32: fine on a 64-bit host, an overflow here.
+    r.eq(
+        "element count 2^32 overflows",
+        &rules::checked_element_count(&[65536, 65536]),
+        &None,
+    );
+    let e = ArrayRef::<f32>::new(&[], &[65536, 65536]).unwrap_err();
+    r.eq(
+        "ArrayRef 2^32 elements: Overflow",
+        &e.kind(),
+        &ErrorKind::Overflow,
+    );
+    let e = BinaryPlan::new(&[65536, 1], &[1, 65536], AutoBroadcast::Numpy).unwrap_err();
+    r.eq(
+        "plan output of 2^32 elements: Overflow",
+        &e.kind(),
+        &ErrorKind::Overflow,
+    );
+    // 2^29 f32 = 2^31 bytes: past isize::MAX on this target.
+    let e = MemRef::<f32>::new(&[], &[1 << 29], Layout::RowMajor).unwrap_err();
+    r.eq(
+        "2^31 bytes past isize::MAX: Overflow",
+        &e.kind(),
+        &ErrorKind::Overflow,
+    );
+    let e = ArrayRef::<u8>::with_strides(&[0; 4], &[2, 2], &[usize::MAX, 1]).unwrap_err();
+    r.eq("huge stride: Overflow", &e.kind(), &ErrorKind::Overflow);
+    let mut out = [0i32; 2];
+    let zero = [0i32];
+    let a = ArrayRef::new(&[1i32, 2], &[2]).unwrap();
+    let z = ArrayRef::new(&zero, &[1]).unwrap();
+    let e =
+        strided::binary_into(a, z, BinaryOp::Divide, AutoBroadcast::Numpy, &mut out).unwrap_err();
+    r.eq(
+        "integer division by zero is an error",
+        &e.kind(),
+        &ErrorKind::DivisionByZero,
+    );
+    let e = broadcast_shapes(&[2, 3], &[3], AutoBroadcast::Pdpd { axis: -2 }).unwrap_err();
+    r.eq("pdpd axis -2", &e.kind(), &ErrorKind::NegativeAxis);
+    let e = broadcast_shapes(&[2, 3], &[3], AutoBroadcast::Pdpd { axis: i64::MAX }).unwrap_err();
+    r.eq(
+        "pdpd huge axis",
+        &e.kind(),
+        &ErrorKind::AxisOutOfRange { max: 1 },
+    );
+    let too_deep = [1usize; 17];
+    let e = broadcast_shapes(&too_deep, &[1], AutoBroadcast::Numpy).unwrap_err();
+    r.eq(
+        "rank 17 without alloc",
+        &e.kind(),
+        &ErrorKind::RankLimit { max: 16 },
+    );
+    let mut small = [0i32; 5];
+    let b = ArrayRef::new(&[1i32, 2, 3], &[3]).unwrap();
+    let ab = ArrayRef::new(&[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let e =
+        strided::binary_into(ab, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut small).unwrap_err();
+    r.check(
+        "output buffer too short",
+        matches!(e.kind(), ErrorKind::LengthMismatch { .. }),
+    );
+}
+
+fn display_into_a_fixed_buffer(r: &mut Report) {
+    let t = Tensor::<i32, Shape![2, 3]>::from([[1, -20, 3], [40, 5, 600]]);
+    r.eq(
+        "Display 2x3",
+        text::<64>(&t).as_str(),
+        "[[  1 -20   3]\n [ 40   5 600]]",
+    );
+    let f = Tensor::<f32, Shape![2]>::from([0.5, -1.25]);
+    r.eq(
+        "Display precision",
+        text::<32>(format_args!("{f:.1}")).as_str(),
+        "[ 0.5 -1.2]",
+    );
+    let s = Tensor::<f32, Shape![]>::scalar(3.5);
+    r.eq("Display rank 0", text::<16>(&s).as_str(), "3.5");
+}
