@@ -24,6 +24,13 @@ pub fn shaped_add_4x4_1x4(a: &A44, b: &A14, out: &mut A44) {
     *out = a + b;
 }
 
+/// shaped, writing into the caller's tensor: `[4, 4] + [1, 4]`.
+#[no_mangle]
+#[inline(never)]
+pub fn shaped_into_add_4x4_1x4(a: &A44, b: &A14, out: &mut A44) {
+    a.broadcast_with_into(b, out, |x, y| x + y);
+}
+
 /// By hand: `[4, 4] + [1, 4]`.
 #[no_mangle]
 #[inline(never)]
@@ -40,6 +47,13 @@ pub fn hand_add_4x4_1x4(a: &[[f32; 4]; 4], b: &[[f32; 4]; 1], out: &mut [[f32; 4
 #[inline(never)]
 pub fn shaped_mul_2x3x4_1x3x1(a: &M234, b: &M131, out: &mut M234) {
     *out = a * b;
+}
+
+/// shaped, writing into the caller's tensor: `[2, 3, 4] * [1, 3, 1]`.
+#[no_mangle]
+#[inline(never)]
+pub fn shaped_into_mul_2x3x4_1x3x1(a: &M234, b: &M131, out: &mut M234) {
+    a.broadcast_with_into(b, out, |x, y| x * y);
 }
 
 /// By hand: `[2, 3, 4] * [1, 3, 1]`.
@@ -71,7 +85,9 @@ fn main() -> ! {
         black_box(&b.into_inner()),
         &mut h,
     );
-    let add_ok = s.into_inner() == h;
+    let mut si = A44::zeros();
+    shaped_into_add_4x4_1x4(black_box(&a), black_box(&b), &mut si);
+    let add_ok = s.into_inner() == h && si.into_inner() == h;
 
     let x = M234::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as f32);
     let y = M131::from([[[2.0], [-1.0], [0.5]]]);
@@ -83,7 +99,9 @@ fn main() -> ! {
         black_box(&y.into_inner()),
         &mut h,
     );
-    let mul_ok = s.into_inner() == h;
+    let mut si = M234::zeros();
+    shaped_into_mul_2x3x4_1x3x1(black_box(&x), black_box(&y), &mut si);
+    let mul_ok = s.into_inner() == h && si.into_inner() == h;
 
     hprintln!("add agrees: {}, mul agrees: {}", add_ok, mul_ok);
     debug::exit(if add_ok && mul_ok {
