@@ -370,6 +370,9 @@ impl fmt::Display for BroadcastError {
             ErrorKind::DivisionByZero | ErrorKind::NegativeExponent | ErrorKind::Unsupported => {
                 write!(f, "cannot compute {lhs} with {rhs}: ")?;
             }
+            ErrorKind::Overflow if *op == Operation::Reshape => {
+                write!(f, "cannot reshape {lhs} into {rhs}: ")?;
+            }
             ErrorKind::BadStrides | ErrorKind::Overflow if *op == Operation::Layout => {
                 write!(f, "bad layout for shape {lhs} with strides {rhs}: ")?;
             }

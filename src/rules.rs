@@ -686,18 +686,41 @@ pub const fn none_compatible(a: &[usize], b: &[usize]) -> bool {
     true
 }
 
-/// The element count of `dims` (1 for rank 0), or `None` if the product overflows `usize`.
+/// The element count of `dims` (1 for rank 0), or `None` if the product of the **non-zero**
+/// dims overflows `usize`.
+///
+/// A zero dim makes the count 0, but the other dims must still multiply without overflow (as
+/// in ndarray): strides are products of dims, and the answer must not depend on where the 0
+/// sits (`[0, usize::MAX, 2]` and `[2, usize::MAX, 0]` are both `None`).
+///
+/// ```
+/// use shaped::rules::checked_element_count;
+/// assert_eq!(checked_element_count(&[2, 3, 4]), Some(24));
+/// assert_eq!(checked_element_count(&[]), Some(1));
+/// assert_eq!(checked_element_count(&[usize::MAX, 0]), Some(0));
+/// assert_eq!(checked_element_count(&[0, usize::MAX, 2]), None);
+/// assert_eq!(checked_element_count(&[2, usize::MAX, 0]), None);
+/// ```
 pub const fn checked_element_count(dims: &[usize]) -> Option<usize> {
-    let mut len: usize = 1;
+    let mut nonzero: usize = 1;
+    let mut zero = false;
     let mut i = 0;
     while i < dims.len() {
-        len = match len.checked_mul(dims[i]) {
-            Some(l) => l,
-            None => return None,
-        };
+        if dims[i] == 0 {
+            zero = true;
+        } else {
+            nonzero = match nonzero.checked_mul(dims[i]) {
+                Some(l) => l,
+                None => return None,
+            };
+        }
         i += 1;
     }
-    Some(len)
+    if zero {
+        Some(0)
+    } else {
+        Some(nonzero)
+    }
 }
 
 /// Strides for reading a row-major `src` as if it had shape `out`, right-aligned (P1):

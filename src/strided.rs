@@ -77,6 +77,10 @@ impl<'a, T> ArrayRef<'a, T> {
         if strides.len() != shape.len() {
             return Err(err(ErrorKind::BadStrides));
         }
+        // The same count rule as row-major inputs: a zero dim does not excuse the others.
+        if rules::checked_element_count(shape).is_none() {
+            return Err(err(ErrorKind::Overflow));
+        }
         if shape.contains(&0) {
             return Ok(ArrayRef {
                 data,
@@ -150,6 +154,16 @@ impl<const CAP: usize> Plan<CAP> {
         b: &ArrayRef<'_, Y>,
         pb: Placement<'_>,
     ) -> Self {
+        // An empty output runs nothing; its other dims may be huge (`[0, usize::MAX, 2]`), so
+        // they are not merged (their product could overflow).
+        if out.contains(&0) {
+            return Plan {
+                rank: 0,
+                dims: [0; CAP],
+                a: [0; CAP],
+                b: [0; CAP],
+            };
+        }
         let sa: [usize; CAP] = aligned_strides(a, pa, out.len());
         let sb: [usize; CAP] = aligned_strides(b, pb, out.len());
         let mut plan = Plan {

@@ -1,0 +1,354 @@
+//! The nastiest inputs found (by hand, by the fuzz targets in `fuzz/`, and by the Cortex-M run
+//! in `qemu-tests/`), each with the error value it must produce. None may panic.
+
+use shaped::binary::{Alg, Binary, Layout, MemMut, MemRef, PostOp};
+use shaped::interval::{broadcast_partial, PartialShape};
+use shaped::rules::{broadcast_to_shape, checked_element_count, BroadcastMode, MAX_RANK};
+use shaped::strided::{binary_into, broadcast_into, ArrayRef, BinaryPlan};
+use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor, ErrorKind};
+
+const MAX: usize = usize::MAX;
+
+fn err_text<T>(r: Result<T, shaped::BroadcastError>) -> (ErrorKind, String) {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => (e.kind(), e.to_string()),
+    }
+}
+
+/// Fuzz finding (`strided_kernels`): an output `[0, MAX, 2]` has no elements, but merging its
+/// other dims overflowed (a panic in debug builds). A stride-0 input makes it reachable.
+#[test]
+fn zero_size_output_with_huge_other_dims() {
+    let a = ArrayRef::<i32>::new(&[], &[0, 1, 2]).unwrap();
+    let b = ArrayRef::with_strides(&[1i32], &[1, MAX, 1], &[0, 0, 0]).unwrap();
+    let (kind, text) = err_text(binary_into(
+        a,
+        b,
+        BinaryOp::Add,
+        AutoBroadcast::Numpy,
+        &mut [],
+    ));
+    assert_eq!(kind, ErrorKind::Overflow);
+    assert_eq!(
+        text,
+        format!("cannot broadcast [0, {MAX}, 2] with [] (numpy): the element count or byte size overflows")
+    );
+}
+
+/// Fuzz finding (`dyn_tensor`): the count of `[3, MAX, 0]` overflowed while `[0, MAX, 3]` gave
+/// 0. A zero dim no longer excuses the other dims, wherever it sits.
+#[test]
+fn element_count_does_not_depend_on_where_the_zero_is() {
+    assert_eq!(checked_element_count(&[0, MAX, 3]), None);
+    assert_eq!(checked_element_count(&[3, MAX, 0]), None);
+    assert_eq!(checked_element_count(&[MAX, 0]), Some(0));
+    assert_eq!(checked_element_count(&[0, 0, 7]), Some(0));
+    for shape in [[0, MAX, 2], [2, MAX, 0]] {
+        let (kind, _) = err_text(DynTensor::<u8>::from_shape_vec(&shape, vec![]));
+        assert_eq!(kind, ErrorKind::Overflow);
+        let (kind, _) = err_text(ArrayRef::<u8>::with_strides(&[], &shape, &[0, 0, 0]));
+        assert_eq!(kind, ErrorKind::Overflow);
+    }
+    // Numpy output [1, 3, 2^63, 0]: no elements, yet not a shape that can exist.
+    let a = DynTensor::from_shape_vec(&[1, 3, 1, 1], vec![1i32, 2, 3]).unwrap();
+    let b = DynTensor::<i32>::from_shape_vec(&[1 << 63, 0], vec![]).unwrap();
+    let (kind, _) = err_text(a.binary(&b, BinaryOp::Add, AutoBroadcast::Numpy));
+    assert_eq!(kind, ErrorKind::Overflow);
+}
+
+/// Cortex-M finding: `i64::MAX` does not fit a 32-bit `usize` and was reported as negative.
+#[test]
+fn extreme_pdpd_axes() {
+    for axis in [i64::MAX, 1 << 40, 3] {
+        let (kind, _) = err_text(broadcast_shapes(
+            &[2, 3],
+            &[3],
+            AutoBroadcast::Pdpd { axis },
+        ));
+        assert_eq!(kind, ErrorKind::AxisOutOfRange { max: 1 }, "axis {axis}");
+    }
+    for axis in [i64::MIN, -2] {
+        let (kind, text) = err_text(broadcast_shapes(
+            &[2, 3],
+            &[3],
+            AutoBroadcast::Pdpd { axis },
+        ));
+        assert_eq!(kind, ErrorKind::NegativeAxis);
+        assert!(
+            text.ends_with("the axis must be -1 (the default) or >= 0"),
+            "{text}"
+        );
+    }
+    let (kind, _) = err_text(broadcast_to_shape(
+        &[3],
+        &[2, 3],
+        BroadcastMode::Pdpd { axis: i64::MAX },
+    ));
+    assert_eq!(kind, ErrorKind::AxisOutOfRange { max: 1 });
+    let two = PartialShape::fixed(&[2, 3]).unwrap();
+    let one = PartialShape::fixed(&[3]).unwrap();
+    let (kind, _) = err_text(broadcast_partial(
+        &two,
+        &one,
+        AutoBroadcast::Pdpd { axis: i64::MAX },
+    ));
+    assert_eq!(kind, ErrorKind::AxisOutOfRange { max: 1 });
+}
+
+#[test]
+fn hostile_axes_mappings() {
+    let t = [2, 3, 4];
+    let cases: [(&[usize], &[usize], ErrorKind); 4] = [
+        (
+            &[3],
+            &[MAX],
+            ErrorKind::AxesMappingRange {
+                index: 0,
+                axis: MAX,
+            },
+        ),
+        (&[3, 4], &[2, 1], ErrorKind::AxesMappingOrder { index: 1 }),
+        (&[3, 4], &[1, 1], ErrorKind::AxesMappingOrder { index: 1 }),
+        (
+            &[3],
+            &[0, 1],
+            ErrorKind::AxesMappingLength { len: 2, rank: 1 },
+        ),
+    ];
+    for (data, mapping, want) in cases {
+        let mode = BroadcastMode::Explicit {
+            axes_mapping: mapping,
+        };
+        assert_eq!(
+            err_text(broadcast_to_shape(data, &t, mode)).0,
+            want,
+            "{data:?} {mapping:?}"
+        );
+    }
+    // The same through the kernel, with an output buffer of the wrong size too.
+    let data = ArrayRef::new(&[1, 2, 3], &[3]).unwrap();
+    let mode = BroadcastMode::Explicit {
+        axes_mapping: &[MAX],
+    };
+    assert!(broadcast_into(data, &t, mode, &mut [0; 24]).is_err());
+    let ok = BroadcastMode::Explicit { axes_mapping: &[1] };
+    let (kind, _) = err_text(broadcast_into(data, &t, ok, &mut [0; 23]));
+    assert_eq!(
+        kind,
+        ErrorKind::LengthMismatch {
+            expected: 24,
+            actual: 23
+        }
+    );
+}
+
+#[test]
+fn sizes_past_isize_max_bytes() {
+    // 2^61 u64 elements: the count fits usize, the bytes (2^64) do not.
+    let (kind, text) = err_text(MemRef::<u64>::new(&[], &[1 << 61], Layout::RowMajor));
+    assert_eq!(kind, ErrorKind::Overflow);
+    assert_eq!(
+        text,
+        "bad layout for shape [2305843009213693952] with strides []: the element count or byte size overflows"
+    );
+    // Exactly isize::MAX / 8 + 1 u64 elements: 2^63 bytes, one past isize::MAX.
+    let (kind, _) = err_text(MemRef::<u64>::new(
+        &[],
+        &[(isize::MAX as usize) / 8 + 1],
+        Layout::RowMajor,
+    ));
+    assert_eq!(kind, ErrorKind::Overflow);
+    let (kind, _) = err_text(ArrayRef::<u8>::new(&[], &[MAX, 2]));
+    assert_eq!(kind, ErrorKind::Overflow);
+    let (kind, _) = err_text(BinaryPlan::new(
+        &[1 << 32, 1],
+        &[1, 1 << 32],
+        AutoBroadcast::Numpy,
+    ));
+    assert_eq!(kind, ErrorKind::Overflow);
+    // A shape alone may be huge; only building it is an error.
+    assert_eq!(
+        broadcast_shapes(&[MAX], &[1], AutoBroadcast::Numpy).unwrap(),
+        [MAX]
+    );
+}
+
+#[test]
+fn hostile_strides_and_lengths() {
+    let data = [0u8; 4];
+    let (kind, _) = err_text(ArrayRef::with_strides(&data, &[2, 2], &[MAX, 1]));
+    assert_eq!(kind, ErrorKind::Overflow);
+    let (kind, text) = err_text(ArrayRef::with_strides(&data, &[2, 2], &[2, 2]));
+    assert_eq!(kind, ErrorKind::BadStrides);
+    assert_eq!(
+        text,
+        "bad layout for shape [2, 2] with strides [2, 2]: one stride per dim is needed, addressing only inside the buffer"
+    );
+    let (kind, _) = err_text(ArrayRef::with_strides(&data, &[2, 2], &[1]));
+    assert_eq!(kind, ErrorKind::BadStrides);
+    let (kind, _) = err_text(DynTensor::from_shape_vec(&[2, 3], vec![0u8; 5]));
+    assert_eq!(
+        kind,
+        ErrorKind::LengthMismatch {
+            expected: 6,
+            actual: 5
+        }
+    );
+    let (kind, text) = err_text(
+        DynTensor::from_shape_vec(&[2, 3], vec![0u8; 6])
+            .unwrap()
+            .reshape(&[MAX, 2, 0]),
+    );
+    assert_eq!(kind, ErrorKind::Overflow);
+    assert_eq!(
+        text,
+        format!(
+            "cannot reshape [2, 3] into [{MAX}, 2, 0]: the element count or byte size overflows"
+        )
+    );
+    // Binary primitive memory: overlapping destination, huge strides, `any` source.
+    let mut buf = [0.0f32; 4];
+    let (kind, _) = err_text(MemMut::with_strides(&mut buf, &[2, 2], &[1, 1]));
+    assert_eq!(kind, ErrorKind::BadStrides);
+    let (kind, _) = err_text(MemRef::<f32>::with_strides(&[0.0; 4], &[2, 2], &[MAX, 1]));
+    assert_eq!(kind, ErrorKind::Overflow);
+    let (kind, _) = err_text(MemRef::<f32>::new(&[0.0; 4], &[2, 2], Layout::Any));
+    assert_eq!(kind, ErrorKind::AnySource);
+}
+
+#[test]
+fn ranks_past_the_limits() {
+    let deep = vec![1usize; MAX_RANK + 1];
+    let (kind, _) = err_text(broadcast_shapes(&deep, &[1], AutoBroadcast::Numpy));
+    assert_eq!(kind, ErrorKind::RankLimit { max: MAX_RANK });
+    let (kind, _) = err_text(DynTensor::from_shape_vec(&deep, vec![0u8]));
+    assert_eq!(kind, ErrorKind::RankLimit { max: MAX_RANK });
+    let (kind, _) = err_text(MemRef::new(&[0.0f32], &[1; 13], Layout::RowMajor));
+    assert_eq!(kind, ErrorKind::RankLimit { max: 12 });
+    let (kind, _) = err_text(shaped::rules::binary_dst_shape(&[1; 13], &[1; 13]));
+    assert_eq!(kind, ErrorKind::RankLimit { max: 12 });
+}
+
+#[test]
+fn zero_size_dims_in_every_mode() {
+    let ok = |a: &[usize], b: &[usize], mode| broadcast_shapes(a, b, mode).unwrap().to_vec();
+    assert_eq!(ok(&[0, 3], &[0, 3], AutoBroadcast::None), [0, 3]);
+    assert_eq!(ok(&[0], &[1], AutoBroadcast::Numpy), [0]);
+    assert_eq!(ok(&[1], &[0], AutoBroadcast::Bidirectional), [0]);
+    assert_eq!(ok(&[2, 0], &[0], AutoBroadcast::Pdpd { axis: 1 }), [2, 0]);
+    assert_eq!(ok(&[2, 0], &[1], AutoBroadcast::Pdpd { axis: 0 }), [2, 0]);
+    let (kind, _) = err_text(broadcast_shapes(&[0], &[2], AutoBroadcast::Numpy));
+    assert_eq!(
+        kind,
+        ErrorKind::DimMismatch {
+            axis: 0,
+            lhs: 0,
+            rhs: 2
+        }
+    );
+    let (kind, _) = err_text(broadcast_shapes(
+        &[2, 0],
+        &[2],
+        AutoBroadcast::Pdpd { axis: 1 },
+    ));
+    assert_eq!(
+        kind,
+        ErrorKind::DimMismatch {
+            axis: 1,
+            lhs: 0,
+            rhs: 2
+        }
+    );
+    let (kind, _) = err_text(broadcast_to_shape(&[0], &[1], BroadcastMode::Numpy));
+    assert_eq!(
+        kind,
+        ErrorKind::DimMismatch {
+            axis: 0,
+            lhs: 0,
+            rhs: 1
+        }
+    );
+    assert_eq!(
+        broadcast_to_shape(&[1], &[0], BroadcastMode::Numpy).unwrap(),
+        [0]
+    );
+    // Kernels on empty outputs write nothing and succeed.
+    let a = ArrayRef::<i32>::new(&[], &[0, 3]).unwrap();
+    let b = ArrayRef::new(&[1, 2, 3], &[1, 3]).unwrap();
+    binary_into(a, b, BinaryOp::Divide, AutoBroadcast::Numpy, &mut []).unwrap();
+    let x = DynTensor::<f32>::from_shape_vec(&[0, 2], vec![]).unwrap();
+    let y = DynTensor::from_shape_vec(&[1, 2], vec![1.0f32, 2.0]).unwrap();
+    let d = Binary::new(Alg::Div)
+        .post_op(PostOp::binary(Alg::Add, &y))
+        .run(&x, &y)
+        .unwrap();
+    assert_eq!(d.dims(), [0, 2]);
+}
+
+#[test]
+fn rank_0_in_every_mode() {
+    for mode in [
+        AutoBroadcast::None,
+        AutoBroadcast::Numpy,
+        AutoBroadcast::Pdpd { axis: -1 },
+        AutoBroadcast::Pdpd { axis: 0 },
+        AutoBroadcast::Bidirectional,
+    ] {
+        assert_eq!(
+            broadcast_shapes(&[], &[], mode).unwrap(),
+            [0usize; 0],
+            "{mode:?}"
+        );
+    }
+    // D1: a scalar A takes only a scalar B, whatever the axis.
+    let (kind, _) = err_text(broadcast_shapes(
+        &[],
+        &[1],
+        AutoBroadcast::Pdpd { axis: -1 },
+    ));
+    assert_eq!(kind, ErrorKind::SecondRankTooLarge);
+}
+
+#[test]
+fn value_errors_and_wrapping() {
+    let a = DynTensor::from_shape_vec(&[2], vec![i32::MIN, 7]).unwrap();
+    let minus_one = DynTensor::from_shape_vec(&[1], vec![-1]).unwrap();
+    let zero = DynTensor::from_shape_vec(&[1], vec![0]).unwrap();
+    // i32::MIN / -1 wraps (numpy's behaviour), it does not trap.
+    let q = a
+        .binary(&minus_one, BinaryOp::Divide, AutoBroadcast::Numpy)
+        .unwrap();
+    assert_eq!(q.as_slice(), [i32::MIN, -7]);
+    for op in [BinaryOp::Divide, BinaryOp::Mod, BinaryOp::FloorMod] {
+        let (kind, _) = err_text(a.binary(&zero, op, AutoBroadcast::Numpy));
+        assert_eq!(kind, ErrorKind::DivisionByZero, "{op:?}");
+    }
+    let (kind, _) = err_text(a.binary(&minus_one, BinaryOp::Power, AutoBroadcast::Numpy));
+    assert_eq!(kind, ErrorKind::NegativeExponent);
+}
+
+#[test]
+fn binary_primitive_hostile_chains() {
+    let x = DynTensor::from_shape_vec(&[1, 3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let big = DynTensor::from_shape_vec(&[2, 3], vec![0.0f32; 6]).unwrap();
+    let (kind, _) = err_text(
+        Binary::new(Alg::Add)
+            .post_op(PostOp::binary(Alg::Mul, &big))
+            .run(&x, &x),
+    );
+    assert_eq!(
+        kind,
+        ErrorKind::DimMismatch {
+            axis: 0,
+            lhs: 2,
+            rhs: 1
+        }
+    );
+    let mut prim = Binary::new(Alg::Add).runtime_checked();
+    for _ in 0..100 {
+        prim.push_post_op(PostOp::Sum { scale: 1.0 });
+    }
+    let (kind, _) = err_text(prim.run(&x, &x));
+    assert_eq!(kind, ErrorKind::TooManyPostOps { max: 8 });
+}
