@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use shaped::strided::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{BinaryOp, ErrorKind};
-use shaped_fuzz::{indices, reference_shape, small, Input};
+use shaped_fuzz::{count, indices, reference_shape, small, Input};
 
 /// A shape, strides (sometimes huge), a buffer, and whether every offset is inside it.
 fn operand(input: &mut Input<'_>) -> (Vec<usize>, Vec<usize>, Vec<i16>) {
@@ -41,6 +41,7 @@ fuzz_target!(|bytes: &[u8]| {
     for (r, d, s, v) in [(&a, &ad, &as_, &av), (&b, &bd, &bs, &bv)] {
         let ok = d.len() <= shaped::rules::MAX_RANK
             && s.len() == d.len()
+            && count(d).is_some()
             && span(d, s).is_some_and(|last| d.contains(&0) || last < v.len());
         assert_eq!(r.is_ok(), ok, "dims {d:?} strides {s:?} len {}", v.len());
     }
