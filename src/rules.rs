@@ -723,6 +723,14 @@ pub const fn checked_element_count(dims: &[usize]) -> Option<usize> {
     }
 }
 
+/// The largest offset that `dims` address at `strides`, `Σ (dim - 1) · stride`, or `None` if
+/// it overflows `usize`. Callers handle shapes with a zero dim first: those address nothing.
+pub(crate) fn checked_last_offset(dims: &[usize], strides: &[usize]) -> Option<usize> {
+    dims.iter().zip(strides).try_fold(0usize, |last, (&d, &s)| {
+        d.saturating_sub(1).checked_mul(s)?.checked_add(last)
+    })
+}
+
 /// Strides for reading a row-major `src` as if it had shape `out`, right-aligned (P1):
 /// stride 0 on every dim that `src` stretches (a 1, or a padded dim), row-major strides
 /// elsewhere. Entry `d` is for output dim `d`; entries past `out.len()` are 0.

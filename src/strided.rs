@@ -88,14 +88,8 @@ impl<'a, T> ArrayRef<'a, T> {
                 strides: Strides::Given(strides),
             });
         }
-        // The largest offset addressed: sum of (dim - 1) * stride, checked.
-        let mut last = 0usize;
-        for (&d, &s) in shape.iter().zip(strides) {
-            last = (d - 1)
-                .checked_mul(s)
-                .and_then(|x| x.checked_add(last))
-                .ok_or_else(|| err(ErrorKind::Overflow))?;
-        }
+        let last =
+            rules::checked_last_offset(shape, strides).ok_or_else(|| err(ErrorKind::Overflow))?;
         if last >= data.len() {
             return Err(err(ErrorKind::BadStrides));
         }

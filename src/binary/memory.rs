@@ -33,16 +33,19 @@ pub(crate) struct Desc {
 
 impl fmt::Debug for Desc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Desc")
-            .field("dims", &self.dims())
-            .field("strides", &self.strides())
-            .field("layout", &self.layout)
-            .finish()
+        self.debug_as("Desc", f)
     }
 }
 
 fn layout_error(kind: ErrorKind, dims: &[usize], strides: &[usize]) -> BroadcastError {
     BroadcastError::new(kind, Operation::Layout, dims, strides)
+}
+
+/// Whether `elements` of `T` stay within `isize::MAX` bytes, like any Rust allocation.
+fn fits_in_isize_bytes<T>(elements: usize) -> bool {
+    elements
+        .checked_mul(core::mem::size_of::<T>())
+        .is_some_and(|bytes| bytes <= isize::MAX as usize)
 }
 
 impl Desc {
@@ -52,6 +55,15 @@ impl Desc {
 
     pub(crate) fn strides(&self) -> &[usize] {
         &self.strides[..self.ndims]
+    }
+
+    /// The `Debug` output of a memory type named `name`: its dims, strides and layout.
+    fn debug_as(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(name)
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("layout", &self.layout)
+            .finish()
     }
 
     fn empty(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
@@ -73,10 +85,9 @@ impl Desc {
     pub(crate) fn dense<T>(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
         let mut d = Desc::empty(dims, layout)?;
         // The element count and the byte size (at most `isize::MAX`) must fit.
-        rules::checked_element_count(dims)
-            .and_then(|n| n.checked_mul(core::mem::size_of::<T>()))
-            .filter(|&b| b <= isize::MAX as usize)
-            .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, &[]))?;
+        if !rules::checked_element_count(dims).is_some_and(fits_in_isize_bytes::<T>) {
+            return Err(layout_error(ErrorKind::Overflow, dims, &[]));
+        }
         match layout {
             Layout::RowMajor | Layout::ChannelsLast => {
                 let order = Order::of_layout(layout, d.ndims);
@@ -99,27 +110,25 @@ impl Desc {
         d.strides[..d.ndims].copy_from_slice(strides);
         // The byte size of the addressed span must fit `isize`, like any Rust allocation.
         if !dims.contains(&0) {
-            let mut last = 0usize;
-            for (&n, &s) in dims.iter().zip(strides) {
-                last = (n - 1)
-                    .checked_mul(s)
-                    .and_then(|x| x.checked_add(last))
-                    .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, strides))?;
-            }
-            last.checked_add(1)
-                .and_then(|n| n.checked_mul(core::mem::size_of::<T>()))
-                .filter(|&b| b <= isize::MAX as usize)
-                .ok_or_else(|| layout_error(ErrorKind::Overflow, dims, strides))?;
-        }
-        for layout in [Layout::RowMajor, Layout::ChannelsLast] {
-            let mut dense = d;
-            dense.fill_dense(&Order::of_layout(layout, d.ndims));
-            if dense.same_strides_where_it_matters(&d) {
-                d.layout = layout;
-                break;
+            let span = rules::checked_last_offset(dims, strides).and_then(|l| l.checked_add(1));
+            if !span.is_some_and(fits_in_isize_bytes::<T>) {
+                return Err(layout_error(ErrorKind::Overflow, dims, strides));
             }
         }
+        d.layout = d.dense_tag();
         Ok(d)
+    }
+
+    /// The dense layout whose strides these are, or [`Layout::Strided`].
+    fn dense_tag(&self) -> Layout {
+        [Layout::RowMajor, Layout::ChannelsLast]
+            .into_iter()
+            .find(|&layout| {
+                let mut dense = *self;
+                dense.fill_dense(&Order::of_layout(layout, self.ndims));
+                dense.same_strides_where_it_matters(self)
+            })
+            .unwrap_or(Layout::Strided)
     }
 
     /// Equal strides on every dim above 1 (a size-1 dim's stride is never used).
@@ -219,14 +228,7 @@ impl Desc {
         self.fill_dense(&order);
         self.layout = match like {
             Some(src) if src.layout != Layout::Strided => src.layout,
-            Some(_) => [Layout::RowMajor, Layout::ChannelsLast]
-                .into_iter()
-                .find(|&l| {
-                    let mut dense = *self;
-                    dense.fill_dense(&Order::of_layout(l, self.ndims));
-                    dense.same_strides_where_it_matters(self)
-                })
-                .unwrap_or(Layout::Strided),
+            Some(_) => self.dense_tag(),
             None => Layout::RowMajor,
         };
     }
@@ -292,11 +294,7 @@ impl<T> Copy for MemRef<'_, T> {}
 
 impl<T> fmt::Debug for MemRef<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MemRef")
-            .field("dims", &self.dims())
-            .field("strides", &self.strides())
-            .field("layout", &self.layout())
-            .finish()
+        self.desc.debug_as("MemRef", f)
     }
 }
 
@@ -380,11 +378,7 @@ pub struct MemMut<'a, T> {
 
 impl<T> fmt::Debug for MemMut<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MemMut")
-            .field("dims", &self.dims())
-            .field("strides", &self.strides())
-            .field("layout", &self.layout())
-            .finish()
+        self.desc.debug_as("MemMut", f)
     }
 }
 
