@@ -263,26 +263,19 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// Appends a post-op. Past [`MAX_POST_OPS`] the runs return
     /// [`ErrorKind::TooManyPostOps`].
     pub fn post_op<O: IntoPostOp<'a, T, P>>(self, op: O) -> Binary<'a, T, O::List> {
-        let mut slots = self.slots;
-        let mut too_many = self.too_many;
-        match slots.get_mut(self.len) {
-            Some(slot) => *slot = op.into_slot(),
-            None => too_many = true,
-        }
-        Binary {
-            alg: self.alg,
-            scales: self.scales,
-            slots,
-            len: (self.len + 1).min(MAX_POST_OPS),
-            too_many,
-            dst_layout: self.dst_layout,
-            list: PhantomData,
-        }
+        let mut next = self.with_list();
+        next.push_slot(op.into_slot());
+        next
     }
 
     /// The same primitive with its post-op operands checked at run time only, so that
     /// [`push_post_op`](Binary::push_post_op) can extend it in a loop.
     pub fn runtime_checked(self) -> Binary<'a, T, RuntimeChecked> {
+        self.with_list()
+    }
+
+    /// The same primitive with another list of operand shapes (a type change only).
+    fn with_list<Q>(self) -> Binary<'a, T, Q> {
         Binary {
             alg: self.alg,
             scales: self.scales,
@@ -291,6 +284,17 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             too_many: self.too_many,
             dst_layout: self.dst_layout,
             list: PhantomData,
+        }
+    }
+
+    /// Stores a post-op, or records that there were too many.
+    fn push_slot(&mut self, slot: Slot<'a, T>) {
+        match self.slots.get_mut(self.len) {
+            Some(free) => {
+                *free = slot;
+                self.len += 1;
+            }
+            None => self.too_many = true,
         }
     }
 
@@ -494,12 +498,6 @@ impl<'a, T: Real> Binary<'a, T, RuntimeChecked> {
     /// # }
     /// ```
     pub fn push_post_op<O: IntoPostOp<'a, T, RuntimeChecked>>(&mut self, op: O) {
-        match self.slots.get_mut(self.len) {
-            Some(slot) => {
-                *slot = op.into_slot();
-                self.len += 1;
-            }
-            None => self.too_many = true,
-        }
+        self.push_slot(op.into_slot());
     }
 }
