@@ -2,6 +2,8 @@
 //! post-op, and a randomized check that layouts never change a result, against an index-by-index
 //! reference.
 
+mod common;
+
 use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
 use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor, ErrorKind, Shape, Tensor};
 
@@ -598,37 +600,29 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
             .map(|i| (i % 7) as f32)
             .collect();
         // Reference, element by element.
-        let expected: Vec<f32> = if dst.contains(&0) {
-            vec![]
-        } else {
-            (0..old.len())
-                .map(|flat| {
-                    let mut idx = vec![0; rank];
-                    let mut f = flat;
-                    for d in (0..rank).rev() {
-                        idx[d] = f % dst[d];
-                        f /= dst[d];
-                    }
-                    let mut a = at(&a_data, &d0, &a_str, &idx);
-                    let mut b = at(&b_data, &d1, &b_str, &idx);
-                    if scales != [1.0, 1.0] {
-                        a *= scales[0];
-                        b *= scales[1];
-                    }
-                    let mut v = alg.apply(a, b);
-                    for p in &posts {
-                        v = match p {
-                            Post::E(e) => e.apply(v),
-                            Post::S(s) => v + s * old[flat],
-                            Post::B(alg, od, data, strides) => {
-                                alg.apply(v, at(data, od, strides, &idx))
-                            }
-                        };
-                    }
-                    v
-                })
-                .collect()
-        };
+        let expected: Vec<f32> = common::indices(&dst)
+            .into_iter()
+            .enumerate()
+            .map(|(flat, idx)| {
+                let mut a = at(&a_data, &d0, &a_str, &idx);
+                let mut b = at(&b_data, &d1, &b_str, &idx);
+                if scales != [1.0, 1.0] {
+                    a *= scales[0];
+                    b *= scales[1];
+                }
+                let mut v = alg.apply(a, b);
+                for p in &posts {
+                    v = match p {
+                        Post::E(e) => e.apply(v),
+                        Post::S(s) => v + s * old[flat],
+                        Post::B(alg, od, data, strides) => {
+                            alg.apply(v, at(data, od, strides, &idx))
+                        }
+                    };
+                }
+                v
+            })
+            .collect();
         // The primitive, into a random destination layout (row-major, channels-last, permuted, any).
         let a = MemRef::with_strides(&a_data, &d0, &a_str).unwrap();
         let b = MemRef::with_strides(&b_data, &d1, &b_str).unwrap();
@@ -681,32 +675,16 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
 }
 
 fn fill_old(buf: &mut [f32], dims: &[usize], strides: &[usize], old: &[f32]) {
-    if dims.contains(&0) {
-        return;
-    }
-    for (flat, &v) in old.iter().enumerate() {
-        let mut f = flat;
-        let mut off = 0;
-        for d in (0..dims.len()).rev() {
-            off += (f % dims[d]) * strides[d];
-            f /= dims[d];
-        }
+    for (idx, &v) in common::indices(dims).iter().zip(old) {
+        let off: usize = idx.iter().zip(strides).map(|(&i, &s)| i * s).sum();
         buf[off] = v;
     }
 }
 
 fn read_all(m: &MemRef<'_, f32>, dims: &[usize]) -> Vec<f32> {
-    let n: usize = dims.iter().product();
-    (0..n)
-        .map(|flat| {
-            let mut idx = vec![0; dims.len()];
-            let mut f = flat;
-            for d in (0..dims.len()).rev() {
-                idx[d] = f % dims[d];
-                f /= dims[d];
-            }
-            *m.get(&idx).unwrap()
-        })
+    common::indices(dims)
+        .iter()
+        .map(|idx| *m.get(idx).unwrap())
         .collect()
 }
 
