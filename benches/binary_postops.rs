@@ -9,30 +9,13 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 
+#[path = "support/relu_scale.rs"]
+mod relu_scale;
+use relu_scale::{hand_fused, hand_fused_nhwc, C, HW};
+
 const N: usize = 8;
-const C: usize = 256;
-const HW: usize = 56 * 56;
 const DIMS: [usize; 4] = [N, C, 56, 56];
 const LEN: usize = N * C * HW;
-
-fn hand_fused(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
-    for (n_c, (d, a)) in dst.chunks_exact_mut(HW).zip(a.chunks_exact(HW)).enumerate() {
-        let (b, s) = (bias[n_c % C], scale[n_c % C]);
-        for (d, &x) in d.iter_mut().zip(a) {
-            let v = x + b;
-            *d = if v > 0.0 { v } else { 0.0 } * s;
-        }
-    }
-}
-
-fn hand_fused_nhwc(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
-    for (d, a) in dst.chunks_exact_mut(C).zip(a.chunks_exact(C)) {
-        for (((d, &x), &b), &s) in d.iter_mut().zip(a).zip(bias).zip(scale) {
-            let v = x + b;
-            *d = if v > 0.0 { v } else { 0.0 } * s;
-        }
-    }
-}
 
 fn hand_three_passes(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
     for (n_c, (d, a)) in dst.chunks_exact_mut(HW).zip(a.chunks_exact(HW)).enumerate() {
@@ -53,9 +36,7 @@ fn hand_three_passes(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let src: Vec<f32> = (0..LEN)
-        .map(|i| ((i * 7919) % 2003) as f32 * 0.01 - 10.0)
-        .collect();
+    let src = relu_scale::source(LEN);
     // The same tensor in channels-last memory.
     let mut src_nhwc = vec![0.0f32; LEN];
     for n in 0..N {
@@ -65,8 +46,7 @@ fn bench(c: &mut Criterion) {
             }
         }
     }
-    let bias: Vec<f32> = (0..C).map(|i| (i % 13) as f32 - 6.0).collect();
-    let scale: Vec<f32> = (0..C).map(|i| 0.5 + (i % 5) as f32 * 0.25).collect();
+    let (bias, scale) = relu_scale::bias_and_scale();
     let zero = [0.0f32];
 
     let a = MemRef::new(&src, &DIMS, Layout::RowMajor).unwrap();
