@@ -294,6 +294,21 @@ pub trait NoneShape<Rhs> {
     type Output: Shape;
 }
 
+// Invokes `$m!` once per rank from 0 to 8 (`MAX_STATIC_RANK`), with that many dim pairs
+// `(A_i B_i)`: the per-rank impls of the rules below share this one list.
+macro_rules! for_each_rank {
+    ($m:ident) => {
+        for_each_rank!(@ $m [] [(A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7)]);
+    };
+    (@ $m:ident [$($done:tt)*] []) => {
+        $m!($($done)*);
+    };
+    (@ $m:ident [$($done:tt)*] [$next:tt $($rest:tt)*]) => {
+        $m!($($done)*);
+        for_each_rank!(@ $m [$($done)* $next] [$($rest)*]);
+    };
+}
+
 macro_rules! none_shape_impl {
     ($(($a:ident $b:ident))*) => {
         impl<$($a: Dim + NoneDim<$b>, $b: Dim,)*> NoneShape<($($b,)*)> for ($($a,)*) {
@@ -301,15 +316,7 @@ macro_rules! none_shape_impl {
         }
     };
 }
-none_shape_impl!();
-none_shape_impl!((A0 B0));
-none_shape_impl!((A0 B0) (A1 B1));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6));
-none_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7));
+for_each_rank!(none_shape_impl);
 
 /// Marker for the binary primitive's source rule (spec section 5, O2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -397,15 +404,7 @@ macro_rules! binary_shape_impl {
         }
     };
 }
-binary_shape_impl!();
-binary_shape_impl!((A0 B0));
-binary_shape_impl!((A0 B0) (A1 B1));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6));
-binary_shape_impl!((A0 B0) (A1 B1) (A2 B2) (A3 B3) (A4 B4) (A5 B5) (A6 B6) (A7 B7));
+for_each_rank!(binary_shape_impl);
 
 /// The "output" of two shapes whose ranks differ: it is not a shape, so [`BinaryDst`] fails on
 /// it with the O1 message. (With only equal-rank impls of [`BinaryShape`], rustc would infer the
@@ -500,19 +499,11 @@ binary_rank_differs!([A0 A1 A2 A3 A4 A5 A6 A7] [B0 B1 B2 B3 B4 B5 B6]);
 pub trait BinaryDst: crate::shape::StaticShape {}
 
 macro_rules! binary_dst_impl {
-    ($($a:ident)*) => {
+    ($(($a:ident $b:ident))*) => {
         impl<$($a,)*> BinaryDst for ($($a,)*) where ($($a,)*): crate::shape::StaticShape {}
     };
 }
-binary_dst_impl!();
-binary_dst_impl!(A0);
-binary_dst_impl!(A0 A1);
-binary_dst_impl!(A0 A1 A2);
-binary_dst_impl!(A0 A1 A2 A3);
-binary_dst_impl!(A0 A1 A2 A3 A4);
-binary_dst_impl!(A0 A1 A2 A3 A4 A5);
-binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6);
-binary_dst_impl!(A0 A1 A2 A3 A4 A5 A6 A7);
+for_each_rank!(binary_dst_impl);
 
 /// No type-level shape: a post-op operand whose dims are checked at run time only
 /// (`DynTensor`, [`MemRef`](crate::binary::MemRef)).
