@@ -7,7 +7,7 @@
 //!   channels-last memory (the destination layout follows the source, O5).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 
 #[path = "support/relu_scale.rs"]
 mod relu_scale;
@@ -49,17 +49,17 @@ fn bench(c: &mut Criterion) {
     let (bias, scale) = relu_scale::bias_and_scale();
     let zero = [0.0f32];
 
-    let a = MemRef::new(&src, &DIMS, Layout::RowMajor).unwrap();
-    let a_nhwc = MemRef::new(&src_nhwc, &DIMS, Layout::ChannelsLast).unwrap();
-    let b = MemRef::new(&bias, &[1, C, 1, 1], Layout::RowMajor).unwrap();
-    let s = MemRef::new(&scale, &[1, C, 1, 1], Layout::RowMajor).unwrap();
-    let z = MemRef::new(&zero, &[1, 1, 1, 1], Layout::RowMajor).unwrap();
+    let a = MemRef::new(DIMS, &src, Layout::RowMajor).unwrap();
+    let a_nhwc = MemRef::new(DIMS, &src_nhwc, Layout::ChannelsLast).unwrap();
+    let b = MemRef::new([1, C, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let s = MemRef::new([1, C, 1, 1], &scale, Layout::RowMajor).unwrap();
+    let z = MemRef::new([1, 1, 1, 1], &zero, Layout::RowMajor).unwrap();
     let fused = Binary::new(Alg::Add)
         .post_op(PostOp::Eltwise(Eltwise::Relu))
         .post_op(PostOp::binary(Alg::Mul, &s));
     let (add, relu, mul) = (
         Binary::new(Alg::Add),
-        Binary::new(Alg::Max),
+        Binary::new(Alg::Maximum),
         Binary::new(Alg::Mul),
     );
 
@@ -71,12 +71,12 @@ fn bench(c: &mut Criterion) {
     let mut expected = vec![0.0f32; LEN];
     hand_fused(&src, &bias, &scale, &mut expected);
     fused
-        .run_into(&a, &b, &mut MemMut::any(&mut dst, &DIMS).unwrap())
+        .run_into(&a, &b, &mut MemMut::any(DIMS, &mut dst).unwrap())
         .unwrap();
     assert_eq!(dst, expected);
     hand_three_passes(&src, &bias, &scale, &mut dst);
     assert_eq!(dst, expected);
-    let mut nhwc_dst = MemMut::any(&mut dst, &DIMS).unwrap();
+    let mut nhwc_dst = MemMut::any(DIMS, &mut dst).unwrap();
     fused.run_into(&a_nhwc, &b, &mut nhwc_dst).unwrap();
     assert_eq!(nhwc_dst.layout(), Layout::ChannelsLast);
     assert_eq!(
@@ -97,25 +97,25 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("shaped three passes", |bch| {
         bch.iter(|| {
-            add.run_into(&a, &b, &mut MemMut::any(&mut t1, &DIMS).unwrap())
+            add.run_into(&a, &b, &mut MemMut::any(DIMS, &mut t1).unwrap())
                 .unwrap();
-            let m1 = MemRef::new(&t1, &DIMS, Layout::RowMajor).unwrap();
-            relu.run_into(&m1, &z, &mut MemMut::any(&mut t2, &DIMS).unwrap())
+            let m1 = MemRef::new(DIMS, &t1, Layout::RowMajor).unwrap();
+            relu.run_into(&m1, &z, &mut MemMut::any(DIMS, &mut t2).unwrap())
                 .unwrap();
-            let m2 = MemRef::new(&t2, &DIMS, Layout::RowMajor).unwrap();
-            mul.run_into(&m2, &s, &mut MemMut::any(&mut dst, &DIMS).unwrap())
+            let m2 = MemRef::new(DIMS, &t2, Layout::RowMajor).unwrap();
+            mul.run_into(&m2, &s, &mut MemMut::any(DIMS, &mut dst).unwrap())
                 .unwrap();
         })
     });
     group.bench_function("shaped fused NCHW", |bch| {
         bch.iter(|| {
-            let mut d = MemMut::any(black_box(&mut dst), &DIMS).unwrap();
+            let mut d = MemMut::any(DIMS, black_box(&mut dst)).unwrap();
             fused.run_into(black_box(&a), &b, &mut d).unwrap()
         })
     });
     group.bench_function("shaped fused NHWC", |bch| {
         bch.iter(|| {
-            let mut d = MemMut::any(black_box(&mut dst), &DIMS).unwrap();
+            let mut d = MemMut::any(DIMS, black_box(&mut dst)).unwrap();
             fused.run_into(black_box(&a_nhwc), &b, &mut d).unwrap()
         })
     });

@@ -7,7 +7,7 @@
 //! PROBE=nchw valgrind --tool=callgrind target/release/deps/binary_probe-*[^.d]
 //! ```
 
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 
 #[path = "support/relu_scale.rs"]
 mod relu_scale;
@@ -20,10 +20,10 @@ fn main() {
     let src = relu_scale::source(len);
     let (bias, scale) = relu_scale::bias_and_scale();
     let mut dst = vec![0.0f32; len];
-    let a = MemRef::new(&src, &dims, Layout::RowMajor).unwrap();
-    let an = MemRef::new(&src, &dims, Layout::ChannelsLast).unwrap();
-    let b = MemRef::new(&bias, &[1, C, 1, 1], Layout::RowMajor).unwrap();
-    let s = MemRef::new(&scale, &[1, C, 1, 1], Layout::RowMajor).unwrap();
+    let a = MemRef::new(dims, &src, Layout::RowMajor).unwrap();
+    let an = MemRef::new(dims, &src, Layout::ChannelsLast).unwrap();
+    let b = MemRef::new([1, C, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let s = MemRef::new([1, C, 1, 1], &scale, Layout::RowMajor).unwrap();
     let fused = Binary::new(Alg::Add)
         .post_op(PostOp::Eltwise(Eltwise::Relu))
         .post_op(PostOp::binary(Alg::Mul, &s));
@@ -32,10 +32,10 @@ fn main() {
             "hand" => hand_fused(std::hint::black_box(&src), &bias, &scale, &mut dst),
             "hand_nhwc" => hand_fused_nhwc(std::hint::black_box(&src), &bias, &scale, &mut dst),
             "nchw" => fused
-                .run_into(&a, &b, &mut MemMut::any(&mut dst, &dims).unwrap())
+                .run_into(&a, &b, &mut MemMut::any(dims, &mut dst).unwrap())
                 .unwrap(),
             "nhwc" => fused
-                .run_into(&an, &b, &mut MemMut::any(&mut dst, &dims).unwrap())
+                .run_into(&an, &b, &mut MemMut::any(dims, &mut dst).unwrap())
                 .unwrap(),
             _ => {}
         }

@@ -1,10 +1,10 @@
-//! Runtime-shape kernels (`strided::binary_into`) against a hand-written loop for each exact
+//! Runtime-shape kernels (`runtime::binary_into`) against a hand-written loop for each exact
 //! shape and against ndarray's broadcasting `Zip`, f32 add, all writing into a preallocated
 //! output. Then the dynamic path against the static one on the static issue's small shapes.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
-use shaped::strided::{binary_into, ArrayRef, BinaryPlan};
+use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{AutoBroadcast, BinaryOp, Shape, Tensor};
 
 fn data(n: usize, seed: f32) -> Vec<f32> {
@@ -13,8 +13,8 @@ fn data(n: usize, seed: f32) -> Vec<f32> {
 
 fn shaped_add(a: &[f32], sa: &[usize], b: &[f32], sb: &[usize], out: &mut [f32]) {
     binary_into(
-        ArrayRef::new(a, sa).unwrap(),
-        ArrayRef::new(b, sb).unwrap(),
+        ArrayRef::new(sa, a).unwrap(),
+        ArrayRef::new(sb, b).unwrap(),
         BinaryOp::Add,
         AutoBroadcast::Numpy,
         out,

@@ -2,10 +2,10 @@
 //! once with static shapes (checked by the compiler), once with runtime shapes in channels-last
 //! memory, with the destination layout chosen by the `any` rule.
 
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 use shaped::{Shape, Tensor};
 
-fn main() -> Result<(), shaped::BroadcastError> {
+fn main() -> Result<(), shaped::Error> {
     // x: [N=1, C=2, H=3, W=3], values -4 .. 13.
     let x =
         Tensor::<f32, Shape![1, 2, 3, 3]>::from_fn(|[_, c, h, w]| (c * 9 + h * 3 + w) as f32 - 4.0);
@@ -27,9 +27,9 @@ fn main() -> Result<(), shaped::BroadcastError> {
         let (h, w, c) = (i / 6, (i / 2) % 3, i % 2);
         *v = x[[0, c, h, w]];
     }
-    let src = MemRef::new(&nhwc, &[1, 2, 3, 3], Layout::ChannelsLast)?;
+    let src = MemRef::new([1, 2, 3, 3], &nhwc, Layout::ChannelsLast)?;
     let mut out = [0.0f32; 18];
-    let mut dst = MemMut::any(&mut out, &[1, 2, 3, 3])?;
+    let mut dst = MemMut::any([1, 2, 3, 3], &mut out)?;
     prim.run_into(&src, &bias, &mut dst)?;
     println!(
         "channels-last source, `any` destination: chose {:?}, strides {:?}",
@@ -46,7 +46,7 @@ fn main() -> Result<(), shaped::BroadcastError> {
 
     // A post-op operand that would grow the destination is an error value at run time.
     let wide = [1.0f32; 36];
-    let wide = MemRef::new(&wide, &[2, 2, 3, 3], Layout::RowMajor)?;
+    let wide = MemRef::new([2, 2, 3, 3], &wide, Layout::RowMajor)?;
     let err = Binary::new(Alg::Add)
         .post_op(PostOp::binary(Alg::Mul, &wide))
         .run_into(&src, &bias, &mut dst)

@@ -19,10 +19,13 @@ fn main() {
     println!("(a + b) * 0.5, first row: {:?}\n", &scaled.as_slice()[..5]);
 
     // Bidirectional broadcast_to (B1-B3): the output may differ from the target.
-    let d = a.broadcast_to::<Shape![3, 2, 4, 5]>();
-    println!("a.broadcast_to::<[3, 2, 4, 5]>() has shape {:?}", d.shape());
+    let d = a.broadcast_bidirectional::<Shape![3, 2, 4, 5]>();
+    println!(
+        "a.broadcast_bidirectional::<[3, 2, 4, 5]>() has shape {:?}",
+        d.shape()
+    );
     let t = Tensor::<i32, Shape![1, 4, 1]>::from([[[1], [2], [3], [4]]]);
-    let grown = t.broadcast_to::<Shape![1, 4]>();
+    let grown = t.broadcast_bidirectional::<Shape![1, 4]>();
     println!(
         "[1, 4, 1] to target [1, 4] gives {:?} (rule B2):\n{grown}\n",
         grown.shape()
@@ -34,7 +37,7 @@ fn main() {
 
     // Comparisons give bool tensors; logical ops combine them.
     let big = c.gt(20.0);
-    let even = c.map(|x| x as i32 % 2 == 0);
+    let even = c.map(|&x| x as i32 % 2 == 0);
     let both = big.and(&even);
     println!(
         "count of elements > 20 and even: {}",

@@ -1,4 +1,9 @@
-//! Error values. They are `Copy`, need no allocator, and say what was expected and what came.
+//! The one error type of the crate, [`Error`], and what it is made of.
+//!
+//! Every fallible function of every path (static tensors, mixed shapes, runtime shapes, the
+//! binary primitive) returns this type: `Copy`, no allocation (shapes are kept inline), and a
+//! `Display` that names the operation, both shapes and what failed, citing the rule ids of the
+//! [rules document](crate::rules).
 
 use core::fmt;
 
@@ -57,58 +62,6 @@ impl fmt::Display for Dims {
         f.write_str("]")
     }
 }
-
-/// A buffer's length does not match the element count of the shape it was given for.
-///
-/// ```
-/// use shaped::{Shape, TensorView};
-/// let data = [1.0f32; 5];
-/// let err = TensorView::<f32, Shape![2, 3]>::new(&data).unwrap_err();
-/// assert_eq!(err.to_string(), "shape [2, 3] needs 6 elements, but the buffer holds 5");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LengthMismatch {
-    shape: Dims,
-    expected: usize,
-    actual: usize,
-}
-
-impl LengthMismatch {
-    pub(crate) fn new(shape: &[usize], expected: usize, actual: usize) -> Self {
-        LengthMismatch {
-            shape: Dims::new(shape),
-            expected,
-            actual,
-        }
-    }
-
-    /// The shape the buffer was meant for.
-    pub fn shape(&self) -> &[usize] {
-        self.shape.kept()
-    }
-
-    /// The element count of that shape.
-    pub fn expected(&self) -> usize {
-        self.expected
-    }
-
-    /// The length of the buffer given.
-    pub fn actual(&self) -> usize {
-        self.actual
-    }
-}
-
-impl fmt::Display for LengthMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "shape {} needs {} elements, but the buffer holds {}",
-            self.shape, self.expected, self.actual
-        )
-    }
-}
-
-impl core::error::Error for LengthMismatch {}
 
 /// The operation an error came from: a broadcast mode, or another shape operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -171,7 +124,7 @@ impl fmt::Display for Operation {
     }
 }
 
-/// What went wrong; the shapes involved are in [`BroadcastError`].
+/// What went wrong; the shapes involved are in [`Error`]. New kinds may be added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -217,7 +170,8 @@ pub enum ErrorKind {
         /// The entry.
         axis: usize,
     },
-    /// A rank above what this build supports ([`MAX_RANK`](crate::rules::MAX_RANK)).
+    /// A rank above what this build supports ([`MAX_RANK`](crate::rules::MAX_RANK), or the
+    /// binary primitive's [`MAX_NDIMS`](crate::primitive::MAX_NDIMS)).
     RankLimit {
         /// The supported maximum.
         max: usize,
@@ -237,16 +191,16 @@ pub enum ErrorKind {
     DivisionByZero,
     /// An integer raised to a negative power.
     NegativeExponent,
-    /// An operation this build cannot compute (float `Power` needs `std` or `libm`).
+    /// An operation this build cannot compute (float `Pow` needs `std` or `libm`).
     Unsupported,
     /// Two shapes that must be equal (a reshape's element counts, a static conversion).
     ShapeMismatch,
-    /// The binary primitive: more post-ops than [`MAX_POST_OPS`](crate::binary::MAX_POST_OPS).
+    /// The binary primitive: more post-ops than [`MAX_POST_OPS`](crate::primitive::MAX_POST_OPS).
     TooManyPostOps {
         /// The supported maximum.
         max: usize,
     },
-    /// The binary primitive: a source given with [`Layout::Any`](crate::binary::Layout::Any),
+    /// The binary primitive: a source given with [`Layout::Any`](crate::primitive::Layout::Any),
     /// which only a destination may have (O5).
     AnySource,
     /// Partial shapes: two interval dims that cannot be merged (I1, I2, D11).
@@ -260,18 +214,24 @@ pub enum ErrorKind {
     },
 }
 
-/// A shape error from the runtime rules, the kernels or the dynamic tensors.
+/// The error of every fallible operation in the crate: shapes that do not broadcast, buffers
+/// of the wrong length, bad strides, values an integer operation cannot compute.
 ///
 /// `Copy`, needs no allocator (shapes are kept inline, eight dims at most, longer ones shown
 /// with an ellipsis), and its `Display` names the operation, both shapes and what failed:
 ///
 /// ```
-/// use shaped::{broadcast_shapes, AutoBroadcast};
+/// use shaped::{broadcast_shapes, AutoBroadcast, ErrorKind, Shape, TensorView};
 /// let err = broadcast_shapes(&[3, 1, 5], &[4, 4, 5], AutoBroadcast::Numpy).unwrap_err();
 /// assert_eq!(err.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
+/// assert_eq!(err.kind(), ErrorKind::DimMismatch { axis: 0, lhs: 3, rhs: 4 });
+///
+/// let data = [1.0f32; 5];
+/// let err = TensorView::<f32, Shape![2, 3]>::new(&data).unwrap_err();
+/// assert_eq!(err.to_string(), "shape [2, 3] needs 6 elements, but the buffer holds 5");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BroadcastError {
+pub struct Error {
     kind: ErrorKind,
     operation: Operation,
     lhs: Dims,
@@ -279,9 +239,9 @@ pub struct BroadcastError {
     partial: bool,
 }
 
-impl BroadcastError {
+impl Error {
     pub(crate) fn new(kind: ErrorKind, operation: Operation, lhs: &[usize], rhs: &[usize]) -> Self {
-        BroadcastError {
+        Error {
             kind,
             operation,
             lhs: Dims::new(lhs),
@@ -297,9 +257,9 @@ impl BroadcastError {
         lhs: &[usize],
         rhs: &[usize],
     ) -> Self {
-        BroadcastError {
+        Error {
             partial: true,
-            ..BroadcastError::new(kind, operation, lhs, rhs)
+            ..Error::new(kind, operation, lhs, rhs)
         }
     }
 
@@ -324,7 +284,7 @@ impl BroadcastError {
     }
 }
 
-impl fmt::Display for BroadcastError {
+impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (lhs, rhs, op) = (&self.lhs, &self.rhs, &self.operation);
         if self.partial {
@@ -338,10 +298,15 @@ impl fmt::Display for BroadcastError {
         match self.kind {
             _ if self.partial => {}
             ErrorKind::LengthMismatch { expected, actual } => {
-                return write!(
+                write!(
                     f,
-                    "shape {lhs} needs {expected} elements, but the buffer holds {actual} ({op})"
-                )
+                    "shape {lhs} needs {expected} elements, but the buffer holds {actual}"
+                )?;
+                // A layout error is about the buffer alone; elsewhere the operation helps.
+                return match op {
+                    Operation::Layout => Ok(()),
+                    _ => write!(f, " ({op})"),
+                };
             }
             ErrorKind::ShapeMismatch if *op == Operation::Reshape => {
                 return write!(
@@ -422,7 +387,7 @@ impl fmt::Display for BroadcastError {
             }
             ErrorKind::DivisionByZero => f.write_str("integer division by zero"),
             ErrorKind::NegativeExponent => f.write_str("integer raised to a negative power"),
-            ErrorKind::Unsupported => f.write_str("float Power needs the `std` or `libm` feature"),
+            ErrorKind::Unsupported => f.write_str("float Pow needs the `std` or `libm` feature"),
             ErrorKind::IntervalMismatch { axis, lhs, rhs } => {
                 write!(f, "axis {axis} has {lhs} vs {rhs}")
             }
@@ -434,7 +399,7 @@ impl fmt::Display for BroadcastError {
     }
 }
 
-impl core::error::Error for BroadcastError {}
+impl core::error::Error for Error {}
 
 #[cfg(test)]
 mod tests {
@@ -456,7 +421,7 @@ mod tests {
     #[test]
     fn error_is_small_and_copy() {
         fn copy<T: Copy>() {}
-        copy::<BroadcastError>();
-        assert!(core::mem::size_of::<BroadcastError>() <= 224);
+        copy::<Error>();
+        assert!(core::mem::size_of::<Error>() <= 224);
     }
 }

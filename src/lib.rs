@@ -2,14 +2,15 @@
 //!
 //! Tensors whose shape is part of their type. Broadcasting two statically shaped tensors is
 //! checked by the compiler, and the elementwise kernels compile to the loop you would write by
-//! hand for that shape.
+//! hand for that shape. Shapes known only at run time follow the same rules and return errors
+//! as values.
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
 //! let a = Tensor::<f32, Shape![2, 1, 5]>::from_fn(|[i, _, k]| (i * 5 + k) as f32);
 //! let b = Tensor::<f32, Shape![4, 1]>::splat(1.0);
 //! let c: Tensor<f32, Shape![2, 4, 5]> = &a + &b;          // NUMPY (P1-P6)
-//! let d = a.broadcast_to::<Shape![3, 2, 4, 5]>();          // Bidirectional (B1-B3)
+//! let d = a.broadcast_to::<Shape![3, 2, 4, 5]>();          // numpy broadcast_to (B5)
 //! let e = c.zip_map(&c, |x, y| x * y);                     // NONE: identical shapes (N1-N3)
 //! assert_eq!(d.shape(), [3, 2, 4, 5]);
 //! assert_eq!(e[[1, 2, 3]], (8.0 + 1.0) * (8.0 + 1.0));
@@ -33,65 +34,85 @@
 //! assert_eq!(e.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
 //! ```
 //!
+//! ## Functions generic over shapes
+//!
+//! State the rule as a bound: [`Broadcasts`] reads like NUMPY broadcasting, and its
+//! [`BroadcastOutput`] is the result's shape. A generic dim is written `{ N }` in
+//! [`Shape!`]; the bound is then checked for each caller's concrete `N`.
+//!
+//! ```
+//! use shaped::{BroadcastOutput, Broadcasts, StaticShape, Tensor};
+//! fn add_bias<S: Broadcasts<B>, B: StaticShape>(
+//!     x: &Tensor<f32, S>,
+//!     bias: &Tensor<f32, B>,
+//! ) -> Tensor<f32, BroadcastOutput<S, B>> {
+//!     x + bias
+//! }
+//! # let y = add_bias(&Tensor::<f32, shaped::Shape![2, 3]>::splat(1.0), &Tensor::<f32, shaped::Shape![3]>::splat(1.0));
+//! # assert_eq!(y.as_slice(), &[2.0; 6]);
+//! ```
+//!
 //! ## Map of the crate
-//! * [`dim`]: `Const<N>` dims and the table that lets the compiler compare them.
-//! * [`shape`](mod@shape): shapes as tuples of dims, the [`Shape!`] macro.
-//! * [`rules`]: every broadcast rule of the spec at run time: the single source of truth.
-//! * [`interval`]: the same rules over interval dims and dynamic ranks.
-//! * [`typelevel`]: the static rules as traits, with the compile-error messages.
-//! * [`storage`]: inline, borrowed and heap element storage.
-//! * [`Tensor`]: construction, access, formatting.
-//! * `kernel`: the one elementwise loop nest of the static path.
-//! * [`ops`]: static operators and elementwise methods.
-//! * `mixed`: shapes with [`Dyn`] dims (`Shape![_, 3, 4]`) and their `try_*` operations.
-//! * [`elementwise`]: the runtime operations and element semantics.
-//! * [`strided`]: runtime kernels over slices and strides, no allocator.
-//! * `DynTensor` (feature `alloc`): tensors with runtime shapes.
-//! * [`binary`]: the oneDNN-style binary primitive: both sources broadcast, fused post-ops,
-//!   memory layouts (spec section 5).
-//! * [`error`]: `Copy`, allocation-free error values.
+//! Dependency order: the leaves, then [`rules`], [`runtime`], [`typed`], [`Tensor`], and
+//! [`primitive`] on top.
+//! * Leaves: [`error`] (the one [`Error`] type), [`element`] (what elements compute: one
+//!   integer contract), [`op`] (one vocabulary of operation names), [`interval`] (interval
+//!   dims), `util`.
+//! * [`rules`]: the rules document (every rule id) and each mode's runtime form, one file per
+//!   mode.
+//! * [`runtime`]: kernels over slices with shapes and strides (no allocator), the prepared
+//!   [`BinaryPlan`](runtime::BinaryPlan), and `DynTensor` (feature `alloc`).
+//! * [`typed`]: type-level dims and shapes, the rules as traits (the same file names as
+//!   [`rules`]), storage, and the static kernel.
+//! * [`Tensor`] (`src/tensor/`): construction, access, operators, `try_*`, conversions,
+//!   formatting; static and mixed shapes (`Shape![_, 3, 4]`) alike.
+//! * [`primitive`]: the oneDNN-style binary primitive: both sources broadcast, fused post-ops,
+//!   memory layouts (rules section 5).
 //!
 //! ## Features
 //! * `std` (default): implies `alloc`; float `pow` through `std`.
-//! * `alloc`: `HeapTensor`, static shapes stored on the heap; `DynTensor`; runtime ranks up
-//!   to 64 (16 without).
+//! * `alloc`: `HeapTensor`, static shapes stored on the heap; `DynTensor`; owned tensors of
+//!   mixed shapes; runtime ranks up to 64 (16 without).
 //! * `libm`: float `pow` and the binary primitive's transcendental post-ops without `std`.
 //!
 //! Without any feature the crate is `no_std` with no allocator, for embedded targets.
+//! Items that need a feature say so in these docs.
 
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod binary;
-pub mod dim;
-#[cfg(feature = "alloc")]
-pub(crate) mod dyn_tensor;
-pub mod elementwise;
+pub mod element;
 pub mod error;
 pub mod interval;
-mod kernel;
-mod mixed;
-pub mod ops;
+pub mod op;
+pub mod primitive;
 pub mod rules;
-pub mod shape;
-pub mod storage;
-pub mod strided;
+pub mod runtime;
 mod tensor;
-pub mod typelevel;
+pub mod typed;
+mod util;
 
-pub use dim::{Const, Dim, Dyn, StaticDim};
+#[cfg(any(feature = "std", feature = "libm"))]
+pub use element::Float;
+pub use element::{Boolean, Element, Scalar};
+pub use error::{Error, ErrorKind, Operation};
+pub use op::{BinaryOp, CompareOp, LogicalOp};
+pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastToMode, ShapeBuf};
 #[cfg(feature = "alloc")]
-pub use dyn_tensor::DynTensor;
-pub use elementwise::{BinaryOp, CompareOp, Element, LogicalOp};
-pub use error::{BroadcastError, ErrorKind, LengthMismatch};
-pub use ops::{Boolean, Operand, Scalar};
-pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastMode, ShapeBuf};
-pub use shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
+pub use runtime::dyn_tensor::DynTensor;
 #[cfg(feature = "alloc")]
 pub use tensor::HeapTensor;
-pub use tensor::{OwnedIn, Tensor, TensorView, TensorViewMut};
+pub use tensor::{
+    AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, OwnedIn, Tensor, TensorView,
+    TensorViewMut,
+};
+pub use typed::dim::{Const, Dim, Dyn, StaticDim};
+pub use typed::rules::{BroadcastOutput, Broadcasts};
+pub use typed::shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};

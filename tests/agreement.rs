@@ -4,7 +4,8 @@
 //! reject the same pairs (checked at the end).
 
 use shaped::{
-    broadcast_shapes, AutoBroadcast, BinaryOp, BroadcastMode, DynTensor, Shape, StaticShape, Tensor,
+    broadcast_shapes, AutoBroadcast, BinaryOp, BroadcastToMode, DynTensor, Shape, StaticShape,
+    Tensor,
 };
 
 fn numbered<S: StaticShape>(base: i64) -> Tensor<i64, S> {
@@ -23,19 +24,19 @@ macro_rules! agree {
             let b = numbered::<Shape![$($b)*]>(1000);
             // NUMPY: operator on the static path, BinaryOp on the dynamic path.
             let s: Tensor<i64, Shape![$($o)*]> = &a + &b;
-            let d = a.into_dyn().binary(&b.into_dyn(), BinaryOp::Add, AutoBroadcast::Numpy).unwrap();
+            let d = a.to_dyn().binary(&b.to_dyn(), BinaryOp::Add, AutoBroadcast::Numpy).unwrap();
             assert_eq!(d.shape(), &s.shape()[..]);
             assert_eq!(d.as_slice(), s.as_slice());
             // Bidirectional: `broadcast_to` on both paths.
-            let sb: Tensor<i64, Shape![$($o)*]> = a.broadcast_to::<Shape![$($b)*]>();
-            let db = a.into_dyn().broadcast_to(&b.shape(), BroadcastMode::Bidirectional).unwrap();
+            let sb: Tensor<i64, Shape![$($o)*]> = a.broadcast_bidirectional::<Shape![$($b)*]>();
+            let db = a.to_dyn().broadcast(&b.shape(), BroadcastToMode::Bidirectional).unwrap();
             assert_eq!(db.as_slice(), sb.as_slice());
             // NONE: identical shapes on both paths.
             let sn = s.zip_map(&s, |x, y| x - y);
-            let dn = d.binary(&d, BinaryOp::Subtract, AutoBroadcast::None).unwrap();
+            let dn = d.binary(&d, BinaryOp::Sub, AutoBroadcast::None).unwrap();
             assert_eq!(dn.as_slice(), sn.as_slice());
             // And the back conversion.
-            assert_eq!(d.try_into_static::<Shape![$($o)*]>().unwrap(), s);
+            assert_eq!(d.try_to_shape::<Shape![$($o)*]>().unwrap(), s);
             n += 1;
         })*
         n
@@ -147,6 +148,6 @@ fn rejected_seed_pairs_are_rejected_at_run_time_too() {
             "{a:?} {b:?}"
         );
         let d = DynTensor::from_shape_vec(a, vec![0i64; a.iter().product()]).unwrap();
-        assert!(d.broadcast_to(b, BroadcastMode::Bidirectional).is_err());
+        assert!(d.broadcast(b, BroadcastToMode::Bidirectional).is_err());
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
 use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor, ErrorKind, Shape, Tensor};
 
 fn dyn_t(dims: &[usize], data: &[f32]) -> DynTensor<f32> {
@@ -28,7 +28,7 @@ fn o1_src0_src1_and_dst_have_the_same_rank() {
     );
     // A destination of another rank.
     let mut buf = [0.0f32; 6];
-    let mut dst = MemMut::new(&mut buf, &[6], Layout::RowMajor).unwrap();
+    let mut dst = MemMut::new([6], &mut buf, Layout::RowMajor).unwrap();
     let e = Binary::new(Alg::Add)
         .run_into(&iota(&[2, 3]), &iota(&[2, 3]), &mut dst)
         .unwrap_err();
@@ -44,7 +44,7 @@ fn o2_either_source_may_broadcast() {
     let a = dyn_t(&[1, 4], &[1.0, 2.0, 3.0, 4.0]);
     let b = dyn_t(&[4, 1], &[10.0, 20.0, 30.0, 40.0]);
     let d = Binary::new(Alg::Add).run(&a, &b).unwrap();
-    assert_eq!(d.dims(), [4, 4]);
+    assert_eq!(d.shape(), [4, 4]);
     assert_eq!(d.get(&[2, 1]), Some(&32.0));
     assert_eq!(d.get(&[0, 3]), Some(&14.0));
     // A mismatch names the axis.
@@ -57,7 +57,7 @@ fn o2_either_source_may_broadcast() {
     );
     // O2: when src0 differs from dst, src1 must equal it: [1, 4] and [1, 4] cannot make [3, 4].
     let mut buf = [0.0f32; 12];
-    let mut dst = MemMut::new(&mut buf, &[3, 4], Layout::RowMajor).unwrap();
+    let mut dst = MemMut::new([3, 4], &mut buf, Layout::RowMajor).unwrap();
     let e = Binary::new(Alg::Add)
         .run_into(&a, &a, &mut dst)
         .unwrap_err();
@@ -73,11 +73,11 @@ fn o3_one_against_zero_gives_zero_not_max() {
     let a = dyn_t(&[1, 3], &[1.0, 2.0, 3.0]);
     let b = dyn_t(&[0, 1], &[]);
     let d = Binary::new(Alg::Add).run(&a, &b).unwrap();
-    assert_eq!(d.dims(), [0, 3]);
+    assert_eq!(d.shape(), [0, 3]);
     assert!(d.as_slice().is_empty());
     assert_eq!(
         Binary::<f32>::new(Alg::Add)
-            .dst_dims(&[1, 0], &[5, 1])
+            .dst_shape(&[1, 0], &[5, 1])
             .unwrap(),
         [5, 0]
     );
@@ -132,9 +132,9 @@ fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
     let dims = [2, 3, 2, 2];
     let big: Vec<f32> = (0..24).map(|i| i as f32).collect();
     let bias = [1.0f32, 2.0, 3.0];
-    let nhwc = MemRef::new(&big, &dims, Layout::ChannelsLast).unwrap();
-    let nchw = MemRef::new(&big, &dims, Layout::RowMajor).unwrap();
-    let per_c = MemRef::new(&bias, &[1, 3, 1, 1], Layout::RowMajor).unwrap();
+    let nhwc = MemRef::new(dims, &big, Layout::ChannelsLast).unwrap();
+    let nchw = MemRef::new(dims, &big, Layout::RowMajor).unwrap();
+    let per_c = MemRef::new([1, 3, 1, 1], &bias, Layout::RowMajor).unwrap();
     let prim = Binary::new(Alg::Add);
     // src0 is the full one: its layout.
     assert_eq!(
@@ -148,15 +148,15 @@ fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
     assert_eq!(d.strides(), [12, 1, 6, 3]);
     // Both broadcast: plain row-major.
     let a = [1.0f32, 2.0];
-    let col = MemRef::new(&a, &[2, 1, 1, 1], Layout::ChannelsLast).unwrap();
+    let col = MemRef::new([2, 1, 1, 1], &a, Layout::ChannelsLast).unwrap();
     assert_eq!(prim.run(&col, &per_c).unwrap().layout(), Layout::RowMajor);
     // A strided source's dim order is kept, densely: a transposed [3, 4] gives a dense transpose.
     let t_data: Vec<f32> = (0..12).map(|i| i as f32).collect();
-    let t = MemRef::with_strides(&t_data, &[3, 4], &[1, 3]).unwrap();
+    let t = MemRef::with_strides([3, 4], [1, 3], &t_data).unwrap();
     let d = prim
         .run(
             &t,
-            &MemRef::new(&[0.0f32], &[1, 1], Layout::RowMajor).unwrap(),
+            &MemRef::new([1, 1], &[0.0f32], Layout::RowMajor).unwrap(),
         )
         .unwrap();
     assert_eq!(
@@ -165,7 +165,7 @@ fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
     );
     assert_eq!(d.get(&[2, 1]), t.get(&[2, 1]));
     // src0 itself may not be `any`.
-    let e = MemRef::new(&big, &dims, Layout::Any).unwrap_err();
+    let e = MemRef::new(dims, &big, Layout::Any).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AnySource);
     assert_eq!(
         e.to_string(),
@@ -173,7 +173,7 @@ fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
     );
     // The caller's `any` buffer reports the choice.
     let mut buf = [0.0f32; 24];
-    let mut dst = MemMut::any(&mut buf, &dims).unwrap();
+    let mut dst = MemMut::any(dims, &mut buf).unwrap();
     prim.run_into(&nhwc, &per_c, &mut dst).unwrap();
     assert_eq!(dst.layout(), Layout::ChannelsLast);
     assert_eq!(
@@ -186,8 +186,8 @@ fn o5_any_destination_takes_the_layout_of_the_non_broadcast_source() {
 fn a16_equal_sources_take_src0_layout() {
     let data: Vec<f32> = (0..24).map(|i| i as f32).collect();
     let dims = [2, 3, 2, 2];
-    let rm = MemRef::new(&data, &dims, Layout::RowMajor).unwrap();
-    let cl = MemRef::new(&data, &dims, Layout::ChannelsLast).unwrap();
+    let rm = MemRef::new(dims, &data, Layout::RowMajor).unwrap();
+    let cl = MemRef::new(dims, &data, Layout::ChannelsLast).unwrap();
     let prim = Binary::new(Alg::Sub);
     assert_eq!(prim.run(&rm, &cl).unwrap().layout(), Layout::RowMajor);
     assert_eq!(prim.run(&cl, &rm).unwrap().layout(), Layout::ChannelsLast);
@@ -202,10 +202,10 @@ fn o6_benchdnn_pads_src1_on_the_right_which_is_pdpd_axis_0() {
     assert!(broadcast_shapes(&a_dims, &b_dims, AutoBroadcast::Numpy).is_err());
     let a = iota(&a_dims);
     let b = iota(&b_dims);
-    let padded = b.clone().reshape(&[3, 7, 1, 1]).unwrap();
+    let padded = b.clone().reshape([3, 7, 1, 1]).unwrap();
     let prim = Binary::new(Alg::Mul).run(&a, &padded).unwrap();
     let reference = a
-        .binary(&b, BinaryOp::Multiply, AutoBroadcast::Pdpd { axis: 0 })
+        .binary(&b, BinaryOp::Mul, AutoBroadcast::Pdpd { axis: 0 })
         .unwrap();
     assert_eq!(prim.as_slice(), reference.as_slice());
 }
@@ -219,10 +219,10 @@ fn every_algorithm_with_comparisons_writing_one_or_zero() {
     assert_eq!(run(Alg::Sub)[..3], [-1.0, 0.0, 2.0]);
     assert_eq!(run(Alg::Mul)[..3], [2.0, 4.0, 3.0]);
     assert_eq!(run(Alg::Div)[..3], [0.5, 1.0, 3.0]);
-    let max = run(Alg::Max);
+    let max = run(Alg::Maximum);
     assert_eq!(max[..3], [2.0, 2.0, 3.0]);
     assert!(max[3].is_nan(), "max propagates NaN");
-    let min = run(Alg::Min);
+    let min = run(Alg::Minimum);
     assert_eq!(min[..3], [1.0, 2.0, 1.0]);
     assert!(min[3].is_nan(), "min propagates NaN");
     assert_eq!(run(Alg::Ge), [0.0, 1.0, 1.0, 0.0, 1.0]);
@@ -290,7 +290,7 @@ fn post_ops_apply_in_order_and_sum_accumulates_into_the_old_destination() {
     let a = dyn_t(&[4], &[-2.0, -1.0, 1.0, 2.0]);
     let b = dyn_t(&[1], &[0.5]);
     let mut buf = [10.0f32, 20.0, 30.0, 40.0];
-    let mut dst = MemMut::new(&mut buf, &[4], Layout::RowMajor).unwrap();
+    let mut dst = MemMut::new([4], &mut buf, Layout::RowMajor).unwrap();
     // (a + b), then relu, then + 0.5 * old, then * 2.
     Binary::new(Alg::Add)
         .post_op(Eltwise::Relu)
@@ -304,7 +304,7 @@ fn post_ops_apply_in_order_and_sum_accumulates_into_the_old_destination() {
     assert_eq!(buf, [10.0, 20.0, 33.0, 45.0]);
     // Order matters: sum first, relu after.
     let mut buf = [-10.0f32, 20.0, -30.0, 40.0];
-    let mut dst = MemMut::new(&mut buf, &[4], Layout::RowMajor).unwrap();
+    let mut dst = MemMut::new([4], &mut buf, Layout::RowMajor).unwrap();
     Binary::new(Alg::Add)
         .post_op(PostOp::Sum { scale: 1.0 })
         .post_op(Eltwise::Relu)
@@ -327,7 +327,7 @@ fn source_scales_apply_before_the_algorithm() {
     assert_eq!(d.as_slice(), [3.0, 4.0, 5.0, 6.0]);
     // Scales on strided inputs take the gather path.
     let data = [1.0f32, 3.0, 2.0, 4.0];
-    let t = MemRef::with_strides(&data, &[2, 2], &[1, 2]).unwrap();
+    let t = MemRef::with_strides([2, 2], [1, 2], &data).unwrap();
     let d = Binary::new(Alg::Mul).scales(-1.0, 1.0).run(&t, &t).unwrap();
     assert_eq!(d.to_row_major().as_slice(), [-1.0, -4.0, -9.0, -16.0]);
 }
@@ -338,12 +338,12 @@ fn zero_size_dims_and_rank_0() {
         .post_op(Eltwise::Square)
         .run(&dyn_t(&[], &[3.0]), &dyn_t(&[], &[-2.0]))
         .unwrap();
-    assert_eq!((s.dims(), s.as_slice()), (&[][..], &[36.0f32][..]));
+    assert_eq!((s.shape(), s.as_slice()), (&[][..], &[36.0f32][..]));
     let e = Binary::new(Alg::Add)
         .post_op(PostOp::binary(Alg::Add, &iota(&[1, 0])))
         .run(&iota(&[2, 0]), &iota(&[1, 0]))
         .unwrap();
-    assert_eq!(e.dims(), [2, 0]);
+    assert_eq!(e.shape(), [2, 0]);
     // Every dim 1.
     let one = Binary::new(Alg::Sub)
         .run(&dyn_t(&[1, 1, 1], &[5.0]), &dyn_t(&[1, 1, 1], &[7.0]))
@@ -354,27 +354,27 @@ fn zero_size_dims_and_rank_0() {
 #[test]
 fn bad_memory_is_an_error_value() {
     let data = [0.0f32; 6];
-    let e = MemRef::new(&data, &[2, 4], Layout::RowMajor).unwrap_err();
+    let e = MemRef::new([2, 4], &data, Layout::RowMajor).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "shape [2, 4] needs 8 elements, but the buffer holds 6 (layout)"
+        "shape [2, 4] needs 8 elements, but the buffer holds 6"
     );
-    let e = MemRef::with_strides(&data, &[2, 3], &[4, 1]).unwrap_err();
+    let e = MemRef::with_strides([2, 3], [4, 1], &data).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BadStrides);
-    let e = MemRef::with_strides(&data, &[usize::MAX, 2], &[2, 1]).unwrap_err();
+    let e = MemRef::with_strides([usize::MAX, 2], [2, 1], &data).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Overflow);
-    let e = MemRef::new(&data, &[usize::MAX / 2, 4], Layout::RowMajor).unwrap_err();
+    let e = MemRef::new([usize::MAX / 2, 4], &data, Layout::RowMajor).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Overflow);
-    let e = MemRef::new(&data, &[1; 13], Layout::RowMajor).unwrap_err();
+    let e = MemRef::new([1; 13], &data, Layout::RowMajor).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RankLimit { max: 12 });
     // A destination that would write an element twice.
     let mut buf = [0.0f32; 6];
-    let e = MemMut::with_strides(&mut buf, &[2, 3], &[1, 1]).unwrap_err();
+    let e = MemMut::with_strides([2, 3], [1, 1], &mut buf).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BadStrides);
-    let e = MemMut::with_strides(&mut buf, &[2, 3], &[0, 1]).unwrap_err();
+    let e = MemMut::with_strides([2, 3], [0, 1], &mut buf).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BadStrides);
     // A source may repeat elements (stride 0).
-    assert!(MemRef::with_strides(&data, &[4, 3], &[0, 1]).is_ok());
+    assert!(MemRef::with_strides([4, 3], [0, 1], &data).is_ok());
 }
 
 #[test]
@@ -396,8 +396,8 @@ fn more_post_ops_than_the_limit_is_an_error() {
 
 #[test]
 fn f64_elements() {
-    let a = DynTensor::from_shape_vec(&[2, 1], vec![1.0f64, -2.0]).unwrap();
-    let b = DynTensor::from_shape_vec(&[1, 2], vec![0.25f64, 0.5]).unwrap();
+    let a = DynTensor::from_shape_vec([2, 1], vec![1.0f64, -2.0]).unwrap();
+    let b = DynTensor::from_shape_vec([1, 2], vec![0.25f64, 0.5]).unwrap();
     let d = Binary::new(Alg::Mul)
         .post_op(Eltwise::Abs)
         .run(&a, &b)
@@ -410,10 +410,10 @@ fn run_into_needs_no_allocation_views_over_arrays() {
     let src = [1.0f32, -2.0, 3.0, -4.0, 5.0, -6.0];
     let bias = [1.0f32, 2.0];
     let mut out = [0.0f32; 6];
-    let a = MemRef::new(&src, &[2, 3], Layout::RowMajor).unwrap();
-    let b = MemRef::new(&bias, &[2, 1], Layout::RowMajor).unwrap();
+    let a = MemRef::new([2, 3], &src, Layout::RowMajor).unwrap();
+    let b = MemRef::new([2, 1], &bias, Layout::RowMajor).unwrap();
     // A column-major destination.
-    let mut dst = MemMut::with_strides(&mut out, &[2, 3], &[1, 2]).unwrap();
+    let mut dst = MemMut::with_strides([2, 3], [1, 2], &mut out).unwrap();
     Binary::new(Alg::Add)
         .post_op(Eltwise::Relu)
         .run_into(&a, &b, &mut dst)
@@ -434,8 +434,8 @@ fn static_front_end_agrees_with_the_runtime_path() {
         .post_op(Eltwise::Relu)
         .post_op(PostOp::binary(Alg::Mul, &scale));
     let stat: Tensor<f32, Shape![2, 3, 2]> = prim.apply(&x, &bias).unwrap();
-    let dynamic = prim.run(&x.into_dyn(), &bias.into_dyn()).unwrap();
-    assert_eq!(dynamic.dims(), stat.shape());
+    let dynamic = prim.run(&x.to_dyn(), &bias.to_dyn()).unwrap();
+    assert_eq!(dynamic.shape(), stat.shape());
     assert_eq!(dynamic.as_slice(), stat.as_slice());
     // Both sources broadcast: [1, 3, 1] with [2, 1, 2].
     let both: Tensor<f32, Shape![2, 3, 2]> = Binary::new(Alg::Sub).apply(&bias, &scale).unwrap();
@@ -518,8 +518,8 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
         Alg::Sub,
         Alg::Mul,
         Alg::Div,
-        Alg::Max,
-        Alg::Min,
+        Alg::Maximum,
+        Alg::Minimum,
         Alg::Ge,
         Alg::Gt,
         Alg::Le,
@@ -624,8 +624,8 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
             })
             .collect();
         // The primitive, into a random destination layout (row-major, channels-last, permuted, any).
-        let a = MemRef::with_strides(&a_data, &d0, &a_str).unwrap();
-        let b = MemRef::with_strides(&b_data, &d1, &b_str).unwrap();
+        let a = MemRef::with_strides(&d0, &a_str, &a_data).unwrap();
+        let b = MemRef::with_strides(&d1, &b_str, &b_data).unwrap();
         let mut chained = Binary::new(alg)
             .scales(scales[0], scales[1])
             .runtime_checked();
@@ -633,7 +633,7 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
             .iter()
             .map(|p| match p {
                 Post::B(_, od, data, strides) => {
-                    Some(MemRef::with_strides(data, od, strides).unwrap())
+                    Some(MemRef::with_strides(od, strides, data).unwrap())
                 }
                 _ => None,
             })
@@ -653,18 +653,18 @@ fn layouts_do_not_change_results_randomized_against_a_reference() {
             // `any` resolves before the run; write old values in the layout it will choose.
             let probe = {
                 let mut probe_buf = vec![0.0f32; old.len()];
-                let mut probe = MemMut::any(&mut probe_buf, &dst).unwrap();
+                let mut probe = MemMut::any(&dst, &mut probe_buf).unwrap();
                 Binary::new(Alg::Add).run_into(&a, &b, &mut probe).unwrap();
                 probe.strides().to_vec()
             };
             fill_old(&mut any_buf, &dst, &probe, &old);
-            let mut dst_mem = MemMut::any(&mut any_buf, &dst).unwrap();
+            let mut dst_mem = MemMut::any(&dst, &mut any_buf).unwrap();
             chained.run_into(&a, &b, &mut dst_mem).unwrap();
             let got = read_all(&dst_mem.as_ref(), &dst);
             assert_same(&got, &expected, case);
         } else {
             fill_old(&mut buf, &dst, &d_str, &old);
-            let mut dst_mem = MemMut::with_strides(&mut buf, &dst, &d_str).unwrap();
+            let mut dst_mem = MemMut::with_strides(&dst, &d_str, &mut buf).unwrap();
             chained.run_into(&a, &b, &mut dst_mem).unwrap();
             let got = read_all(&dst_mem.as_ref(), &dst);
             assert_same(&got, &expected, case);
@@ -707,8 +707,8 @@ fn joined_loops_match_the_step_by_step_definition() {
         Alg::Sub,
         Alg::Mul,
         Alg::Div,
-        Alg::Max,
-        Alg::Min,
+        Alg::Maximum,
+        Alg::Minimum,
         Alg::Ge,
         Alg::Gt,
         Alg::Le,
@@ -738,7 +738,7 @@ fn joined_loops_match_the_step_by_step_definition() {
                             for i in 0..2 {
                                 for j in 0..3 {
                                     let pick = |t: &DynTensor<f32>, d: &[usize]| {
-                                        *t.get(&[i.min(d[0] - 1), j.min(d[1] - 1)]).unwrap()
+                                        *t.get([i.min(d[0] - 1), j.min(d[1] - 1)]).unwrap()
                                     };
                                     let mut v = alg.apply(pick(&a, &[2, 3]), pick(&b, b_dims));
                                     if relu_between {

@@ -1,9 +1,9 @@
 //! One test per rule of the spec on the runtime path: N1-N6, P1-P8, D1-D11, B1-B5, I1-I4 and
 //! the decisions A1-A16. Shapes and error texts are asserted exactly.
 
-use shaped::interval::{broadcast_partial, Interval, PartialShape};
-use shaped::rules::{broadcast_shapes_n, broadcast_to_shape, BroadcastMode};
-use shaped::{broadcast_shapes, AutoBroadcast, BroadcastError, ErrorKind};
+use shaped::rules::partial::{broadcast_partial, Interval, PartialShape};
+use shaped::rules::{broadcast_shapes_n, broadcast_to_shape, BroadcastToMode};
+use shaped::{broadcast_shapes, AutoBroadcast, Error, ErrorKind};
 
 const NONE: AutoBroadcast = AutoBroadcast::None;
 const NUMPY: AutoBroadcast = AutoBroadcast::Numpy;
@@ -20,7 +20,7 @@ fn ok(a: &[usize], b: &[usize], mode: AutoBroadcast) -> Vec<usize> {
     }
 }
 
-fn err(a: &[usize], b: &[usize], mode: AutoBroadcast) -> BroadcastError {
+fn err(a: &[usize], b: &[usize], mode: AutoBroadcast) -> Error {
     match broadcast_shapes(a, b, mode) {
         Ok(s) => panic!("{a:?} with {b:?} ({mode:?}) gave {s}, expected an error"),
         Err(e) => e,
@@ -450,7 +450,7 @@ fn b4_errors() {
 
 #[test]
 fn b5_numpy_mode_is_one_directional() {
-    let to = |d: &[usize], t: &[usize]| broadcast_to_shape(d, t, BroadcastMode::Numpy);
+    let to = |d: &[usize], t: &[usize]| broadcast_to_shape(d, t, BroadcastToMode::Numpy);
     assert_eq!(to(&[3, 1], &[2, 3, 4]).unwrap(), [2, 3, 4]);
     assert_eq!(
         to(&[5, 1, 1, 1], &[1, 2, 3, 4]).unwrap_err().to_string(),
@@ -463,11 +463,11 @@ fn b5_numpy_mode_is_one_directional() {
     // A15: shapes np.broadcast_to rejects but Bidirectional accepts.
     assert!(to(&[3], &[1]).is_err());
     assert_eq!(
-        broadcast_to_shape(&[3], &[1], BroadcastMode::Bidirectional).unwrap(),
+        broadcast_to_shape(&[3], &[1], BroadcastToMode::Bidirectional).unwrap(),
         [3]
     );
     assert_eq!(
-        broadcast_to_shape(&[1, 2], &[2, 1], BroadcastMode::Bidirectional).unwrap(),
+        broadcast_to_shape(&[1, 2], &[2, 1], BroadcastToMode::Bidirectional).unwrap(),
         [2, 2]
     );
 }
@@ -475,7 +475,7 @@ fn b5_numpy_mode_is_one_directional() {
 #[test]
 fn b5_explicit_mode_with_axes_mapping() {
     let to = |d: &[usize], t: &[usize], axes: &[usize]| {
-        broadcast_to_shape(d, t, BroadcastMode::Explicit { axes_mapping: axes })
+        broadcast_to_shape(d, t, BroadcastToMode::Explicit { axes_mapping: axes })
     };
     assert_eq!(to(&[3, 1], &[2, 3, 1], &[1, 2]).unwrap(), [2, 3, 1]);
     assert_eq!(
@@ -505,7 +505,7 @@ fn b5_explicit_mode_with_axes_mapping() {
 #[test]
 fn b5_and_a12_pdpd_mode() {
     let to =
-        |d: &[usize], t: &[usize], axis| broadcast_to_shape(d, t, BroadcastMode::Pdpd { axis });
+        |d: &[usize], t: &[usize], axis| broadcast_to_shape(d, t, BroadcastToMode::Pdpd { axis });
     assert_eq!(to(&[3, 1], &[2, 3, 6], 1).unwrap(), [2, 3, 6]);
     assert_eq!(
         to(&[3, 6], &[2, 3, 6], -1).unwrap(),

@@ -132,13 +132,13 @@ fn pow_and_squared_difference() {
 #[test]
 fn comparisons_give_bool_tensors() {
     let (a, b) = (a_f(), b_f());
-    check(&a.eq_elem(&b), &a, &b, |x, y| x == y);
-    check(&a.ne_elem(&b), &a, &b, |x, y| x != y);
+    check(&a.eq(&b), &a, &b, |x, y| x == y);
+    check(&a.ne(&b), &a, &b, |x, y| x != y);
     check(&a.lt(&b), &a, &b, |x, y| x < y);
     check(&a.le(&b), &a, &b, |x, y| x <= y);
     check(&a.gt(&b), &a, &b, |x, y| x > y);
     check(&a.ge(&b), &a, &b, |x, y| x >= y);
-    let half: Tensor<bool, A> = a.eq_elem(0.5);
+    let half: Tensor<bool, A> = a.eq(0.5);
     assert_eq!(half.as_slice(), &[false, false, false, false, true, false]);
 }
 
@@ -156,11 +156,11 @@ fn logical_operations_on_bool_tensors() {
 #[test]
 fn broadcast_with_and_into() {
     let (a, b) = (a_i(), b_i());
-    let pairs = a.broadcast_with(&b, |x, y| (x, y));
+    let pairs = a.broadcast_with(&b, |&x, &y| (x, y));
     assert_eq!(pairs[[1, 2, 0]], (10, 4));
     let mut buf = [0i64; 24];
     let mut out = TensorViewMut::<i64, Out>::new(&mut buf).unwrap();
-    a.broadcast_with_into(&b, &mut out, |x, y| i64::from(x) * 100 + i64::from(y));
+    a.broadcast_with_into(&b, &mut out, |&x, &y| i64::from(x) * 100 + i64::from(y));
     assert_eq!(out[[1, 3, 2]], -1195);
     assert_eq!(buf[0], 702);
 }
@@ -168,7 +168,7 @@ fn broadcast_with_and_into() {
 #[test]
 fn map_and_zip_map_keep_the_shape() {
     let a = a_i();
-    let m: Tensor<bool, A> = a.map(|x| x > 0);
+    let m: Tensor<bool, A> = a.map(|&x| x > 0);
     assert_eq!(m.as_slice(), &[true, false, true, true, true, false]);
     let z: Tensor<i32, A> = a.zip_map(&a, |x, y| x - y);
     assert!(z.iter().all(|&x| x == 0));
@@ -230,7 +230,8 @@ fn large_results_take_the_plan_kernel_and_match_the_reference() {
     assert_eq!(&sum.shape()[..], &shape[..]);
     assert_eq!(sum.as_slice(), &want[..]);
 
-    let grown: HeapTensor<i64, Shape![2, 2, 64, 40]> = a.broadcast_to::<Shape![2, 2, 64, 40]>();
+    let grown: HeapTensor<i64, Shape![2, 2, 64, 40]> =
+        a.broadcast_bidirectional::<Shape![2, 2, 64, 40]>();
     for (k, idx) in common::indices(&grown.shape())
         .iter()
         .enumerate()

@@ -4,8 +4,8 @@
 
 mod common;
 
-use shaped::rules::{broadcast_to_shape, BroadcastMode};
-use shaped::strided::{binary_into, broadcast_into, ArrayRef, BinaryPlan};
+use shaped::rules::{broadcast_to_shape, BroadcastToMode};
+use shaped::runtime::{binary_into, broadcast_into, ArrayRef, BinaryPlan};
 use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor};
 
 /// xorshift64*: small, deterministic, no dependency.
@@ -151,9 +151,9 @@ fn elementwise_modes_match_the_reference() {
         // Contiguous inputs.
         let mut buf = vec![0i64; expect.len()];
         let f = |x: &i64, y: &i64| x * 10_000 + y;
-        shaped::strided::zip_into(
-            ArrayRef::new(&va, &a).unwrap(),
-            ArrayRef::new(&vb, &b).unwrap(),
+        shaped::runtime::zip_into(
+            ArrayRef::new(&a, &va).unwrap(),
+            ArrayRef::new(&b, &vb).unwrap(),
             mode,
             &mut buf,
             f,
@@ -164,10 +164,10 @@ fn elementwise_modes_match_the_reference() {
         // Transposed (non-contiguous) inputs.
         let (pa, sa) = transposed(&va, &a);
         let (pb, sb) = transposed(&vb, &b);
-        let ta = ArrayRef::with_strides(&pa, &a, &sa).unwrap();
-        let tb = ArrayRef::with_strides(&pb, &b, &sb).unwrap();
+        let ta = ArrayRef::with_strides(&a, &sa, &pa).unwrap();
+        let tb = ArrayRef::with_strides(&b, &sb, &pb).unwrap();
         let mut buf2 = vec![0i64; expect.len()];
-        shaped::strided::zip_into(ta, tb, mode, &mut buf2, f).unwrap();
+        shaped::runtime::zip_into(ta, tb, mode, &mut buf2, f).unwrap();
         assert_eq!(buf2, expect, "transposed {a:?} {b:?} {mode:?}");
 
         // Through the arithmetic kernel and the dynamic tensor.
@@ -213,7 +213,7 @@ fn broadcast_op_modes_match_the_reference() {
         let data = rng.related(&target);
         let vd = numbered(data.iter().product(), 1);
         // Each data dim's output axis, if the textbook rule accepts, for a random mode.
-        let (mode_axes, mode): (Option<Vec<usize>>, BroadcastMode<'_>) = match rng.below(3) {
+        let (mode_axes, mode): (Option<Vec<usize>>, BroadcastToMode<'_>) = match rng.below(3) {
             0 => {
                 let ok = data.len() <= target.len()
                     && data
@@ -224,7 +224,7 @@ fn broadcast_op_modes_match_the_reference() {
                 let pad = target.len().saturating_sub(data.len());
                 (
                     ok.then(|| (0..data.len()).map(|i| pad + i).collect()),
-                    BroadcastMode::Numpy,
+                    BroadcastToMode::Numpy,
                 )
             }
             1 => {
@@ -243,7 +243,7 @@ fn broadcast_op_modes_match_the_reference() {
                 let start = start.unwrap_or(0);
                 (
                     ok.then(|| (0..data.len()).map(|i| start + i).collect()),
-                    BroadcastMode::Pdpd { axis },
+                    BroadcastToMode::Pdpd { axis },
                 )
             }
             _ => {
@@ -259,7 +259,7 @@ fn broadcast_op_modes_match_the_reference() {
                 let leaked: &'static [usize] = Box::leak(axes.clone().into_boxed_slice());
                 (
                     ok.then_some(axes),
-                    BroadcastMode::Explicit {
+                    BroadcastToMode::Explicit {
                         axes_mapping: leaked,
                     },
                 )
@@ -287,7 +287,7 @@ fn broadcast_op_modes_match_the_reference() {
             })
             .collect();
         let mut out = vec![0i64; expect.len()];
-        broadcast_into(ArrayRef::new(&vd, &data).unwrap(), &target, mode, &mut out).unwrap();
+        broadcast_into(ArrayRef::new(&data, &vd).unwrap(), &target, mode, &mut out).unwrap();
         assert_eq!(out, expect, "{data:?} -> {target:?} {mode:?}");
         checked += 1;
     }

@@ -175,7 +175,7 @@ fn p8_nary_is_a_left_fold_in_any_order() {
 #[test]
 fn b1_bidirectional_is_numpy_of_input_and_target() {
     let a = numbered::<Shape![2, 1, 5]>(0);
-    let d: Tensor<i64, Shape![3, 2, 4, 5]> = a.broadcast_to::<Shape![3, 2, 4, 5]>();
+    let d: Tensor<i64, Shape![3, 2, 4, 5]> = a.broadcast_bidirectional::<Shape![3, 2, 4, 5]>();
     for idx in common::indices(&d.shape()) {
         let want = common::read_broadcast(a.as_slice(), &a.shape(), &idx);
         assert_eq!(d[[idx[0], idx[1], idx[2], idx[3]]], want);
@@ -188,24 +188,27 @@ fn b1_bidirectional_is_numpy_of_input_and_target() {
 #[test]
 fn b2_output_may_differ_from_the_target() {
     let a = numbered::<Shape![1, 4, 1]>(0);
-    let b: Tensor<i64, Shape![1, 4, 4]> = a.broadcast_to::<Shape![1, 4]>();
+    let b: Tensor<i64, Shape![1, 4, 4]> = a.broadcast_bidirectional::<Shape![1, 4]>();
     assert_eq!(b.as_slice()[4..8], [1, 1, 1, 1]);
-    let c: Tensor<i64, Shape![2, 3]> = numbered::<Shape![2, 3]>(0).broadcast_to::<Shape![3]>();
+    let c: Tensor<i64, Shape![2, 3]> =
+        numbered::<Shape![2, 3]>(0).broadcast_bidirectional::<Shape![3]>();
     assert_eq!(c.as_slice(), &[0, 1, 2, 3, 4, 5]);
-    let d: Tensor<i64, Shape![3]> = numbered::<Shape![3]>(7).broadcast_to::<Shape![]>();
+    let d: Tensor<i64, Shape![3]> = numbered::<Shape![3]>(7).broadcast_bidirectional::<Shape![]>();
     assert_eq!(d.as_slice(), &[7, 8, 9]);
     // Shapes np.broadcast_to rejects but Bidirectional accepts (A15).
-    let e: Tensor<i64, Shape![3]> = numbered::<Shape![3]>(0).broadcast_to::<Shape![1]>();
+    let e: Tensor<i64, Shape![3]> = numbered::<Shape![3]>(0).broadcast_bidirectional::<Shape![1]>();
     assert_eq!(e.shape(), [3]);
-    let f: Tensor<i64, Shape![2, 2]> = numbered::<Shape![1, 2]>(0).broadcast_to::<Shape![2, 1]>();
+    let f: Tensor<i64, Shape![2, 2]> =
+        numbered::<Shape![1, 2]>(0).broadcast_bidirectional::<Shape![2, 1]>();
     assert_eq!(f.as_slice(), &[0, 1, 0, 1]);
 }
 
 #[test]
 fn b3_zero_size_targets() {
-    let a: Tensor<i64, Shape![0]> = numbered::<Shape![1]>(0).broadcast_to::<Shape![0]>();
+    let a: Tensor<i64, Shape![0]> = numbered::<Shape![1]>(0).broadcast_bidirectional::<Shape![0]>();
     assert!(a.is_empty());
-    let b: Tensor<i64, Shape![2, 0]> = numbered::<Shape![2, 0]>(0).broadcast_to::<Shape![2, 1]>();
+    let b: Tensor<i64, Shape![2, 0]> =
+        numbered::<Shape![2, 0]>(0).broadcast_bidirectional::<Shape![2, 1]>();
     assert_eq!(b.shape(), [2, 0]);
 }
 

@@ -44,8 +44,15 @@ fn try_from_slice_checks_the_length() {
         "shape [2, 2] needs 4 elements, but the buffer holds 3"
     );
     assert_eq!(
-        (err.expected(), err.actual(), err.shape()),
-        (4, 3, &[2, 2][..])
+        (err.kind(), err.operation(), err.lhs().kept()),
+        (
+            shaped::ErrorKind::LengthMismatch {
+                expected: 4,
+                actual: 3
+            },
+            shaped::Operation::Layout,
+            &[2, 2][..]
+        )
     );
 }
 

@@ -1,5 +1,5 @@
 // O2: [2, 3] with [2, 4]: axis 1 has neither equal dims nor a 1.
-use shaped::binary::{Alg, Binary};
+use shaped::primitive::{Alg, Binary};
 use shaped::{Shape, Tensor};
 
 fn main() {

@@ -1,5 +1,5 @@
 // O2: the caller's destination must have the sources' broadcast shape, [4, 4] here.
-use shaped::binary::{Alg, Binary};
+use shaped::primitive::{Alg, Binary};
 use shaped::{Shape, Tensor};
 
 fn main() {

@@ -1,5 +1,5 @@
 // O4: a post-op operand [2, 3] would grow the destination [1, 3].
-use shaped::binary::{Alg, Binary, PostOp};
+use shaped::primitive::{Alg, Binary, PostOp};
 use shaped::{Shape, Tensor};
 
 fn main() {

@@ -1,5 +1,5 @@
 // O1: the binary primitive never extends ranks; [2, 3] with [3] does not compile.
-use shaped::binary::{Alg, Binary};
+use shaped::primitive::{Alg, Binary};
 use shaped::{Shape, Tensor};
 
 fn main() {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
 use shaped_fuzz::{indices, numpy_dim, Input};
 
 const ALGS: [Alg; 12] = [
@@ -12,8 +12,8 @@ const ALGS: [Alg; 12] = [
     Alg::Sub,
     Alg::Mul,
     Alg::Div,
-    Alg::Max,
-    Alg::Min,
+    Alg::Maximum,
+    Alg::Minimum,
     Alg::Ge,
     Alg::Gt,
     Alg::Le,
@@ -125,7 +125,7 @@ fuzz_target!(|bytes: &[u8]| {
     let refs: Vec<_> = mems
         .iter()
         .chain(&operands)
-        .map(|(d, s, v)| MemRef::with_strides(v, d, s))
+        .map(|(d, s, v)| MemRef::with_strides(d, s, v))
         .collect();
     let Some(refs) = refs.into_iter().collect::<Result<Vec<_>, _>>().ok() else {
         return;
@@ -158,7 +158,7 @@ fuzz_target!(|bytes: &[u8]| {
     let old: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut buf = old.clone();
     let layout = [Layout::RowMajor, Layout::ChannelsLast, Layout::Any][input.below(3)];
-    let mut dmem = MemMut::new(&mut buf, &dst, layout).unwrap();
+    let mut dmem = MemMut::new(&dst, &mut buf, layout).unwrap();
     if layout == Layout::Any {
         // Old values are row-major, so ask for the same layout `any` resolves to only when
         // there is no sum post-op (the reference reads old values row-major).

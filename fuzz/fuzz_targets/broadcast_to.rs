@@ -5,8 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use shaped::rules::broadcast_to_shape;
-use shaped::strided::{broadcast_into, ArrayRef};
-use shaped::{AutoBroadcast, BroadcastMode};
+use shaped::runtime::{broadcast_into, ArrayRef};
+use shaped::{AutoBroadcast, BroadcastToMode};
 use shaped_fuzz::{indices, reference_shape, reference_to, small, Input};
 
 fuzz_target!(|bytes: &[u8]| {
@@ -15,19 +15,19 @@ fuzz_target!(|bytes: &[u8]| {
     let target = input.shape(6, true);
     let mapping: Vec<usize> = (0..input.below(7)).map(|_| input.below(8)).collect();
     let mode = match input.below(4) {
-        0 => BroadcastMode::Numpy,
-        1 => BroadcastMode::Explicit {
+        0 => BroadcastToMode::Numpy,
+        1 => BroadcastToMode::Explicit {
             axes_mapping: &mapping,
         },
-        2 => BroadcastMode::Bidirectional,
-        _ => BroadcastMode::Pdpd { axis: input.axis() },
+        2 => BroadcastToMode::Bidirectional,
+        _ => BroadcastToMode::Pdpd { axis: input.axis() },
     };
     let got = broadcast_to_shape(&data, &target, mode);
     let too_deep = data.len().max(target.len()) > shaped::rules::MAX_RANK;
     // Each data dim's output axis by the reference, and the output shape.
     let want: Option<(Vec<usize>, Vec<usize>)> = if too_deep {
         None
-    } else if let BroadcastMode::Bidirectional = mode {
+    } else if let BroadcastToMode::Bidirectional = mode {
         reference_shape(&data, &target, AutoBroadcast::Numpy)
             .map(|r| (r.out, (0..data.len()).map(|i| r.a_at + i).collect()))
     } else {
@@ -63,7 +63,7 @@ fuzz_target!(|bytes: &[u8]| {
     };
     let mut out = vec![u16::MAX; len];
     let r = broadcast_into(
-        ArrayRef::new(&values, &data).unwrap(),
+        ArrayRef::new(&data, &values).unwrap(),
         &target,
         mode,
         &mut out,

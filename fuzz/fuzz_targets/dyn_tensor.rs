@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shaped::{BinaryOp, BroadcastMode, CompareOp, DynTensor, ErrorKind};
+use shaped::{BinaryOp, BroadcastToMode, CompareOp, DynTensor, ErrorKind};
 use shaped_fuzz::{count, indices, read_offset, reference_shape, Input};
 
 fn tensor(input: &mut Input<'_>) -> Option<DynTensor<i32>> {
@@ -41,9 +41,9 @@ fn tensor(input: &mut Input<'_>) -> Option<DynTensor<i32>> {
 fn element(op: BinaryOp, x: i32, y: i32) -> Option<i32> {
     Some(match op {
         BinaryOp::Add => x.wrapping_add(y),
-        BinaryOp::Subtract => x.wrapping_sub(y),
-        BinaryOp::Multiply => x.wrapping_mul(y),
-        BinaryOp::Divide => x
+        BinaryOp::Sub => x.wrapping_sub(y),
+        BinaryOp::Mul => x.wrapping_mul(y),
+        BinaryOp::Div => x
             .checked_div(y)
             .or_else(|| (y == -1).then(|| x.wrapping_neg()))?,
         BinaryOp::Maximum => x.max(y),
@@ -95,7 +95,7 @@ fuzz_target!(|bytes: &[u8]| {
         ),
     }
 
-    let cmp = a.compare(&b, CompareOp::Less, mode);
+    let cmp = a.compare(&b, CompareOp::Lt, mode);
     let cmp_ok = want.as_ref().is_some_and(|r| count(&r.out).is_some());
     assert_eq!(cmp.is_ok(), cmp_ok);
     if let (Ok(c), Some(r)) = (&cmp, &want) {
@@ -112,7 +112,7 @@ fuzz_target!(|bytes: &[u8]| {
     let too_deep = target.len() > shaped::rules::MAX_RANK;
     // A valid but huge output is not built here (it would only exhaust memory).
     if !matches!(out_count, Some(Some(n)) if n > 1 << 16) {
-        let to = a.broadcast_to(&target, BroadcastMode::Bidirectional);
+        let to = a.broadcast(&target, BroadcastToMode::Bidirectional);
         match (&to, &reference, out_count) {
             (Err(_), _, _) if too_deep => {}
             (Ok(t), Some(r), Some(Some(_))) => assert_eq!(t.shape(), &r.out[..]),

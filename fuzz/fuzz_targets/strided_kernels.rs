@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shaped::strided::{binary_into, ArrayRef, BinaryPlan};
+use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{BinaryOp, ErrorKind};
 use shaped_fuzz::{count, indices, reference_shape, small, Input};
 
@@ -36,8 +36,8 @@ fuzz_target!(|bytes: &[u8]| {
     let (ad, as_, av) = operand(&mut input);
     let (bd, bs, bv) = operand(&mut input);
     let mode = input.mode();
-    let a = ArrayRef::with_strides(&av, &ad, &as_);
-    let b = ArrayRef::with_strides(&bv, &bd, &bs);
+    let a = ArrayRef::with_strides(&ad, &as_, &av);
+    let b = ArrayRef::with_strides(&bd, &bs, &bv);
     for (r, d, s, v) in [(&a, &ad, &as_, &av), (&b, &bd, &bs, &bv)] {
         let ok = d.len() <= shaped::rules::MAX_RANK
             && s.len() == d.len()
@@ -61,7 +61,7 @@ fuzz_target!(|bytes: &[u8]| {
         n
     };
     let mut out = vec![i16::MIN; len];
-    let got = binary_into(a, b, BinaryOp::Subtract, mode, &mut out);
+    let got = binary_into(a, b, BinaryOp::Sub, mode, &mut out);
     if len != n {
         assert!(matches!(
             got.map_err(|e| e.kind()),
@@ -98,7 +98,7 @@ fuzz_target!(|bytes: &[u8]| {
         };
         let (da, db) = (dense(&ad, &as_, &av), dense(&bd, &bs, &bv));
         let mut again = vec![0i16; n];
-        plan.binary(&da, &db, BinaryOp::Subtract, &mut again)
+        plan.binary(&da, &db, BinaryOp::Sub, &mut again)
             .unwrap();
         assert_eq!(again, out);
     }

@@ -83,14 +83,14 @@ impl<'a> Input<'a> {
     pub fn binary_op(&mut self) -> BinaryOp {
         const OPS: [BinaryOp; 10] = [
             BinaryOp::Add,
-            BinaryOp::Subtract,
-            BinaryOp::Multiply,
-            BinaryOp::Divide,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Div,
             BinaryOp::Maximum,
             BinaryOp::Minimum,
-            BinaryOp::Power,
+            BinaryOp::Pow,
             BinaryOp::SquaredDifference,
-            BinaryOp::Mod,
+            BinaryOp::Rem,
             BinaryOp::FloorMod,
         ];
         OPS[self.below(OPS.len())]
@@ -231,18 +231,18 @@ pub fn small(dims: &[usize], max: usize) -> bool {
 pub fn reference_to(
     data: &[usize],
     target: &[usize],
-    mode: shaped::BroadcastMode<'_>,
+    mode: shaped::BroadcastToMode<'_>,
 ) -> Option<Vec<usize>> {
-    use shaped::BroadcastMode;
+    use shaped::BroadcastToMode;
     let axes: Vec<usize> = match mode {
-        BroadcastMode::Numpy => {
+        BroadcastToMode::Numpy => {
             if data.len() > target.len() {
                 return None;
             }
             let pad = target.len() - data.len();
             (0..data.len()).map(|i| pad + i).collect()
         }
-        BroadcastMode::Explicit { axes_mapping } => {
+        BroadcastToMode::Explicit { axes_mapping } => {
             // B5: a scalar with a non-empty mapping counts as rank 1 (shape [1]).
             if data.is_empty() && !axes_mapping.is_empty() {
                 return reference_to(&[1], target, mode).map(|_| Vec::new());
@@ -255,12 +255,12 @@ pub fn reference_to(
             }
             axes_mapping.to_vec()
         }
-        BroadcastMode::Pdpd { axis } => {
+        BroadcastToMode::Pdpd { axis } => {
             let r = reference_shape(target, data, shaped::AutoBroadcast::Pdpd { axis })?;
             // Trimmed trailing 1s may fall past the target; they are never read.
             (0..data.len()).map(|i| r.b_at + i).collect()
         }
-        BroadcastMode::Bidirectional => unreachable!("checked through reference_shape"),
+        BroadcastToMode::Bidirectional => unreachable!("checked through reference_shape"),
     };
     let fits = data
         .iter()

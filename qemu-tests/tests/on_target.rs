@@ -10,9 +10,9 @@
 use cortex_m_rt::entry;
 use panic_semihosting as _;
 use qemu_tests::{text, Report};
-use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
-use shaped::rules::{self, BroadcastMode};
-use shaped::strided::{self, ArrayRef, BinaryPlan};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::rules::{self, BroadcastToMode};
+use shaped::runtime::{self, ArrayRef, BinaryPlan};
 use shaped::{
     broadcast_shapes, AutoBroadcast, BinaryOp, CompareOp, ErrorKind, LogicalOp, Shape, Tensor,
     TensorView, TensorViewMut,
@@ -123,12 +123,12 @@ fn static_every_op(r: &mut Report) {
     );
     r.eq(
         "eq_elem",
-        a.eq_elem(&b).as_slice(),
+        a.eq(&b).as_slice(),
         &[false, false, false, false],
     );
     r.eq(
         "ne_elem",
-        a.ne_elem(&b).as_slice(),
+        a.ne(&b).as_slice(),
         &[true, true, true, true],
     );
     r.eq("lt", a.lt(&b).as_slice(), &[true, true, false, false]);
@@ -152,13 +152,13 @@ fn static_every_op(r: &mut Report) {
     r.eq("or", p.or(&q).as_slice(), &[true, false, true, true]);
     r.eq("xor", p.xor(&q).as_slice(), &[false, false, false, true]);
 
-    let bt = b.broadcast_to::<Shape![3, 2, 2]>();
+    let bt = b.broadcast_bidirectional::<Shape![3, 2, 2]>();
     r.eq(
         "broadcast_to [1,2] -> [3,2,2]",
         &(bt.shape(), bt[[2, 1, 1]]),
         &([3, 2, 2], 0.5),
     );
-    let grown = Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]).broadcast_to::<Shape![1, 3]>();
+    let grown = Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]).broadcast_bidirectional::<Shape![1, 3]>();
     r.eq(
         "broadcast_to may differ from the target (B3)",
         &grown.shape(),
@@ -203,26 +203,26 @@ fn static_views(r: &mut Report) {
 fn dynamic_all_four_modes(r: &mut Report) {
     let a_data = [1i32, 2, 3, 4, 5, 6];
     let b_data = [10i32, 20, 30];
-    let a = ArrayRef::new(&a_data, &[2, 3]).unwrap();
-    let b = ArrayRef::new(&b_data, &[3]).unwrap();
+    let a = ArrayRef::new(&[2, 3], &a_data).unwrap();
+    let b = ArrayRef::new(&[3], &b_data).unwrap();
     let mut out = [0i32; 6];
-    strided::binary_into(a, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
+    runtime::binary_into(a, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
     r.eq("numpy [2,3] + [3]", &out, &[11, 22, 33, 14, 25, 36]);
 
-    let e = strided::binary_into(a, b, BinaryOp::Add, AutoBroadcast::None, &mut out).unwrap_err();
+    let e = runtime::binary_into(a, b, BinaryOp::Add, AutoBroadcast::None, &mut out).unwrap_err();
     r.eq(
         "none rejects [2,3] with [3]",
         &e.kind(),
         &ErrorKind::RankMismatch,
     );
-    let same = ArrayRef::new(&a_data, &[2, 3]).unwrap();
-    strided::binary_into(a, same, BinaryOp::Multiply, AutoBroadcast::None, &mut out).unwrap();
+    let same = ArrayRef::new(&[2, 3], &a_data).unwrap();
+    runtime::binary_into(a, same, BinaryOp::Mul, AutoBroadcast::None, &mut out).unwrap();
     r.eq("none [2,3] * [2,3]", &out, &[1, 4, 9, 16, 25, 36]);
 
     // PDPD with an axis: B [2] placed at axis 0 of A [2, 3].
     let c_data = [100i32, 200];
-    let c = ArrayRef::new(&c_data, &[2]).unwrap();
-    strided::binary_into(
+    let c = ArrayRef::new(&[2], &c_data).unwrap();
+    runtime::binary_into(
         a,
         c,
         BinaryOp::Add,
@@ -235,7 +235,7 @@ fn dynamic_all_four_modes(r: &mut Report) {
         &out,
         &[101, 102, 103, 204, 205, 206],
     );
-    let bad = strided::binary_into(
+    let bad = runtime::binary_into(
         a,
         c,
         BinaryOp::Add,
@@ -251,12 +251,12 @@ fn dynamic_all_four_modes(r: &mut Report) {
     );
 
     let col_data = [1i32, 2];
-    let col = ArrayRef::new(&col_data, &[2, 1]).unwrap();
-    let row = ArrayRef::new(&b_data, &[1, 3]).unwrap();
-    strided::binary_into(
+    let col = ArrayRef::new(&[2, 1], &col_data).unwrap();
+    let row = ArrayRef::new(&[1, 3], &b_data).unwrap();
+    runtime::binary_into(
         col,
         row,
-        BinaryOp::Subtract,
+        BinaryOp::Sub,
         AutoBroadcast::Bidirectional,
         &mut out,
     )
@@ -268,55 +268,55 @@ fn dynamic_all_four_modes(r: &mut Report) {
     );
 
     let mut flags = [false; 6];
-    strided::compare_into(a, b, CompareOp::Greater, AutoBroadcast::Numpy, &mut flags).unwrap();
+    runtime::compare_into(a, b, CompareOp::Gt, AutoBroadcast::Numpy, &mut flags).unwrap();
     r.eq("compare_into", &flags, &[false; 6]);
     let t = [true, false];
-    let tl = ArrayRef::new(&t, &[2, 1]).unwrap();
-    let tr = ArrayRef::new(&t, &[1, 2]).unwrap();
+    let tl = ArrayRef::new(&[2, 1], &t).unwrap();
+    let tr = ArrayRef::new(&[1, 2], &t).unwrap();
     let mut lo = [false; 4];
-    strided::logical_into(tl, tr, LogicalOp::And, AutoBroadcast::Numpy, &mut lo).unwrap();
+    runtime::logical_into(tl, tr, LogicalOp::And, AutoBroadcast::Numpy, &mut lo).unwrap();
     r.eq("logical_into", &lo, &[true, false, false, false]);
 
     // Transposed input through strides.
-    let t_in = ArrayRef::with_strides(&a_data, &[3, 2], &[1, 3]).unwrap();
+    let t_in = ArrayRef::with_strides(&[3, 2], &[1, 3], &a_data).unwrap();
     let zero = [0i32];
-    let z = ArrayRef::new(&zero, &[1]).unwrap();
-    strided::binary_into(t_in, z, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
+    let z = ArrayRef::new(&[1], &zero).unwrap();
+    runtime::binary_into(t_in, z, BinaryOp::Add, AutoBroadcast::Numpy, &mut out).unwrap();
     r.eq("strided (transposed) input", &out, &[1, 4, 2, 5, 3, 6]);
 
     let plan = BinaryPlan::new(&[2, 3], &[3], AutoBroadcast::Numpy).unwrap();
     let fa = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
     let fb = [0.5f32, 0.25, 0.125];
     let mut fo = [0.0f32; 6];
-    plan.binary(&fa, &fb, BinaryOp::Multiply, &mut fo).unwrap();
+    plan.binary(&fa, &fb, BinaryOp::Mul, &mut fo).unwrap();
     r.eq("BinaryPlan f32", &fo, &[0.5, 0.5, 0.375, 2.0, 1.25, 0.75]);
 }
 
 fn broadcast_op_modes(r: &mut Report) {
     let d = [1i32, 2, 3];
-    let data = ArrayRef::new(&d, &[3]).unwrap();
+    let data = ArrayRef::new(&[3], &d).unwrap();
     let mut out = [0i32; 6];
-    strided::broadcast_into(data, &[2, 3], BroadcastMode::Numpy, &mut out).unwrap();
+    runtime::broadcast_into(data, &[2, 3], BroadcastToMode::Numpy, &mut out).unwrap();
     r.eq("broadcast_to numpy", &out, &[1, 2, 3, 1, 2, 3]);
-    let col = ArrayRef::new(&d, &[3]).unwrap();
+    let col = ArrayRef::new(&[3], &d).unwrap();
     let mut out2 = [0i32; 6];
-    strided::broadcast_into(
+    runtime::broadcast_into(
         col,
         &[3, 2],
-        BroadcastMode::Explicit { axes_mapping: &[0] },
+        BroadcastToMode::Explicit { axes_mapping: &[0] },
         &mut out2,
     )
     .unwrap();
     r.eq("broadcast_to explicit", &out2, &[1, 1, 2, 2, 3, 3]);
-    strided::broadcast_into(col, &[3, 2], BroadcastMode::Pdpd { axis: 0 }, &mut out2).unwrap();
+    runtime::broadcast_into(col, &[3, 2], BroadcastToMode::Pdpd { axis: 0 }, &mut out2).unwrap();
     r.eq("broadcast_to pdpd axis 0", &out2, &[1, 1, 2, 2, 3, 3]);
-    let shape = rules::broadcast_to_shape(&[2, 1], &[1, 3], BroadcastMode::Bidirectional).unwrap();
+    let shape = rules::broadcast_to_shape(&[2, 1], &[1, 3], BroadcastToMode::Bidirectional).unwrap();
     r.eq(
         "broadcast_to bidirectional shape",
         shape.as_slice(),
         &[2, 3][..],
     );
-    let e = rules::broadcast_to_shape(&[2, 3], &[3], BroadcastMode::Numpy).unwrap_err();
+    let e = rules::broadcast_to_shape(&[2, 3], &[3], BroadcastToMode::Numpy).unwrap_err();
     r.eq(
         "broadcast_to numpy: target rank too small",
         &e.kind(),
@@ -329,14 +329,14 @@ fn binary_primitive(r: &mut Report) {
     let x = [-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0];
     let bias = [1.0f32, -1.0];
     let scale = [10.0f32, 100.0];
-    let src = MemRef::new(&x, &[1, 2, 2, 2], Layout::RowMajor).unwrap();
-    let b = MemRef::new(&bias, &[1, 2, 1, 1], Layout::RowMajor).unwrap();
-    let s = MemRef::new(&scale, &[1, 2, 1, 1], Layout::RowMajor).unwrap();
+    let src = MemRef::new(&[1, 2, 2, 2], &x, Layout::RowMajor).unwrap();
+    let b = MemRef::new(&[1, 2, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let s = MemRef::new(&[1, 2, 1, 1], &scale, Layout::RowMajor).unwrap();
     let prim = Binary::new(Alg::Add)
         .post_op(PostOp::Eltwise(Eltwise::Relu))
         .post_op(PostOp::binary(Alg::Mul, &s));
     let mut buf = [0.0f32; 8];
-    let mut dst = MemMut::any(&mut buf, &[1, 2, 2, 2]).unwrap();
+    let mut dst = MemMut::any(&[1, 2, 2, 2], &mut buf).unwrap();
     prim.run_into(&src, &b, &mut dst).unwrap();
     r.eq(
         "binary add+relu+mul",
@@ -344,7 +344,7 @@ fn binary_primitive(r: &mut Report) {
         &[0.0, 0.0, 20.0, 40.0, 0.0, 0.0, 100.0, 300.0],
     );
     let mut cmp = [0.0f32; 8];
-    let mut dst = MemMut::new(&mut cmp, &[1, 2, 2, 2], Layout::ChannelsLast).unwrap();
+    let mut dst = MemMut::new(&[1, 2, 2, 2], &mut cmp, Layout::ChannelsLast).unwrap();
     Binary::new(Alg::Gt).run_into(&src, &b, &mut dst).unwrap();
     // Row-major [[0, 0, 0, 1], [0, 1, 1, 1]], stored (h, w, c).
     r.eq(
@@ -378,7 +378,7 @@ fn errors_and_32_bit_overflow(r: &mut Report) {
         &rules::checked_element_count(&[65536, 65536]),
         &None,
     );
-    let e = ArrayRef::<f32>::new(&[], &[65536, 65536]).unwrap_err();
+    let e = ArrayRef::<f32>::new(&[65536, 65536], &[]).unwrap_err();
     r.eq(
         "ArrayRef 2^32 elements: Overflow",
         &e.kind(),
@@ -391,20 +391,20 @@ fn errors_and_32_bit_overflow(r: &mut Report) {
         &ErrorKind::Overflow,
     );
     // 2^29 f32 = 2^31 bytes: past isize::MAX on this target.
-    let e = MemRef::<f32>::new(&[], &[1 << 29], Layout::RowMajor).unwrap_err();
+    let e = MemRef::<f32>::new(&[1 << 29], &[], Layout::RowMajor).unwrap_err();
     r.eq(
         "2^31 bytes past isize::MAX: Overflow",
         &e.kind(),
         &ErrorKind::Overflow,
     );
-    let e = ArrayRef::<u8>::with_strides(&[0; 4], &[2, 2], &[usize::MAX, 1]).unwrap_err();
+    let e = ArrayRef::<u8>::with_strides(&[2, 2], &[usize::MAX, 1], &[0; 4]).unwrap_err();
     r.eq("huge stride: Overflow", &e.kind(), &ErrorKind::Overflow);
     let mut out = [0i32; 2];
     let zero = [0i32];
-    let a = ArrayRef::new(&[1i32, 2], &[2]).unwrap();
-    let z = ArrayRef::new(&zero, &[1]).unwrap();
+    let a = ArrayRef::new(&[2], &[1i32, 2]).unwrap();
+    let z = ArrayRef::new(&[1], &zero).unwrap();
     let e =
-        strided::binary_into(a, z, BinaryOp::Divide, AutoBroadcast::Numpy, &mut out).unwrap_err();
+        runtime::binary_into(a, z, BinaryOp::Div, AutoBroadcast::Numpy, &mut out).unwrap_err();
     r.eq(
         "integer division by zero is an error",
         &e.kind(),
@@ -426,10 +426,10 @@ fn errors_and_32_bit_overflow(r: &mut Report) {
         &ErrorKind::RankLimit { max: 16 },
     );
     let mut small = [0i32; 5];
-    let b = ArrayRef::new(&[1i32, 2, 3], &[3]).unwrap();
-    let ab = ArrayRef::new(&[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let b = ArrayRef::new(&[3], &[1i32, 2, 3]).unwrap();
+    let ab = ArrayRef::new(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
     let e =
-        strided::binary_into(ab, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut small).unwrap_err();
+        runtime::binary_into(ab, b, BinaryOp::Add, AutoBroadcast::Numpy, &mut small).unwrap_err();
     r.check(
         "output buffer too short",
         matches!(e.kind(), ErrorKind::LengthMismatch { .. }),

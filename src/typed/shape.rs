@@ -7,13 +7,18 @@
 
 use core::fmt::Debug;
 
-use crate::dim::{Const, Dim, DimKind, StaticKind};
+use super::dim::{Const, Dim, DimKind, StaticKind};
+use super::private::SealedShape;
 use crate::rules;
+use crate::util::array_from_fn;
 
 /// The largest rank of a static shape.
 pub const MAX_STATIC_RANK: usize = 8;
 
-/// A tensor shape: its rank, its dims and its element count.
+/// A tensor shape: its rank, its dims and its element count. Implemented for tuples of 0 to
+/// [`MAX_STATIC_RANK`] dims, written with [`Shape!`](crate::Shape!).
+///
+/// Sealed: storage and the in-place kernels trust its element count and buffer layout.
 ///
 /// ```
 /// use shaped::{Shape, Shape as _};
@@ -22,14 +27,18 @@ pub const MAX_STATIC_RANK: usize = 8;
 /// assert_eq!(<Shape![2, 3, 4] as shaped::Shape>::RANK, 3);
 /// assert_eq!(shaped::Shape::element_count(&s), 24);
 /// ```
-pub trait Shape: Copy + Debug + 'static {
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a shape: shapes are tuples of at most 8 dims (`MAX_STATIC_RANK`)",
+    label = "not a tuple of `Const<N>`/`Dyn` dims of rank 0 to 8"
+)]
+pub trait Shape: SealedShape + Copy + Debug + 'static {
     /// The number of dims.
     const RANK: usize;
     /// A multi-index into this shape: `[usize; RANK]`.
     type Index: Copy + Debug + PartialEq + AsRef<[usize]> + AsMut<[usize]>;
     /// Owned storage for the elements of a tensor of this shape.
     type Buffer<T>;
-    /// [`StaticKind`] when every dim is static, [`DynKind`](crate::dim::DynKind) otherwise.
+    /// [`StaticKind`] when every dim is static, [`DynKind`](crate::typed::dim::DynKind) otherwise.
     type Kind: DimKind;
 
     /// The dims, outermost first.
@@ -46,9 +55,11 @@ pub trait Shape: Copy + Debug + 'static {
     /// Each dim's static size, `None` for a [`Dyn`](crate::Dyn) dim.
     const STATIC_DIMS: &'static [Option<usize>];
 
-    /// `dims` with each static dim of this shape type put in its place: what `from_dims`
-    /// would have accepted (for error messages).
-    fn expected_dims(dims: Self::Index) -> Self::Index;
+    /// The by-value iterator over an owned buffer.
+    type IntoIter<T>: Iterator<Item = T>;
+
+    /// The elements of an owned buffer by value, in row-major order.
+    fn buffer_into_iter<T>(buffer: Self::Buffer<T>) -> Self::IntoIter<T>;
 
     /// The elements of an owned buffer, in row-major order.
     fn buffer_as_slice<T>(buffer: &Self::Buffer<T>) -> &[T];
@@ -63,7 +74,10 @@ pub trait Shape: Copy + Debug + 'static {
 }
 
 /// A shape whose every dim is known at compile time.
-pub trait StaticShape: Shape + Default {
+///
+/// Sealed, like [`Shape`]: the kernels write exactly `LEN` elements at the offsets `DIMS`
+/// gives and trust the two to agree.
+pub trait StaticShape: Shape<Kind = StaticKind> + Default {
     /// The dims, as a constant.
     const DIMS: &'static [usize];
     /// The element count. A shape whose count overflows `usize` fails to compile.
@@ -84,21 +98,6 @@ pub trait StaticShape: Shape + Default {
 )]
 pub trait TensorIndex<S: Shape>: AsRef<[usize]> {}
 
-/// Row-major offset of `index` in `dims`, or `None` when a coordinate is out of range.
-#[inline]
-pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize> {
-    debug_assert_eq!(dims.len(), index.len());
-    let mut offset = 0usize;
-    for (&d, &i) in dims.iter().zip(index) {
-        if i >= d {
-            return None;
-        }
-        // Cannot overflow: offset < product of the dims so far, which fits (the buffer exists).
-        offset = offset * d + i;
-    }
-    Some(offset)
-}
-
 macro_rules! impl_static_shape {
     ($rank:literal; $nest:ty; $($n:ident $i:ident $d:ident),*) => {
         /// A shape of this rank over any dims: static dims are stored in nested arrays, a shape
@@ -108,6 +107,14 @@ macro_rules! impl_static_shape {
             type Index = [usize; $rank];
             type Buffer<T> = <kind!($($d)*) as DimKind>::Buffer<nested!(T; $($d)*), T>;
             type Kind = kind!($($d)*);
+            type IntoIter<T> = <kind!($($d)*) as DimKind>::IntoIter<into_iter_ty!(T; $($d)*), T>;
+
+            #[inline]
+            fn buffer_into_iter<T>(buffer: Self::Buffer<T>) -> Self::IntoIter<T> {
+                <kind!($($d)*) as DimKind>::into_iter(buffer, |nested| {
+                    into_iter_val!(nested; $($d)*)
+                })
+            }
             const STATIC_DIMS: &'static [Option<usize>] = &[$(<$d as Dim>::STATIC_SIZE),*];
 
             #[inline(always)]
@@ -122,18 +129,6 @@ macro_rules! impl_static_shape {
                 // Saturating: a shape built by hand from `Dyn` dims may overflow; tensors check
                 // their element counts when they are made.
                 self.dims().iter().fold(1usize, |n, &d| n.saturating_mul(d))
-            }
-
-            #[allow(unused_mut, unused_variables, unused_assignments)]
-            fn expected_dims(mut dims: [usize; $rank]) -> [usize; $rank] {
-                let mut k = 0;
-                $(
-                    if let Some(n) = <$d as Dim>::STATIC_SIZE {
-                        dims[k] = n;
-                    }
-                    k += 1;
-                )*
-                dims
             }
 
             #[inline(always)]
@@ -191,6 +186,7 @@ macro_rules! impl_static_shape {
         }
 
         impl<$($d: Dim),*> TensorIndex<($($d,)*)> for [usize; $rank] {}
+        impl<$($d: Dim),*> SealedShape for ($($d,)*) {}
     };
 
     // Flattening: the outer level, then one slice flatten per further dim.
@@ -225,65 +221,34 @@ macro_rules! impl_static_shape {
     };
 }
 
-/// Builds `[T; N]` by calling `f(0)`, `f(1)`, ... in order: `core::array::from_fn`, but always
-/// inlined.
-///
-/// Why not `core::array::from_fn`: nested three deep, LLVM stops inlining its internal closure
-/// wrapper in multi-codegen-unit builds, and a static 2x3x4 add then runs 3-4x slower than a
-/// hand-written loop (`benches/README.md`). Here every level is `inline(always)`.
-#[inline(always)]
-pub(crate) fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
-    use core::mem::MaybeUninit;
-
-    /// Drops the elements written so far if `f` panics, so nothing leaks and nothing is
-    /// dropped twice.
-    struct Guard<'a, T, const N: usize> {
-        array: &'a mut MaybeUninit<[T; N]>,
-        initialized: usize,
-    }
-
-    impl<T, const N: usize> Drop for Guard<'_, T, N> {
-        fn drop(&mut self) {
-            let first = self.array.as_mut_ptr().cast::<T>();
-            // SAFETY: exactly the first `initialized` elements were written, each once, and
-            // nothing else refers to them; dropping them in place leaves the storage unused.
-            unsafe {
-                core::ptr::drop_in_place(core::ptr::slice_from_raw_parts_mut(
-                    first,
-                    self.initialized,
-                ));
-            }
-        }
-    }
-
-    let mut array = MaybeUninit::<[T; N]>::uninit();
-    let mut guard = Guard {
-        array: &mut array,
-        initialized: 0,
-    };
-    while guard.initialized < N {
-        let value = f(guard.initialized);
-        // SAFETY: `initialized < N`, so the pointer is inside the array, whose layout is N
-        // consecutive `T`s; the slot has not been written yet, so nothing is overwritten.
-        unsafe {
-            guard
-                .array
-                .as_mut_ptr()
-                .cast::<T>()
-                .add(guard.initialized)
-                .write(value);
-        }
-        guard.initialized += 1;
-    }
-    core::mem::forget(guard);
-    // SAFETY: the loop wrote all N elements.
-    unsafe { array.assume_init() }
-}
-
 /// The kind of a shape: static only if every dim is.
 macro_rules! kind {
     () => { StaticKind };
     ($d:ident $($rest:ident)*) => { <<$d as Dim>::Kind as DimKind>::And<kind!($($rest)*)> };
+}
+
+/// The by-value iterator of a nested array: the outer array's, flattened once per further dim.
+macro_rules! into_iter_ty {
+    ($t:ty;) => { core::iter::Once<$t> };
+    ($t:ty; $first:ident $($rest:ident)*) => {
+        flatten_ty!(<nested!($t; $first $($rest)*) as IntoIterator>::IntoIter; $($rest)*)
+    };
+}
+
+macro_rules! flatten_ty {
+    ($i:ty;) => { $i };
+    ($i:ty; $d:ident $($rest:ident)*) => { flatten_ty!(core::iter::Flatten<$i>; $($rest)*) };
+}
+
+/// The value of [`into_iter_ty!`]'s type for the nested array `$e`.
+macro_rules! into_iter_val {
+    ($e:expr;) => { core::iter::once($e) };
+    ($e:expr; $first:ident $($rest:ident)*) => { flatten_val!($e.into_iter(); $($rest)*) };
+}
+
+macro_rules! flatten_val {
+    ($e:expr;) => { $e };
+    ($e:expr; $d:ident $($rest:ident)*) => { flatten_val!($e.flatten(); $($rest)*) };
 }
 
 /// The nested-array type of a static shape: `[[T; N1]; N0]` for `(Const<N0>, Const<N1>)`.
@@ -308,8 +273,9 @@ impl_static_shape!(8; [[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0];
 
 /// The type of a shape, written as its dims.
 ///
-/// Each dim is a number, `Const<N>`, a `{ const expression }`, or `_` (or `Dyn`) for a dim
-/// known only at run time:
+/// Each dim is a number, `Const<N>`, a `{ const expression }` (a const generic `N` is written
+/// `{ N }`), or `_` (or `Dyn`) for a dim known only at run time. At most
+/// [`MAX_STATIC_RANK`] dims:
 ///
 /// ```
 /// use shaped::{Const, Shape};
@@ -322,6 +288,10 @@ impl_static_shape!(8; [[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0];
 /// ```
 #[macro_export]
 macro_rules! Shape {
+    // A ninth dim: the limit, said plainly instead of "`(..9 dims..)` is not a shape".
+    (@munch [$a:ty, $b:ty, $c:ty, $d:ty, $e:ty, $f:ty, $g:ty, $h:ty,]; $($rest:tt)+) => {
+        ::core::compile_error!("a static shape has at most 8 dims (`shaped::MAX_STATIC_RANK`); use `DynTensor` for higher ranks")
+    };
     (@munch [$($out:ty,)*];) => { ($($out,)*) };
     (@munch [$($out:ty,)*]; $n:literal $(, $($rest:tt)*)?) => {
         $crate::Shape!(@munch [$($out,)* $crate::Const<$n>,]; $($($rest)*)?)
@@ -338,12 +308,6 @@ macro_rules! Shape {
     () => { () };
     ($($dims:tt)+) => { $crate::Shape!(@munch []; $($dims)+) };
 }
-
-/// Every dim type is a [`Dim`]: a compile-time reminder that shapes are tuples of dims.
-const _: fn() = || {
-    fn is_dim<D: Dim>() {}
-    is_dim::<Const<3>>();
-};
 
 #[cfg(test)]
 mod tests {
@@ -368,48 +332,5 @@ mod tests {
             k += 1;
         });
         assert_eq!(seen, [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
-    }
-
-    #[test]
-    fn array_from_fn_calls_in_order() {
-        let a: [usize; 4] = array_from_fn(|i| i * 10);
-        assert_eq!(a, [0, 10, 20, 30]);
-        let empty: [u8; 0] = array_from_fn(|_| unreachable!());
-        assert_eq!(empty, []);
-    }
-
-    /// A panic part-way drops exactly the elements built so far (checked for leaks and double
-    /// drops under Miri).
-    #[test]
-    fn array_from_fn_drops_the_built_prefix_on_panic() {
-        extern crate std;
-        use core::sync::atomic::{AtomicUsize, Ordering};
-        use std::boxed::Box;
-        static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted(#[allow(dead_code)] Box<usize>);
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPS.fetch_add(1, Ordering::SeqCst);
-            }
-        }
-        let result = std::panic::catch_unwind(|| {
-            let _: [Counted; 5] = array_from_fn(|i| {
-                assert!(i < 3, "stop at 3");
-                Counted(Box::new(i))
-            });
-        });
-        assert!(result.is_err());
-        assert_eq!(DROPS.load(Ordering::SeqCst), 3);
-        let built: [Counted; 2] = array_from_fn(|i| Counted(Box::new(i)));
-        drop(built);
-        assert_eq!(DROPS.load(Ordering::SeqCst), 5);
-    }
-
-    #[test]
-    fn row_major_offset_checks_each_coordinate() {
-        assert_eq!(row_major_offset(&[2, 3, 4], &[1, 2, 3]), Some(23));
-        assert_eq!(row_major_offset(&[2, 3, 4], &[1, 3, 0]), None);
-        assert_eq!(row_major_offset(&[], &[]), Some(0));
-        assert_eq!(row_major_offset(&[0], &[0]), None);
     }
 }

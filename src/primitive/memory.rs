@@ -3,9 +3,14 @@
 
 use core::fmt;
 
-use crate::error::{BroadcastError, ErrorKind, Operation};
+use crate::error::{Error, ErrorKind, Operation};
 use crate::rules::{self, BINARY_MAX_NDIMS};
-use crate::typelevel::Unranked;
+use crate::typed::rules::Unranked;
+use crate::typed::shape::Shape;
+use crate::typed::storage::Data;
+#[cfg(feature = "alloc")]
+use crate::DynTensor;
+use crate::Tensor;
 
 /// How a memory's dims map to offsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,8 +42,8 @@ impl fmt::Debug for Desc {
     }
 }
 
-fn layout_error(kind: ErrorKind, dims: &[usize], strides: &[usize]) -> BroadcastError {
-    BroadcastError::new(kind, Operation::Layout, dims, strides)
+fn layout_error(kind: ErrorKind, dims: &[usize], strides: &[usize]) -> Error {
+    Error::new(kind, Operation::Layout, dims, strides)
 }
 
 /// Whether `elements` of `T` stay within `isize::MAX` bytes, like any Rust allocation.
@@ -60,13 +65,13 @@ impl Desc {
     /// The `Debug` output of a memory type named `name`: its dims, strides and layout.
     fn debug_as(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct(name)
-            .field("dims", &self.dims())
+            .field("shape", &self.dims())
             .field("strides", &self.strides())
             .field("layout", &self.layout)
             .finish()
     }
 
-    fn empty(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+    fn empty(dims: &[usize], layout: Layout) -> Result<Self, Error> {
         let mut d = Desc {
             ndims: dims.len(),
             dims: [0; BINARY_MAX_NDIMS],
@@ -82,7 +87,7 @@ impl Desc {
     }
 
     /// A dense descriptor: row-major or channels-last strides; `Any` keeps strides unset.
-    pub(crate) fn dense<T>(dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+    pub(crate) fn dense<T>(dims: &[usize], layout: Layout) -> Result<Self, Error> {
         let mut d = Desc::empty(dims, layout)?;
         // The element count and the byte size (at most `isize::MAX`) must fit.
         if !rules::checked_element_count(dims).is_some_and(fits_in_isize_bytes::<T>) {
@@ -102,7 +107,7 @@ impl Desc {
     }
 
     /// A descriptor with explicit strides, tagged with the dense layout they match, if any.
-    pub(crate) fn strided<T>(dims: &[usize], strides: &[usize]) -> Result<Self, BroadcastError> {
+    pub(crate) fn strided<T>(dims: &[usize], strides: &[usize]) -> Result<Self, Error> {
         if strides.len() != dims.len() {
             return Err(layout_error(ErrorKind::BadStrides, dims, strides));
         }
@@ -159,7 +164,7 @@ impl Desc {
     }
 
     /// A dense buffer holds exactly the element count.
-    pub(crate) fn check_dense_len(&self, len: usize) -> Result<(), BroadcastError> {
+    pub(crate) fn check_dense_len(&self, len: usize) -> Result<(), Error> {
         // The count was checked in `dense`.
         let expected = rules::checked_element_count(self.dims()).unwrap_or(usize::MAX);
         if expected != len {
@@ -173,7 +178,7 @@ impl Desc {
     }
 
     /// Every offset the strides address lies inside a buffer of `len` elements.
-    pub(crate) fn check_span(&self, len: usize) -> Result<(), BroadcastError> {
+    pub(crate) fn check_span(&self, len: usize) -> Result<(), Error> {
         if self.span() > len {
             return Err(layout_error(
                 ErrorKind::BadStrides,
@@ -186,7 +191,7 @@ impl Desc {
 
     /// A destination must not write one element twice: sorted by stride, each dim above 1
     /// steps past everything the inner ones cover.
-    pub(crate) fn check_no_overlap(&self) -> Result<(), BroadcastError> {
+    pub(crate) fn check_no_overlap(&self) -> Result<(), Error> {
         if self.layout != Layout::Strided || self.dims().contains(&0) {
             return Ok(());
         }
@@ -270,15 +275,15 @@ impl Order {
 /// A read-only source: borrowed elements with dims and a layout.
 ///
 /// ```
-/// use shaped::binary::{Layout, MemRef};
+/// use shaped::primitive::{Layout, MemRef};
 /// let data = [0.0f32; 24];
 /// // NHWC elements of an NCHW tensor [1, 3, 2, 4].
-/// let m = MemRef::new(&data, &[1, 3, 2, 4], Layout::ChannelsLast).unwrap();
+/// let m = MemRef::new([1, 3, 2, 4], &data, Layout::ChannelsLast).unwrap();
 /// assert_eq!(m.strides(), [24, 1, 12, 3]);
 /// // A transposed [4, 6] view of the same buffer.
-/// let t = MemRef::with_strides(&data, &[4, 6], &[1, 4]).unwrap();
+/// let t = MemRef::with_strides([4, 6], [1, 4], &data).unwrap();
 /// assert_eq!(t.layout(), Layout::Strided);
-/// assert!(MemRef::new(&data, &[5, 5], Layout::RowMajor).is_err());
+/// assert!(MemRef::new([5, 5], &data, Layout::RowMajor).is_err());
 /// ```
 pub struct MemRef<'a, T> {
     pub(crate) data: &'a [T],
@@ -301,9 +306,10 @@ impl<T> fmt::Debug for MemRef<'_, T> {
 impl<'a, T> MemRef<'a, T> {
     /// Elements in a dense layout ([`Layout::RowMajor`] or [`Layout::ChannelsLast`]);
     /// `data.len()` must be the element count. A source cannot be [`Layout::Any`].
-    pub fn new(data: &'a [T], dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
+    pub fn new(shape: impl AsRef<[usize]>, data: &'a [T], layout: Layout) -> Result<Self, Error> {
+        let dims = shape.as_ref();
         if layout == Layout::Any {
-            return Err(BroadcastError::new(
+            return Err(Error::new(
                 ErrorKind::AnySource,
                 Operation::Binary,
                 dims,
@@ -318,17 +324,17 @@ impl<'a, T> MemRef<'a, T> {
     /// Elements at explicit strides (in elements; 0 allowed for a source). Every addressed
     /// offset must lie inside `data`. Strides that match a dense layout are tagged with it.
     pub fn with_strides(
+        shape: impl AsRef<[usize]>,
+        strides: impl AsRef<[usize]>,
         data: &'a [T],
-        dims: &[usize],
-        strides: &[usize],
-    ) -> Result<Self, BroadcastError> {
-        let desc = Desc::strided::<T>(dims, strides)?;
+    ) -> Result<Self, Error> {
+        let desc = Desc::strided::<T>(shape.as_ref(), strides.as_ref())?;
         desc.check_span(data.len())?;
         Ok(MemRef { data, desc })
     }
 
     /// The dims.
-    pub fn dims(&self) -> &[usize] {
+    pub fn shape(&self) -> &[usize] {
         self.desc.dims()
     }
 
@@ -366,9 +372,9 @@ fn offset(desc: &Desc, index: &[usize]) -> Option<usize> {
 /// [`Layout::Any`] until the primitive runs.
 ///
 /// ```
-/// use shaped::binary::{Layout, MemMut};
+/// use shaped::primitive::{Layout, MemMut};
 /// let mut buf = [0.0f32; 6];
-/// let d = MemMut::any(&mut buf, &[2, 3]).unwrap();
+/// let d = MemMut::any([2, 3], &mut buf).unwrap();
 /// assert_eq!(d.layout(), Layout::Any);
 /// ```
 pub struct MemMut<'a, T> {
@@ -385,32 +391,36 @@ impl<T> fmt::Debug for MemMut<'_, T> {
 impl<'a, T> MemMut<'a, T> {
     /// A destination in a dense layout, or [`Layout::Any`]; `data.len()` must be the element
     /// count.
-    pub fn new(data: &'a mut [T], dims: &[usize], layout: Layout) -> Result<Self, BroadcastError> {
-        let desc = Desc::dense::<T>(dims, layout)?;
+    pub fn new(
+        shape: impl AsRef<[usize]>,
+        data: &'a mut [T],
+        layout: Layout,
+    ) -> Result<Self, Error> {
+        let desc = Desc::dense::<T>(shape.as_ref(), layout)?;
         desc.check_dense_len(data.len())?;
         Ok(MemMut { data, desc })
     }
 
     /// A destination whose layout the primitive chooses (O5).
-    pub fn any(data: &'a mut [T], dims: &[usize]) -> Result<Self, BroadcastError> {
-        MemMut::new(data, dims, Layout::Any)
+    pub fn any(shape: impl AsRef<[usize]>, data: &'a mut [T]) -> Result<Self, Error> {
+        MemMut::new(shape, data, Layout::Any)
     }
 
     /// A destination at explicit strides: addressed offsets inside `data`, and no element
     /// addressed twice.
     pub fn with_strides(
+        shape: impl AsRef<[usize]>,
+        strides: impl AsRef<[usize]>,
         data: &'a mut [T],
-        dims: &[usize],
-        strides: &[usize],
-    ) -> Result<Self, BroadcastError> {
-        let desc = Desc::strided::<T>(dims, strides)?;
+    ) -> Result<Self, Error> {
+        let desc = Desc::strided::<T>(shape.as_ref(), strides.as_ref())?;
         desc.check_span(data.len())?;
         desc.check_no_overlap()?;
         Ok(MemMut { data, desc })
     }
 
     /// The dims.
-    pub fn dims(&self) -> &[usize] {
+    pub fn shape(&self) -> &[usize] {
         self.desc.dims()
     }
 
@@ -441,7 +451,7 @@ impl<'a, T> MemMut<'a, T> {
     }
 }
 
-/// An owned result of [`Binary::run`](crate::binary::Binary::run): elements in the layout the
+/// An owned result of [`Binary::run`](crate::primitive::Binary::run): elements in the layout the
 /// primitive chose or was told.
 #[cfg(feature = "alloc")]
 #[derive(Clone, PartialEq)]
@@ -453,7 +463,7 @@ pub struct Memory<T> {
 #[cfg(feature = "alloc")]
 impl<T> Memory<T> {
     /// The dims.
-    pub fn dims(&self) -> &[usize] {
+    pub fn shape(&self) -> &[usize] {
         self.desc.dims()
     }
 
@@ -485,13 +495,13 @@ impl<T> Memory<T> {
         }
     }
 
-    /// The elements in row-major order, as a [`DynTensor`](crate::DynTensor).
-    pub fn to_row_major(&self) -> crate::DynTensor<T>
+    /// The elements copied in row-major order, as a [`DynTensor`].
+    pub fn to_row_major(&self) -> DynTensor<T>
     where
         T: Clone,
     {
         let mut out = alloc::vec::Vec::with_capacity(self.data.len());
-        let dims = self.dims();
+        let dims = self.shape();
         if !dims.contains(&0) {
             let mut index = [0usize; BINARY_MAX_NDIMS];
             let index = &mut index[..dims.len()];
@@ -501,8 +511,7 @@ impl<T> Memory<T> {
                 let mut axis = dims.len();
                 loop {
                     if axis == 0 {
-                        return crate::DynTensor::from_shape_vec(dims, out)
-                            .expect("the element count matches the dims");
+                        return DynTensor::from_parts(dims, out);
                     }
                     axis -= 1;
                     index[axis] += 1;
@@ -513,7 +522,7 @@ impl<T> Memory<T> {
                 }
             }
         }
-        crate::DynTensor::from_shape_vec(dims, out).expect("an empty shape has no elements")
+        DynTensor::from_parts(dims, out)
     }
 }
 
@@ -521,7 +530,7 @@ impl<T> Memory<T> {
 impl<T: fmt::Debug> fmt::Debug for Memory<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Memory")
-            .field("dims", &self.dims())
+            .field("shape", &self.shape())
             .field("layout", &self.layout())
             .field("data", &self.data)
             .finish()
@@ -542,12 +551,12 @@ pub trait Source<T> {
     /// The type-level shape that static post-op checks use ([`Unranked`] when there is none).
     type Shape;
     /// The elements with their dims and layout.
-    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError>;
+    fn mem(&self) -> Result<MemRef<'_, T>, Error>;
 }
 
 impl<T> Source<T> for MemRef<'_, T> {
     type Shape = Unranked;
-    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
         Ok(*self)
     }
 }
@@ -555,32 +564,32 @@ impl<T> Source<T> for MemRef<'_, T> {
 #[cfg(feature = "alloc")]
 impl<T> Source<T> for Memory<T> {
     type Shape = Unranked;
-    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
         Ok(self.as_ref())
     }
 }
 
 #[cfg(feature = "alloc")]
-impl<T> Source<T> for crate::DynTensor<T> {
+impl<T> Source<T> for DynTensor<T> {
     type Shape = Unranked;
-    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
-        MemRef::new(self.as_slice(), self.shape(), Layout::RowMajor)
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
+        MemRef::new(self.shape(), self.as_slice(), Layout::RowMajor)
     }
 }
 
-impl<T, S: crate::Shape, D: crate::storage::Data<T>> Source<T> for crate::Tensor<T, S, D> {
+impl<T, S: Shape, D: Data<T>> Source<T> for Tensor<T, S, D> {
     type Shape = S;
-    fn mem(&self) -> Result<MemRef<'_, T>, BroadcastError> {
-        MemRef::new(self.as_slice(), self.shape().as_ref(), Layout::RowMajor)
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
+        MemRef::new(self.shape(), self.as_slice(), Layout::RowMajor)
     }
 }
 
 #[cfg(feature = "alloc")]
-impl<'a, T> TryFrom<&'a mut crate::DynTensor<T>> for MemMut<'a, T> {
-    type Error = BroadcastError;
+impl<'a, T> TryFrom<&'a mut DynTensor<T>> for MemMut<'a, T> {
+    type Error = Error;
     /// A row-major destination over the tensor's elements (an error above rank 12).
-    fn try_from(t: &'a mut crate::DynTensor<T>) -> Result<Self, BroadcastError> {
+    fn try_from(t: &'a mut DynTensor<T>) -> Result<Self, Error> {
         let (dims, data) = t.parts_mut();
-        MemMut::new(data, dims, Layout::RowMajor)
+        MemMut::new(dims, data, Layout::RowMajor)
     }
 }

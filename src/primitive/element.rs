@@ -2,7 +2,7 @@
 
 use core::ops::{Add, Div, Mul, Sub};
 
-use crate::elementwise::pick;
+use crate::element::pick;
 
 /// An element type of the binary primitive: `f32` or `f64`.
 ///
@@ -79,7 +79,8 @@ macro_rules! impl_real {
 }
 impl_real!(f32, u32; f64, u64;);
 
-/// The binary primitive's algorithm (and a binary post-op's).
+/// The binary primitive's algorithm (and a binary post-op's), named as
+/// [`BinaryOp`](crate::BinaryOp) and [`CompareOp`](crate::CompareOp) name the same operations.
 ///
 /// Comparisons write 1 where they hold and 0 elsewhere, in the destination's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,9 +94,9 @@ pub enum Alg {
     /// `a / b` (IEEE: a zero divisor gives an infinity or NaN).
     Div,
     /// The larger; NaN if either is NaN.
-    Max,
+    Maximum,
     /// The smaller; NaN if either is NaN.
-    Min,
+    Minimum,
     /// `a >= b`.
     Ge,
     /// `a > b`.
@@ -114,7 +115,7 @@ pub enum Alg {
 /// block, and each arm's loop is compiled for its own function.
 macro_rules! with_alg {
     ($alg:expr, |$f:ident| $body:expr) => {{
-        use $crate::binary::element::Alg as A;
+        use $crate::primitive::element::Alg as A;
         match $alg {
             A::Add => {
                 let $f = |a: T, b: T| a + b;
@@ -132,36 +133,36 @@ macro_rules! with_alg {
                 let $f = |a: T, b: T| a / b;
                 $body
             }
-            A::Max => {
-                let $f = $crate::binary::element::max::<T>;
+            A::Maximum => {
+                let $f = $crate::primitive::element::max::<T>;
                 $body
             }
-            A::Min => {
-                let $f = $crate::binary::element::min::<T>;
+            A::Minimum => {
+                let $f = $crate::primitive::element::min::<T>;
                 $body
             }
             A::Ge => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a >= b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a >= b);
                 $body
             }
             A::Gt => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a > b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a > b);
                 $body
             }
             A::Le => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a <= b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a <= b);
                 $body
             }
             A::Lt => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a < b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a < b);
                 $body
             }
             A::Eq => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a == b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a == b);
                 $body
             }
             A::Ne => {
-                let $f = |a: T, b: T| $crate::binary::element::truth_of::<T>(a != b);
+                let $f = |a: T, b: T| $crate::primitive::element::truth_of::<T>(a != b);
                 $body
             }
         }
@@ -192,10 +193,10 @@ impl Alg {
     /// The algorithm on one pair of elements.
     ///
     /// ```
-    /// use shaped::binary::Alg;
+    /// use shaped::primitive::Alg;
     /// assert_eq!(Alg::Sub.apply(5.0f32, 2.0), 3.0);
     /// assert_eq!(Alg::Gt.apply(5.0f32, 2.0), 1.0);
-    /// assert!(Alg::Max.apply(f32::NAN, 2.0).is_nan());
+    /// assert!(Alg::Maximum.apply(f32::NAN, 2.0).is_nan());
     /// ```
     #[inline]
     pub fn apply<T: Real>(self, a: T, b: T) -> T {
@@ -203,18 +204,29 @@ impl Alg {
     }
 }
 
+/// `max(x, 0)` with NaN propagated, as `pick` does for `maximum`: one comparison, `x <= 0`,
+/// which is false for NaN.
+#[inline(always)]
+pub(crate) fn relu<T: Real>(x: T) -> T {
+    if x <= T::ZERO {
+        T::ZERO
+    } else {
+        x
+    }
+}
+
 /// An eltwise post-op: oneDNN's algorithms with their `alpha`/`beta` parameters named.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Eltwise {
-    /// `max(x, 0)`.
+    /// `max(x, 0)`, NaN-propagating like [`Alg::Maximum`] (`relu(NaN)` is NaN).
     Relu,
     /// `x` if `x > 0`, else `slope * x` (oneDNN's relu with `alpha = slope`).
     LeakyRelu {
         /// The slope below zero.
         slope: f32,
     },
-    /// `x` clamped to `[lo, hi]`.
+    /// `x` clamped to `[lo, hi]`; NaN stays NaN, as through `maximum` and `minimum`.
     Clip {
         /// The lower bound.
         lo: f32,
@@ -254,10 +266,12 @@ impl Eltwise {
     /// The function on one element.
     ///
     /// ```
-    /// use shaped::binary::Eltwise;
+    /// use shaped::primitive::Eltwise;
     /// assert_eq!(Eltwise::Relu.apply(-2.0f32), 0.0);
     /// assert_eq!(Eltwise::LeakyRelu { slope: 0.5 }.apply(-2.0f32), -1.0);
     /// assert_eq!(Eltwise::Clip { lo: 0.0, hi: 6.0 }.apply(7.5f32), 6.0);
+    /// assert!(Eltwise::Relu.apply(f32::NAN).is_nan());
+    /// assert!(Eltwise::Clip { lo: 0.0, hi: 6.0 }.apply(f32::NAN).is_nan());
     /// ```
     #[inline]
     pub fn apply<T: Real>(self, x: T) -> T {
@@ -276,7 +290,7 @@ impl Eltwise {
             }
         }
         match self {
-            Eltwise::Relu => each(out, |x| if x > T::ZERO { x } else { T::ZERO }),
+            Eltwise::Relu => each(out, relu),
             Eltwise::LeakyRelu { slope } => {
                 let s = T::from_f32(slope);
                 each(out, |x| if x > T::ZERO { x } else { x * s })

@@ -7,7 +7,7 @@
 //! algorithm writes the block (into the destination itself when it is contiguous), each post-op
 //! then runs over it as one tight loop, and a strided destination gets the block scattered.
 
-use super::element::{with_alg, Alg, Eltwise, Real};
+use super::element::{relu, with_alg, Alg, Eltwise, Real};
 use super::memory::{Desc, MemRef, Order};
 use crate::rules::BINARY_MAX_NDIMS;
 
@@ -87,15 +87,6 @@ fn lane<'a, T: Real>(
             }
             Lane::Slice(&tmp[..len])
         }
-    }
-}
-
-#[inline(always)]
-fn relu<T: Real>(x: T) -> T {
-    if x > T::ZERO {
-        x
-    } else {
-        T::ZERO
     }
 }
 

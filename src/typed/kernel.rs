@@ -8,10 +8,11 @@
 
 use core::marker::PhantomData;
 
+use super::shape::{StaticShape, MAX_STATIC_RANK};
+use super::storage::{Build, Family};
 use crate::rules;
-use crate::shape::{StaticShape, MAX_STATIC_RANK};
-use crate::storage::{Build, Family};
-use crate::strided::{self, ArrayRef};
+use crate::runtime::plan;
+use crate::runtime::ArrayRef;
 
 /// Compile-time strides for reading `Src` as the output shape `Out`.
 struct Layout<Src, Out>(PhantomData<(Src, Out)>);
@@ -43,7 +44,7 @@ fn offset(index: &[usize], strides: &[usize; MAX_STATIC_RANK]) -> usize {
 }
 
 /// From this many elements on, results are computed by the plan kernel of
-/// [`crate::strided`] (rows as slices, vectorized) instead of per-index offsets, whose bounds
+/// [`crate::runtime`] (rows as slices, vectorized) instead of per-index offsets, whose bounds
 /// checks stay once a loop is too long to unroll (about 1 ns an element, 10x slower, on a
 /// 1024 x 64 add; see `benches/README.md`).
 const LARGE: usize = 4096;
@@ -60,10 +61,10 @@ where
     B: StaticShape,
     Out: StaticShape,
 {
-    let hint = strided::static_inner_run(A::STATIC_DIMS, B::STATIC_DIMS);
-    match (ArrayRef::new(a, A::DIMS), ArrayRef::new(b, B::DIMS)) {
+    let hint = plan::static_inner_run(A::STATIC_DIMS, B::STATIC_DIMS);
+    match (ArrayRef::new(A::DIMS, a), ArrayRef::new(B::DIMS, b)) {
         (Ok(a), Ok(b)) if out.len() == Out::LEN => {
-            strided::zip_onto(Out::DIMS, a, b, out, hint, f);
+            plan::zip_onto(Out::DIMS, a, b, out, hint, f);
             true
         }
         _ => false,
@@ -87,21 +88,25 @@ where
     #[cfg(feature = "alloc")]
     if F::HEAP && Out::LEN >= LARGE {
         // A large result on the heap: the plan kernel, written in place.
-        let mut elements: alloc::vec::Vec<V> = alloc::vec::Vec::with_capacity(Out::LEN);
-        let spare = &mut elements.spare_capacity_mut()[..Out::LEN];
-        let written =
-            zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, |x, y| {
-                core::mem::MaybeUninit::new(f(x, y))
-            });
-        if written {
-            // SAFETY: `zip_onto` returned true, so it wrote every one of the `Out::LEN`
-            // elements exactly once (the plan's loop nest covers the output shape row by row).
-            // If `f` panicked, this line is not reached: written elements leak, none is read
-            // uninitialised.
-            unsafe { elements.set_len(Out::LEN) };
-            if let Some(owned) = F::from_vec::<V, Out>(elements) {
-                return owned;
-            }
+        // SAFETY: the closure returns Ok only when `zip_onto` returned true, which it does only
+        // after writing every one of the `Out::LEN` elements once (the plan's loop nest covers
+        // the output shape row by row).
+        let elements = unsafe {
+            crate::runtime::filled_vec(Out::LEN, |spare| {
+                let written =
+                    zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, |x, y| {
+                        core::mem::MaybeUninit::new(f(x, y))
+                    });
+                written.then_some(()).ok_or_else(|| {
+                    // Unreachable for tensors (their buffers have their shapes' lengths); the
+                    // inline path below takes over if it ever happens.
+                    let kind = crate::error::ErrorKind::ShapeMismatch;
+                    crate::error::Error::new(kind, crate::error::Operation::Layout, &[], &[])
+                })
+            })
+        };
+        if let Some(owned) = elements.ok().and_then(F::from_vec::<V, Out>) {
+            return owned;
         }
     }
     // Re-slicing to the constant length lets LLVM drop the bounds checks below.
@@ -141,6 +146,34 @@ pub(crate) fn zip_into<X, Y, V, A, B, Out>(
         // `opt-level = "s"` (a separate running counter kept one).
         out[offset(index, &Layout::<Out, Out>::STRIDES)] = f(
             &a[offset(index, &Layout::<A, Out>::STRIDES)],
+            &b[offset(index, &Layout::<B, Out>::STRIDES)],
+        );
+    });
+}
+
+/// `f(out[i], b[i])` in place for every element of `out` (shape `Out`), with `b` (shape `B`)
+/// read broadcast onto `Out` one-directionally (the type rules checked that `B` stretches to
+/// `Out`): the kernel of `+=` and its kin. Constant strides, as in [`zip_into`].
+#[inline(always)]
+pub(crate) fn update<Y, V, B, Out>(out: &mut [V], b: &[Y], mut f: impl FnMut(&mut V, &Y))
+where
+    B: StaticShape,
+    Out: StaticShape,
+{
+    if Out::LEN >= LARGE {
+        if let Ok(b) = ArrayRef::new(B::DIMS, b) {
+            if out.len() == Out::LEN {
+                plan::update_onto(Out::DIMS, out, b, f);
+                return;
+            }
+        }
+    }
+    let b = &b[..B::LEN];
+    let out = &mut out[..Out::LEN];
+    Out::for_each_index(|index| {
+        let index = index.as_ref();
+        f(
+            &mut out[offset(index, &Layout::<Out, Out>::STRIDES)],
             &b[offset(index, &Layout::<B, Out>::STRIDES)],
         );
     });

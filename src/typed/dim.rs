@@ -20,6 +20,8 @@
 
 use core::fmt;
 
+use super::private::SealedDim;
+
 /// A dimension whose size is the const parameter `N`, written by users as a number in
 /// [`Shape!`](crate::Shape!) or as `Const<N>`.
 ///
@@ -45,24 +47,24 @@ impl<const N: usize> fmt::Debug for Const<N> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Dyn(pub usize);
 
-mod sealed {
-    pub trait Sealed {}
-    impl<const N: usize> Sealed for super::Const<N> {}
-    impl Sealed for super::Dyn {}
-}
+impl<const N: usize> SealedDim for Const<N> {}
+impl SealedDim for Dyn {}
+impl SealedDim for StaticKind {}
+impl SealedDim for DynKind {}
 
 /// One dimension of a shape: [`Const<N>`] or [`Dyn`].
 ///
-/// Sealed: the broadcast rules are written against the kinds this crate defines.
-pub trait Dim: sealed::Sealed + Copy + Eq + fmt::Debug + 'static {
+/// Sealed: storage slices buffers by these sizes, and the broadcast rules are written against
+/// the kinds this crate defines.
+pub trait Dim: SealedDim + Copy + Eq + fmt::Debug + 'static {
     /// [`StaticKind`] when the size is part of the type, [`DynKind`] for [`Dyn`]: decides a
     /// shape's storage.
     type Kind: DimKind;
     /// The size when it is part of the type.
     const STATIC_SIZE: Option<usize>;
     /// `[X; N]` for `Const<N>`: one level of a static shape's nested-array storage. For
-    /// [`Dyn`] it is `X`, a placeholder that is never stored (such shapes use a `Vec`).
-    type Nest<X>;
+    /// [`Dyn`] it is `[X; 1]`, a placeholder that is never stored (such shapes use a `Vec`).
+    type Nest<X>: IntoIterator<Item = X>;
 
     /// The number of elements along this dimension.
     fn size(&self) -> usize;
@@ -87,7 +89,7 @@ pub trait Dim: sealed::Sealed + Copy + Eq + fmt::Debug + 'static {
 impl Dim for Dyn {
     type Kind = DynKind;
     const STATIC_SIZE: Option<usize> = None;
-    type Nest<X> = X;
+    type Nest<X> = [X; 1];
     #[inline(always)]
     fn size(&self) -> usize {
         self.0
@@ -97,24 +99,24 @@ impl Dim for Dyn {
         Some(Dyn(n))
     }
     #[inline(always)]
-    fn flat<X>(nest: &X) -> &[X] {
-        core::slice::from_ref(nest)
+    fn flat<X>(nest: &[X; 1]) -> &[X] {
+        nest
     }
     #[inline(always)]
-    fn flat_mut<X>(nest: &mut X) -> &mut [X] {
-        core::slice::from_mut(nest)
+    fn flat_mut<X>(nest: &mut [X; 1]) -> &mut [X] {
+        nest
     }
     #[inline(always)]
-    fn flat_slice<X>(nests: &[X]) -> &[X] {
-        nests
+    fn flat_slice<X>(nests: &[[X; 1]]) -> &[X] {
+        nests.as_flattened()
     }
     #[inline(always)]
-    fn flat_slice_mut<X>(nests: &mut [X]) -> &mut [X] {
-        nests
+    fn flat_slice_mut<X>(nests: &mut [[X; 1]]) -> &mut [X] {
+        nests.as_flattened_mut()
     }
     #[inline(always)]
-    fn nest_from_fn<X>(mut f: impl FnMut(usize) -> X) -> X {
-        f(0)
+    fn nest_from_fn<X>(mut f: impl FnMut(usize) -> X) -> [X; 1] {
+        [f(0)]
     }
 }
 
@@ -154,14 +156,14 @@ impl<const N: usize> Dim for Const<N> {
     }
     #[inline(always)]
     fn nest_from_fn<X>(f: impl FnMut(usize) -> X) -> [X; N] {
-        crate::shape::array_from_fn(f)
+        crate::util::array_from_fn(f)
     }
 }
 
 /// Whether a dim (or a whole shape) is static, and what that means for storage: a static
 /// shape keeps its elements in a nested array, a shape with a [`Dyn`] dim in a `Vec` (feature
-/// `alloc`; without it such shapes can only be viewed).
-pub trait DimKind {
+/// `alloc`; without it such shapes can only be viewed). Sealed.
+pub trait DimKind: SealedDim {
     /// The kind of a shape made of a `Self` dim and an `Other` dim: static only if both are.
     type And<Other: DimKind>: DimKind;
     /// Owned storage for `T`s given the nested-array type `Nested` of a static shape.
@@ -176,6 +178,15 @@ pub trait DimKind {
         buffer: &mut Self::Buffer<Nested, T>,
         flat: impl Fn(&mut Nested) -> &mut [T],
     ) -> &mut [T];
+
+    /// The by-value iterator of a buffer, given the flattening iterator `NI` of a static
+    /// shape's nested array.
+    type IntoIter<NI: Iterator<Item = T>, T>: Iterator<Item = T>;
+    /// The elements of a buffer by value; `flat` flattens the nested array of a static shape.
+    fn into_iter<Nested, NI: Iterator<Item = T>, T>(
+        buffer: Self::Buffer<Nested, T>,
+        flat: impl FnOnce(Nested) -> NI,
+    ) -> Self::IntoIter<NI, T>;
 
     /// A buffer holding the elements of `elements` (already of the right length): the `Vec`
     /// itself for a shape with a [`Dyn`] dim, the nested array `nest` builds for a static one.
@@ -197,6 +208,14 @@ pub enum DynKind {}
 impl DimKind for StaticKind {
     type And<Other: DimKind> = Other;
     type Buffer<Nested, T> = Nested;
+    type IntoIter<NI: Iterator<Item = T>, T> = NI;
+    #[inline]
+    fn into_iter<Nested, NI: Iterator<Item = T>, T>(
+        buffer: Nested,
+        flat: impl FnOnce(Nested) -> NI,
+    ) -> NI {
+        flat(buffer)
+    }
     #[inline(always)]
     fn as_slice<Nested, T>(buffer: &Nested, flat: impl Fn(&Nested) -> &[T]) -> &[T] {
         flat(buffer)
@@ -228,6 +247,20 @@ impl DimKind for DynKind {
     type Buffer<Nested, T> = alloc::vec::Vec<T>;
     #[cfg(not(feature = "alloc"))]
     type Buffer<Nested, T> = NoBuffer;
+    #[cfg(feature = "alloc")]
+    type IntoIter<NI: Iterator<Item = T>, T> = alloc::vec::IntoIter<T>;
+    #[cfg(not(feature = "alloc"))]
+    type IntoIter<NI: Iterator<Item = T>, T> = core::iter::Empty<T>;
+    #[inline]
+    fn into_iter<Nested, NI: Iterator<Item = T>, T>(
+        buffer: Self::Buffer<Nested, T>,
+        _flat: impl FnOnce(Nested) -> NI,
+    ) -> Self::IntoIter<NI, T> {
+        #[cfg(feature = "alloc")]
+        return buffer.into_iter();
+        #[cfg(not(feature = "alloc"))]
+        match buffer {}
+    }
     #[inline(always)]
     fn as_slice<Nested, T>(
         buffer: &Self::Buffer<Nested, T>,
@@ -268,10 +301,12 @@ pub const STATIC_DIM_LIMIT: &str =
 /// Maps `Const<N>` to the typenum number used for type-level comparisons.
 ///
 /// Implemented for the set stated in [`STATIC_DIM_LIMIT`]; users never name typenum types.
+/// In a function generic over a dim, bound the rule you need instead
+/// ([`Broadcasts`](crate::Broadcasts)); the caller's concrete dim is then looked up.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is too large for a compile-time broadcast check",
-    label = "this dim is outside the table of static dims",
-    note = "static dims that can be broadcast: every N in 0..=2048, multiples of 64 up to 65536, and powers of two up to 2^31",
+    message = "`{Self}` has no compile-time value for a broadcast check: the static-dim table holds every N in 0..=2048, multiples of 64 up to 65536, and powers of two up to 2^31",
+    label = "outside the table of static dims, or a generic `Const<N>` with no bound",
+    note = "in a function generic over dims, state the rule as a bound, e.g. `where Shape![{{ N }}, 3]: Broadcasts<Shape![1, 3]>`, and the caller's concrete N is checked",
     note = "identical-shape (NONE) operations, indexing and views work for any N"
 )]
 pub trait ToUnsigned {

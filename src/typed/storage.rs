@@ -13,10 +13,11 @@ use core::fmt;
 #[cfg(feature = "alloc")]
 use alloc::{boxed::Box, vec::Vec};
 
-use crate::shape::{Shape, StaticShape};
+use super::private::SealedStorage;
+use super::shape::{Shape, StaticShape};
 
-/// Read access to elements in row-major order.
-pub trait Data<T> {
+/// Read access to elements in row-major order. Sealed: the kinds of storage are this crate's.
+pub trait Data<T>: SealedStorage {
     /// Where results computed from this data are stored.
     type Family: Family;
     /// The elements, row-major.
@@ -31,6 +32,15 @@ pub trait DataMut<T>: Data<T> {
 
 /// Elements owned inline, in the nested array that the shape `S` prescribes.
 pub struct Owned<T, S: Shape>(pub(crate) S::Buffer<T>);
+
+impl<T, S: Shape> SealedStorage for Owned<T, S> {}
+impl<T> SealedStorage for &[T] {}
+impl<T> SealedStorage for &mut [T] {}
+#[cfg(feature = "alloc")]
+impl<T> SealedStorage for Box<[T]> {}
+impl SealedStorage for Stack {}
+#[cfg(feature = "alloc")]
+impl SealedStorage for Heap {}
 
 impl<T, S: Shape> Data<T> for Owned<T, S> {
     type Family = Stack;
@@ -131,7 +141,7 @@ impl<T, S: StaticShape> Build<T, S> for Box<[T]> {
 }
 
 /// A kind of owned storage that results can be built in.
-pub trait Family {
+pub trait Family: SealedStorage {
     /// Owned storage of this kind for shape `S`.
     type Owned<T, S: StaticShape>: Build<T, S>;
 
@@ -174,7 +184,7 @@ impl Family for Heap {
 }
 
 /// The family of a result computed from two operands: the heap if either operand is there.
-pub trait Join<Other: Family>: Family {
+pub trait Join<Other: Family>: Family + SealedStorage {
     /// The family of the result.
     type Out: Family;
 }

@@ -1,26 +1,26 @@
-//! The oneDNN-style binary primitive (spec section 5): `dst = src0 (alg) src1`, where either
+//! The oneDNN-style binary primitive (rules section 5): `dst = src0 (alg) src1`, where either
 //! source may broadcast (O1-O3), followed by a chain of fused post-ops (eltwise, sum, binary
 //! with its own operand, O4), over row-major, channels-last or strided memory with the `any`
 //! destination rule (O5, A16). One pass over the data, no temporary tensor.
 //!
 //! ```
 //! # #[cfg(feature = "std")] {
-//! use shaped::binary::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+//! use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 //! use shaped::DynTensor;
 //! // NCHW [1, 2, 2, 2] data, a per-channel bias and a per-channel scale.
-//! let x = DynTensor::from_shape_vec(&[1, 2, 2, 2], vec![-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0]).unwrap();
-//! let bias = DynTensor::from_shape_vec(&[1, 2, 1, 1], vec![1.0f32, -1.0]).unwrap();
-//! let scale = DynTensor::from_shape_vec(&[1, 2, 1, 1], vec![10.0f32, 100.0]).unwrap();
+//! let x = DynTensor::from_shape_vec([1, 2, 2, 2], vec![-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0]).unwrap();
+//! let bias = DynTensor::from_shape_vec([1, 2, 1, 1], vec![1.0f32, -1.0]).unwrap();
+//! let scale = DynTensor::from_shape_vec([1, 2, 1, 1], vec![10.0f32, 100.0]).unwrap();
 //! let prim = Binary::new(Alg::Add)
 //!     .post_op(PostOp::Eltwise(Eltwise::Relu))
 //!     .post_op(PostOp::binary(Alg::Mul, &scale));
 //! let y = prim.run(&x, &bias).unwrap();
-//! assert_eq!(y.dims(), [1, 2, 2, 2]);
+//! assert_eq!(y.shape(), [1, 2, 2, 2]);
 //! assert_eq!(y.as_slice(), [0.0, 0.0, 20.0, 40.0, 0.0, 0.0, 100.0, 300.0]);
 //!
 //! // No allocation: the caller's buffer, its layout chosen by the primitive (O5).
 //! let mut buf = [0.0f32; 8];
-//! let mut dst = MemMut::any(&mut buf, &[1, 2, 2, 2]).unwrap();
+//! let mut dst = MemMut::any([1, 2, 2, 2], &mut buf).unwrap();
 //! prim.run_into(&x, &bias, &mut dst).unwrap();
 //! assert_eq!(dst.layout(), Layout::RowMajor);
 //! # }
@@ -30,10 +30,10 @@
 //!
 //! ```
 //! # #[cfg(feature = "std")] {
-//! use shaped::binary::{Alg, Binary, PostOp};
+//! use shaped::primitive::{Alg, Binary, PostOp};
 //! use shaped::DynTensor;
-//! let a = DynTensor::from_shape_vec(&[1, 3], vec![1.0f32, 2.0, 3.0]).unwrap();
-//! let big = DynTensor::from_shape_vec(&[2, 3], vec![0.0f32; 6]).unwrap();
+//! let a = DynTensor::from_shape_vec([1, 3], vec![1.0f32, 2.0, 3.0]).unwrap();
+//! let big = DynTensor::from_shape_vec([2, 3], vec![0.0f32; 6]).unwrap();
 //! let err = Binary::new(Alg::Add).post_op(PostOp::binary(Alg::Mul, &big)).run(&a, &a).unwrap_err();
 //! assert_eq!(
 //!     err.to_string(),
@@ -49,18 +49,21 @@ mod memory;
 
 use core::marker::PhantomData;
 
-pub use crate::typelevel::{Cons, Nil, RuntimeChecked, Unranked};
+pub use crate::typed::rules::{Cons, Nil, RuntimeChecked, Unranked};
 pub use element::{Alg, Eltwise, Real};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
 pub use memory::{Layout, MemMut, MemRef, Source};
 
-use crate::error::{BroadcastError, ErrorKind, Operation};
-use crate::rules::{self, ShapeBuf, BINARY_MAX_NDIMS};
-use crate::shape::StaticShape;
-use crate::storage::{Data, DataMut, Family, Join};
+use crate::error::{Error, ErrorKind, Operation};
+use crate::rules::{self, ShapeBuf};
 use crate::tensor::{OwnedIn, Tensor};
-use crate::typelevel::{BinaryDst, BinaryOutput, BinaryShape, DstShape, PostOpShapes};
+use crate::typed::rules::{BinaryDst, BinaryOutput, BinaryShape, DstShape, PostOpShapes};
+use crate::typed::shape::StaticShape;
+use crate::typed::storage::{Data, DataMut, Family, Join};
+
+/// The largest rank the primitive takes (oneDNN's `DNNL_MAX_NDIMS`).
+pub const MAX_NDIMS: usize = rules::BINARY_MAX_NDIMS;
 use fused::{Job, Step};
 use memory::Desc;
 
@@ -105,7 +108,7 @@ impl<X: ?Sized> Copy for BinaryPostOp<'_, X> {}
 
 mod sealed {
     use super::{Alg, Eltwise, MemRef};
-    use crate::error::BroadcastError;
+    use crate::error::Error;
 
     /// A stored post-op.
     pub enum Slot<'a, T> {
@@ -114,7 +117,7 @@ mod sealed {
         Sum(f32),
         Binary(Alg, MemRef<'a, T>),
         /// An operand that could not be described (its error is reported by the run).
-        Invalid(BroadcastError),
+        Invalid(Error),
     }
 
     impl<T> Clone for Slot<'_, T> {
@@ -240,10 +243,10 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     ///
     /// ```
     /// # #[cfg(feature = "std")] {
-    /// use shaped::binary::{Alg, Binary};
+    /// use shaped::primitive::{Alg, Binary};
     /// use shaped::DynTensor;
-    /// let a = DynTensor::from_shape_vec(&[2], vec![1.0f32, 2.0]).unwrap();
-    /// let b = DynTensor::from_shape_vec(&[1], vec![10.0f32]).unwrap();
+    /// let a = DynTensor::from_shape_vec([2], vec![1.0f32, 2.0]).unwrap();
+    /// let b = DynTensor::from_shape_vec([1], vec![10.0f32]).unwrap();
     /// let d = Binary::new(Alg::Sub).scales(3.0, 0.5).run(&a, &b).unwrap();
     /// assert_eq!(d.as_slice(), [-2.0, 1.0]);
     /// # }
@@ -308,24 +311,20 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         self.len
     }
 
-    /// The destination dims for sources of these dims (O1-O3).
-    pub fn dst_dims(
-        &self,
-        src0: &[usize],
-        src1: &[usize],
-    ) -> Result<ShapeBuf<BINARY_MAX_NDIMS>, BroadcastError> {
+    /// The destination shape for sources of these shapes (O1-O3).
+    pub fn dst_shape(&self, src0: &[usize], src1: &[usize]) -> Result<ShapeBuf<MAX_NDIMS>, Error> {
         rules::binary_dst_shape(src0, src1)
     }
 
     /// Runs into a new destination in [`Binary::dst_layout`] (O5 by default).
     #[cfg(feature = "alloc")]
-    pub fn run<A, B>(&self, src0: &A, src1: &B) -> Result<Memory<T>, BroadcastError>
+    pub fn run<A, B>(&self, src0: &A, src1: &B) -> Result<Memory<T>, Error>
     where
         A: Source<T> + ?Sized,
         B: Source<T> + ?Sized,
     {
         let (a, b) = (src0.mem()?, src1.mem()?);
-        let dims = rules::binary_dst_shape(a.dims(), b.dims())?;
+        let dims = rules::binary_dst_shape(a.shape(), b.shape())?;
         let mut desc = Desc::dense::<T>(&dims, self.dst_layout)?;
         let count = dims.element_count().unwrap_or(0);
         let mut data = alloc::vec![T::ZERO; count];
@@ -335,12 +334,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
 
     /// Runs into the caller's destination, with no allocation. A [`Layout::Any`] destination
     /// takes its layout from O5; [`MemMut::layout`] reports the choice afterwards.
-    pub fn run_into<A, B>(
-        &self,
-        src0: &A,
-        src1: &B,
-        dst: &mut MemMut<'_, T>,
-    ) -> Result<(), BroadcastError>
+    pub fn run_into<A, B>(&self, src0: &A, src1: &B, dst: &mut MemMut<'_, T>) -> Result<(), Error>
     where
         A: Source<T> + ?Sized,
         B: Source<T> + ?Sized,
@@ -357,7 +351,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// operand that does not fit.
     ///
     /// ```
-    /// use shaped::binary::{Alg, Binary, Eltwise, PostOp};
+    /// use shaped::primitive::{Alg, Binary, Eltwise, PostOp};
     /// use shaped::{Shape, Tensor};
     /// let x = Tensor::<f32, Shape![2, 3]>::from([[-1.0, 0.5, 2.0], [3.0, -4.0, 1.0]]);
     /// let bias = Tensor::<f32, Shape![1, 3]>::from([[1.0, 1.0, -1.0]]);
@@ -370,7 +364,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// let expected: Tensor<f32, Shape![2, 3]> = Tensor::from([[0.0, 3.0, 2.0], [40.0, 0.0, 0.0]]);
     /// assert_eq!(y, expected);
     /// ```
-    pub fn apply<A, B>(&self, src0: &A, src1: &B) -> Result<StaticOutput<A, B, T>, BroadcastError>
+    pub fn apply<A, B>(&self, src0: &A, src1: &B) -> Result<StaticOutput<A, B, T>, Error>
     where
         A: StaticSource<T>,
         B: StaticSource<T>,
@@ -395,7 +389,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         src0: &A,
         src1: &B,
         dst: &mut Tensor<T, SD, DD>,
-    ) -> Result<(), BroadcastError>
+    ) -> Result<(), Error>
     where
         A: StaticSource<T>,
         B: StaticSource<T>,
@@ -416,17 +410,12 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         b: MemRef<'_, T>,
         dst: &mut [T],
         dst_desc: &mut Desc,
-    ) -> Result<(), BroadcastError> {
+    ) -> Result<(), Error> {
         if self.too_many {
             let kind = ErrorKind::TooManyPostOps { max: MAX_POST_OPS };
-            return Err(BroadcastError::new(
-                kind,
-                Operation::Binary,
-                a.dims(),
-                b.dims(),
-            ));
+            return Err(Error::new(kind, Operation::Binary, a.shape(), b.shape()));
         }
-        rules::binary_check_dst(a.dims(), b.dims(), dst_desc.dims())?;
+        rules::binary_check_dst(a.shape(), b.shape(), dst_desc.dims())?;
         let mut chain = [Step::Sum(T::ZERO); MAX_POST_OPS];
         let mut operands = [a; MAX_POST_OPS];
         let (mut n_steps, mut n_operands) = (0, 0);
@@ -451,7 +440,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
                 Slot::Eltwise(e) => Step::Eltwise(e),
                 Slot::Sum(s) => Step::Sum(T::from_f32(s)),
                 Slot::Binary(alg, m) => {
-                    rules::post_op_fits(index, m.dims(), dst_desc.dims())?;
+                    rules::post_op_fits(index, m.shape(), dst_desc.dims())?;
                     operands[n_operands] = m;
                     n_operands += 1;
                     Step::Binary(alg, n_operands - 1, false)
@@ -486,9 +475,9 @@ impl<'a, T: Real> Binary<'a, T, RuntimeChecked> {
     ///
     /// ```
     /// # #[cfg(feature = "std")] {
-    /// use shaped::binary::{Alg, Binary, Eltwise, PostOp};
+    /// use shaped::primitive::{Alg, Binary, Eltwise, PostOp};
     /// use shaped::DynTensor;
-    /// let x = DynTensor::from_shape_vec(&[3], vec![-1.0f32, 0.5, 2.0]).unwrap();
+    /// let x = DynTensor::from_shape_vec([3], vec![-1.0f32, 0.5, 2.0]).unwrap();
     /// let mut prim = Binary::new(Alg::Add).runtime_checked();
     /// for e in [Eltwise::Relu, Eltwise::Square] {
     ///     prim.push_post_op(PostOp::Eltwise(e));

@@ -1,0 +1,248 @@
+//! What elements are, and what each element type computes: one integer contract for every
+//! path.
+//!
+//! * Integer `+ - *`, negation and powers **wrap** on overflow, as numpy's and OpenVINO's do,
+//!   in debug and release builds alike and on every path: static operators, mixed `try_*`
+//!   methods, `DynTensor`, the runtime kernels.
+//! * Integer division or remainder by zero, and an integer raised to a negative power, are
+//!   [`ErrorKind::DivisionByZero`](crate::ErrorKind::DivisionByZero) /
+//!   [`ErrorKind::NegativeExponent`](crate::ErrorKind::NegativeExponent) values from every
+//!   `try_*` and `Result` API, found before any element is written. The operators (`/`, `%`),
+//!   which cannot return a `Result`, panic with that error's message.
+//! * Floats follow IEEE 754: a zero divisor gives an infinity or NaN. `maximum`, `minimum` and
+//!   the `relu` and `clip` eltwise functions propagate NaN (a NaN in gives NaN out).
+
+use core::cmp::Ordering;
+use core::fmt::Debug;
+
+/// An element type of the arithmetic operations (operators, `try_*` methods, the runtime
+/// kernels): the primitive integers and floats.
+///
+/// Each method states its law; integer methods wrap on overflow. Implement it for your own
+/// number type to use it with the operators and the runtime kernels.
+pub trait Element: Copy + PartialOrd + Debug + 'static {
+    /// Integer types check divisors and exponents before computing.
+    const INTEGER: bool;
+    /// Whether [`BinaryOp::Pow`](crate::BinaryOp::Pow) can be computed in this build (float
+    /// powers need the `std` or `libm` feature).
+    const HAS_POW: bool;
+    /// True for zero.
+    fn is_zero(self) -> bool;
+    /// True for a negative value.
+    fn is_negative(self) -> bool;
+    /// `a + b`, wrapping for integers.
+    fn add(a: Self, b: Self) -> Self;
+    /// `a - b`, wrapping for integers.
+    fn sub(a: Self, b: Self) -> Self;
+    /// `a * b`, wrapping for integers.
+    fn mul(a: Self, b: Self) -> Self;
+    /// `a / b`; integers round toward zero and `MIN / -1` wraps. Callers check that an integer
+    /// `b` is not zero (this returns 0 for it rather than panic).
+    fn div(a: Self, b: Self) -> Self;
+    /// Remainder with the sign of `a` (Rust's `%`, C's `fmod`); an integer `b` is non-zero.
+    fn rem(a: Self, b: Self) -> Self;
+    /// Remainder with the sign of `b` (Python's `%`); an integer `b` is non-zero.
+    fn floor_mod(a: Self, b: Self) -> Self;
+    /// `a` to the power `b`; for integers `b >= 0` (checked by callers), wrapping.
+    fn pow(a: Self, b: Self) -> Self;
+    /// `-a`, wrapping for integers (`-i32::MIN == i32::MIN`; unsigned values wrap too).
+    fn neg(a: Self) -> Self;
+}
+
+/// NaN-propagating choice: `a` when it compares as `keep` or equal, NaN when unordered. The one
+/// definition behind `maximum`, `minimum`, the primitive's `Maximum`/`Minimum`, and `relu`.
+#[inline(always)]
+pub(crate) fn pick<T: PartialOrd>(a: T, b: T, keep: Ordering) -> T {
+    match a.partial_cmp(&b) {
+        Some(o) if o == keep || o == Ordering::Equal => a,
+        Some(_) => b,
+        None => {
+            // Unordered: one of them is NaN; `a != a` tells which.
+            #[allow(clippy::eq_op)]
+            let a_is_nan = a != a;
+            if a_is_nan {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+macro_rules! impl_float_element {
+    ($($t:ty)*) => {$(
+        impl Element for $t {
+            const INTEGER: bool = false;
+            const HAS_POW: bool = cfg!(any(feature = "std", feature = "libm"));
+            #[inline(always)]
+            fn is_zero(self) -> bool { self == 0.0 }
+            #[inline(always)]
+            fn is_negative(self) -> bool { self < 0.0 }
+            #[inline(always)]
+            fn add(a: Self, b: Self) -> Self { a + b }
+            #[inline(always)]
+            fn sub(a: Self, b: Self) -> Self { a - b }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self { a * b }
+            #[inline(always)]
+            fn div(a: Self, b: Self) -> Self { a / b }
+            #[inline(always)]
+            fn rem(a: Self, b: Self) -> Self { a % b }
+            #[inline(always)]
+            fn floor_mod(a: Self, b: Self) -> Self {
+                let r = a % b;
+                if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r }
+            }
+            #[inline(always)]
+            fn pow(a: Self, b: Self) -> Self {
+                #[cfg(any(feature = "std", feature = "libm"))]
+                { num_traits::Float::powf(a, b) }
+                // Unreachable: `HAS_POW` is false and the operation is refused first.
+                #[cfg(not(any(feature = "std", feature = "libm")))]
+                { let _ = b; a }
+            }
+            #[inline(always)]
+            fn neg(a: Self) -> Self { -a }
+        }
+    )*};
+}
+impl_float_element!(f32 f64);
+
+macro_rules! impl_int_element {
+    ($signed:literal; $($t:ty)*) => {$(
+        impl Element for $t {
+            const INTEGER: bool = true;
+            const HAS_POW: bool = true;
+            #[inline(always)]
+            fn is_zero(self) -> bool { self == 0 }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn is_negative(self) -> bool { self < 0 }
+            #[inline(always)]
+            fn add(a: Self, b: Self) -> Self { a.wrapping_add(b) }
+            #[inline(always)]
+            fn sub(a: Self, b: Self) -> Self { a.wrapping_sub(b) }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self { a.wrapping_mul(b) }
+            #[inline(always)]
+            fn div(a: Self, b: Self) -> Self {
+                if b == 0 { 0 } else { a.wrapping_div(b) }
+            }
+            #[inline(always)]
+            fn rem(a: Self, b: Self) -> Self {
+                if b == 0 { 0 } else { a.wrapping_rem(b) }
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn floor_mod(a: Self, b: Self) -> Self {
+                let r = Self::rem(a, b);
+                if $signed && r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+            }
+            #[inline(always)]
+            fn pow(a: Self, b: Self) -> Self {
+                // Square-and-multiply on the full exponent (no truncation to u32), wrapping.
+                let mut result: Self = 1;
+                let mut base = a;
+                let mut exp = b;
+                while exp > 0 {
+                    if exp & 1 == 1 {
+                        result = result.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    exp >>= 1;
+                }
+                result
+            }
+            #[inline(always)]
+            fn neg(a: Self) -> Self { a.wrapping_neg() }
+        }
+    )*};
+}
+impl_int_element!(true; i8 i16 i32 i64 i128 isize);
+impl_int_element!(false; u8 u16 u32 u64 u128 usize);
+
+/// An element type that can stand alone as a rank-0 operand (`&a + 2.0`, `2.0 * &a`).
+///
+/// Implemented for the primitive numbers and `bool`; implement it for your own `Copy` element
+/// types to use them as scalar operands.
+pub trait Scalar: Copy {}
+
+macro_rules! impl_scalar {
+    ($($t:ty)*) => {$( impl Scalar for $t {} )*};
+}
+impl_scalar!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+
+/// The element type of the logical operations: `bool`.
+#[diagnostic::on_unimplemented(
+    message = "logical operations need `bool` elements, but the elements are `{Self}`",
+    label = "`and`, `or` and `xor` are defined for `Tensor<bool, _>`",
+    note = "compare first to get a bool tensor, e.g. `t.gt(0.0)`"
+)]
+pub trait Boolean:
+    Copy
+    + core::ops::BitAnd<Output = Self>
+    + core::ops::BitOr<Output = Self>
+    + core::ops::BitXor<Output = Self>
+{
+}
+impl Boolean for bool {}
+
+/// A floating-point element type: what [`Tensor::pow`](crate::Tensor::pow) needs.
+///
+/// Needs the `std` or `libm` feature.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "std", feature = "libm"))))]
+#[diagnostic::on_unimplemented(
+    message = "`pow` needs floating-point elements, but the elements are `{Self}`",
+    label = "`pow` is defined for f32 and f64 tensors",
+    note = "for integer powers, use `map(|x| x.pow(n))` or `BinaryOp::Pow` on a `DynTensor`"
+)]
+pub trait Float: Element {
+    /// `self` raised to the power `exp`.
+    fn powf(self, exp: Self) -> Self;
+}
+
+#[cfg(any(feature = "std", feature = "libm"))]
+macro_rules! impl_float {
+    ($($t:ty)*) => {$(
+        impl Float for $t {
+            #[inline(always)]
+            fn powf(self, exp: Self) -> Self {
+                num_traits::Float::powf(self, exp)
+            }
+        }
+    )*};
+}
+#[cfg(any(feature = "std", feature = "libm"))]
+impl_float!(f32 f64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_semantics() {
+        assert_eq!(i32::div(7, -2), -3);
+        assert_eq!(i32::rem(-7, 3), -1);
+        assert_eq!(i32::floor_mod(-7, 3), 2);
+        assert_eq!(i32::floor_mod(7, -3), -2);
+        assert_eq!(u8::floor_mod(7, 3), 1);
+        assert_eq!(i8::add(127, 1), -128);
+        assert_eq!(i32::div(i32::MIN, -1), i32::MIN);
+        assert_eq!(<i64 as Element>::pow(3, 4), 81);
+        assert_eq!(<i64 as Element>::pow(-1, (1 << 40) + 1), -1);
+        assert_eq!(<u8 as Element>::pow(2, 9), 0);
+        assert_eq!(<i8 as Element>::neg(i8::MIN), i8::MIN);
+        assert_eq!(<u8 as Element>::neg(1), 255);
+    }
+
+    #[test]
+    fn float_semantics() {
+        assert_eq!(f32::floor_mod(-7.0, 3.0), 2.0);
+        assert_eq!(f32::rem(-7.0, 3.0), -1.0);
+        assert!(pick(f32::NAN, 1.0, Ordering::Greater).is_nan());
+        assert!(pick(1.0, f32::NAN, Ordering::Less).is_nan());
+        assert_eq!(pick(1.0, 2.0, Ordering::Greater), 2.0);
+        assert_eq!(<f32 as Element>::neg(0.0).to_bits(), (-0.0f32).to_bits());
+    }
+}

@@ -1,0 +1,190 @@
+//! One vocabulary of elementwise operations, shared by every path.
+//!
+//! The names are Rust's own: the operator traits (`Add`, `Sub`, `Mul`, `Div`, `Rem`) and
+//! `PartialEq`/`PartialOrd` (`eq`, `ne`, `lt`, `le`, `gt`, `ge`), plus numpy's words where Rust
+//! has none (`maximum`, `minimum`, `pow`, `squared_difference`, `floor_mod`). The same word names
+//! the static method, the mixed-shape `try_` method, the runtime enum variant and the binary
+//! primitive's [`Alg`](crate::primitive::Alg):
+//!
+//! | operation | static / operator | mixed | runtime | primitive |
+//! |---|---|---|---|---|
+//! | add | `a + b` | `try_add` | [`BinaryOp::Add`] | `Alg::Add` |
+//! | less than | `a.lt(b)` | `try_lt` | [`CompareOp::Lt`] | `Alg::Lt` |
+//! | maximum | `a.maximum(b)` | `try_maximum` | [`BinaryOp::Maximum`] | `Alg::Maximum` |
+//! | logical and | `a.and(b)`, `a & b` | `try_and` | [`LogicalOp::And`] | - |
+
+/// An arithmetic operation, for `DynTensor::binary` and the
+/// runtime kernels. Element semantics (wrapping integers, errors for zero divisors) are those
+/// of [`Element`](crate::Element).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `a + b` (`Add`).
+    Add,
+    /// `a - b` (`Sub`).
+    Sub,
+    /// `a * b` (`Mul`).
+    Mul,
+    /// `a / b` (`Div`); integers round toward zero, as Rust's `/` does.
+    Div,
+    /// `a % b` (`Rem`): remainder with the sign of `a`, as Rust's `%` and C's `fmod`.
+    Rem,
+    /// Remainder with the sign of `b`, as Python's `%` (OpenVINO's `FloorMod`).
+    FloorMod,
+    /// The larger of `a` and `b`; NaN if either is NaN.
+    Maximum,
+    /// The smaller of `a` and `b`; NaN if either is NaN.
+    Minimum,
+    /// `a` to the power `b`.
+    Pow,
+    /// `(a - b)²`.
+    SquaredDifference,
+}
+
+impl BinaryOp {
+    /// Whether an integer zero in the second operand is an error (division and remainders).
+    pub(crate) const fn divides(self) -> bool {
+        matches!(self, BinaryOp::Div | BinaryOp::Rem | BinaryOp::FloorMod)
+    }
+}
+
+/// A comparison, for `DynTensor::compare` and the runtime
+/// kernels; named as `PartialEq` and `PartialOrd` name their methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    /// `a == b`.
+    Eq,
+    /// `a != b`.
+    Ne,
+    /// `a < b`.
+    Lt,
+    /// `a <= b`.
+    Le,
+    /// `a > b`.
+    Gt,
+    /// `a >= b`.
+    Ge,
+}
+
+/// A logical operation on `bool` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogicalOp {
+    /// `a && b` (`BitAnd` on `bool`).
+    And,
+    /// `a || b` (`BitOr` on `bool`).
+    Or,
+    /// `a != b` (`BitXor` on `bool`).
+    Xor,
+}
+
+/// Runs `$body` with `$f` bound to the element function of the [`BinaryOp`] `$op` for element
+/// type `$t`: the one place that says what each operation computes. Each arm is its own
+/// monomorphized loop.
+macro_rules! with_binary_op {
+    ($op:expr, $t:ty, $f:ident => $body:expr) => {{
+        use $crate::element::Element as E;
+        use $crate::op::BinaryOp as B;
+        match $op {
+            B::Add => {
+                let $f = |x: &$t, y: &$t| <$t as E>::add(*x, *y);
+                $body
+            }
+            B::Sub => {
+                let $f = |x: &$t, y: &$t| <$t as E>::sub(*x, *y);
+                $body
+            }
+            B::Mul => {
+                let $f = |x: &$t, y: &$t| <$t as E>::mul(*x, *y);
+                $body
+            }
+            B::Div => {
+                let $f = |x: &$t, y: &$t| <$t as E>::div(*x, *y);
+                $body
+            }
+            B::Rem => {
+                let $f = |x: &$t, y: &$t| <$t as E>::rem(*x, *y);
+                $body
+            }
+            B::FloorMod => {
+                let $f = |x: &$t, y: &$t| <$t as E>::floor_mod(*x, *y);
+                $body
+            }
+            B::Maximum => {
+                let $f =
+                    |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Greater);
+                $body
+            }
+            B::Minimum => {
+                let $f = |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Less);
+                $body
+            }
+            B::Pow => {
+                let $f = |x: &$t, y: &$t| <$t as E>::pow(*x, *y);
+                $body
+            }
+            B::SquaredDifference => {
+                let $f = |x: &$t, y: &$t| {
+                    let d = <$t as E>::sub(*x, *y);
+                    <$t as E>::mul(d, d)
+                };
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_binary_op;
+
+/// Runs `$body` with `$f` bound to the predicate of the [`CompareOp`] `$op`.
+macro_rules! with_compare_op {
+    ($op:expr, $f:ident => $body:expr) => {{
+        use $crate::op::CompareOp as C;
+        match $op {
+            C::Eq => {
+                let $f = |x: &_, y: &_| x == y;
+                $body
+            }
+            C::Ne => {
+                let $f = |x: &_, y: &_| x != y;
+                $body
+            }
+            C::Lt => {
+                let $f = |x: &_, y: &_| x < y;
+                $body
+            }
+            C::Le => {
+                let $f = |x: &_, y: &_| x <= y;
+                $body
+            }
+            C::Gt => {
+                let $f = |x: &_, y: &_| x > y;
+                $body
+            }
+            C::Ge => {
+                let $f = |x: &_, y: &_| x >= y;
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_compare_op;
+
+/// Runs `$body` with `$f` bound to the function of the [`LogicalOp`] `$op` on `bool`s.
+macro_rules! with_logical_op {
+    ($op:expr, $f:ident => $body:expr) => {{
+        use $crate::op::LogicalOp as L;
+        match $op {
+            L::And => {
+                let $f = |x: &bool, y: &bool| *x && *y;
+                $body
+            }
+            L::Or => {
+                let $f = |x: &bool, y: &bool| *x || *y;
+                $body
+            }
+            L::Xor => {
+                let $f = |x: &bool, y: &bool| *x != *y;
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_logical_op;

@@ -1,0 +1,651 @@
+//! [`DynTensor`]: a tensor whose shape is known only at run time (feature `alloc`).
+//!
+//! Every method returns a `Result`; shapes follow the runtime rules of [`crate::rules`] and the
+//! work is done by the kernels of [`crate::runtime`]. The operators (`+ - * / %`, the
+//! comparisons' methods aside) broadcast like numpy and panic with the error's message on a
+//! mismatch, as the operators of mixed shapes do; the `try_*` methods return the error.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::mem::MaybeUninit;
+use core::ops::{Index, IndexMut};
+
+use super::array_ref::ArrayRef;
+use super::{element_count, filled_vec, kernels};
+use crate::element::Element;
+use crate::error::{Error, ErrorKind, Operation};
+use crate::op::{with_binary_op, BinaryOp, CompareOp, LogicalOp};
+use crate::rules::{self, AutoBroadcast, BroadcastToMode};
+use crate::util::fmt::{debug_elem, display_elem, write_nested};
+use crate::util::row_major_offset;
+
+/// A row-major tensor with a runtime shape (rank up to [`MAX_RANK`](crate::rules::MAX_RANK)).
+///
+/// ```
+/// use shaped::{AutoBroadcast, BinaryOp, CompareOp, DynTensor};
+/// let a = DynTensor::from_shape_vec([2, 1, 5], (0..10).map(|x| x as f32).collect())?;
+/// let b = DynTensor::from_shape_vec([4, 1], vec![1.0; 4])?;
+/// let c = &a + &b;                                   // NUMPY; panics on a mismatch
+/// assert_eq!(c.shape(), &[2, 4, 5]);
+/// let d = a.try_add(&b)?;                            // the same, as a Result
+/// assert_eq!(c, d);
+/// let p = a.binary(&b, BinaryOp::Add, AutoBroadcast::Pdpd { axis: 1 }); // other modes
+/// assert!(p.is_err());
+/// let m = a.compare(&b, CompareOp::Lt, AutoBroadcast::Numpy)?;
+/// assert_eq!(m.as_slice()[..3], [true, false, false]);
+/// assert_eq!(c[[1, 3, 4]], 10.0);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct DynTensor<T> {
+    shape: Vec<usize>,
+    data: Vec<T>,
+}
+
+/// An empty rank-1 tensor, shape `[0]` (no element is made, so `T` needs no `Default`).
+impl<T> Default for DynTensor<T> {
+    fn default() -> Self {
+        DynTensor {
+            shape: alloc::vec![0],
+            data: Vec::new(),
+        }
+    }
+}
+
+impl<T> DynTensor<T> {
+    /// Takes `data` as a row-major tensor of `shape` (a slice, an array or a `Vec`); its length
+    /// must be the element count.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec(&[2, 3][..], vec![0u8; 6]).unwrap();
+    /// let u = DynTensor::from_shape_vec(vec![3, 2], vec![0u8; 6]).unwrap();
+    /// assert_eq!((t.shape(), u.shape()), (&[2, 3][..], &[3, 2][..]));
+    /// let e = DynTensor::from_shape_vec([4], vec![0u8; 6]).unwrap_err();
+    /// assert_eq!(e.to_string(), "shape [4] needs 4 elements, but the buffer holds 6");
+    /// ```
+    pub fn from_shape_vec(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self, Error> {
+        let shape = shape.as_ref();
+        ArrayRef::new(shape, &data)?;
+        Ok(DynTensor {
+            shape: shape.to_vec(),
+            data,
+        })
+    }
+
+    /// A tensor of `shape` with every element `value`.
+    pub fn from_elem(shape: impl AsRef<[usize]>, value: T) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        let shape = shape.as_ref();
+        if shape.len() > rules::MAX_RANK {
+            let kind = ErrorKind::RankLimit {
+                max: rules::MAX_RANK,
+            };
+            return Err(Error::new(kind, Operation::Layout, shape, &[]));
+        }
+        let count = element_count::<T>(shape)?;
+        Ok(DynTensor {
+            shape: shape.to_vec(),
+            data: alloc::vec![value; count],
+        })
+    }
+
+    /// A rank-0 tensor.
+    pub fn scalar(value: T) -> Self {
+        DynTensor {
+            shape: Vec::new(),
+            data: alloc::vec![value],
+        }
+    }
+
+    /// Made from parts whose lengths agree (the crate's own results).
+    pub(crate) fn from_parts(shape: &[usize], data: Vec<T>) -> Self {
+        debug_assert_eq!(rules::checked_element_count(shape), Some(data.len()));
+        DynTensor {
+            shape: shape.to_vec(),
+            data,
+        }
+    }
+
+    /// The dims.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of dims.
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True when some dim is 0.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The elements in row-major order.
+    pub fn as_slice(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The elements in row-major order, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+
+    /// The shape and the elements, borrowed together.
+    pub(crate) fn parts_mut(&mut self) -> (&[usize], &mut [T]) {
+        (&self.shape, &mut self.data)
+    }
+
+    /// The elements, without copying.
+    pub fn into_vec(self) -> Vec<T> {
+        self.data
+    }
+
+    /// The element at `index`, or `None` if the rank or a coordinate is wrong.
+    pub fn get(&self, index: impl AsRef<[usize]>) -> Option<&T> {
+        let offset = self.offset(index.as_ref())?;
+        self.data.get(offset)
+    }
+
+    /// The element at `index` mutably, or `None` if the rank or a coordinate is wrong.
+    pub fn get_mut(&mut self, index: impl AsRef<[usize]>) -> Option<&mut T> {
+        let offset = self.offset(index.as_ref())?;
+        self.data.get_mut(offset)
+    }
+
+    fn offset(&self, index: &[usize]) -> Option<usize> {
+        if index.len() != self.shape.len() {
+            return None;
+        }
+        row_major_offset(&self.shape, index)
+    }
+
+    /// An iterator over the elements in row-major order.
+    pub fn iter(&self) -> core::slice::Iter<'_, T> {
+        self.data.iter()
+    }
+
+    /// An iterator over the elements in row-major order, mutably.
+    pub fn iter_mut(&mut self) -> core::slice::IterMut<'_, T> {
+        self.data.iter_mut()
+    }
+
+    /// A borrowed input for the [`runtime`](crate::runtime) kernels.
+    pub fn view(&self) -> ArrayRef<'_, T> {
+        ArrayRef::trusted(&self.shape, &self.data)
+    }
+
+    /// The same elements under another shape with the same element count (no copy).
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([2, 3], vec![0; 6]).unwrap();
+    /// assert_eq!(t.clone().reshape([3, 2]).unwrap().shape(), &[3, 2]);
+    /// let err = t.reshape([4, 2]).unwrap_err();
+    /// assert_eq!(err.to_string(), "cannot reshape [2, 3] into [4, 2]: the element counts differ");
+    /// ```
+    pub fn reshape(self, shape: impl AsRef<[usize]>) -> Result<Self, Error> {
+        let shape = shape.as_ref();
+        let err = |kind| Error::new(kind, Operation::Reshape, &self.shape, shape);
+        if shape.len() > rules::MAX_RANK {
+            return Err(err(ErrorKind::RankLimit {
+                max: rules::MAX_RANK,
+            }));
+        }
+        match rules::checked_element_count(shape) {
+            None => Err(err(ErrorKind::Overflow)),
+            Some(n) if n != self.data.len() => Err(err(ErrorKind::ShapeMismatch)),
+            Some(_) => Ok(DynTensor {
+                shape: shape.to_vec(),
+                data: self.data,
+            }),
+        }
+    }
+
+    /// Applies `f` to each element.
+    pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
+        DynTensor {
+            shape: self.shape.clone(),
+            data: self.data.iter().map(f).collect(),
+        }
+    }
+
+    /// The shared body of the elementwise operations: the output shape of `self` with `rhs`
+    /// (elements and dims) under `mode`, a new buffer of that size written in place by `run`
+    /// (a [`runtime`](crate::runtime) kernel).
+    fn elementwise<U, V>(
+        &self,
+        rhs: ArrayRef<'_, U>,
+        mode: AutoBroadcast,
+        run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [MaybeUninit<V>]) -> Result<(), Error>,
+    ) -> Result<DynTensor<V>, Error> {
+        let shape = rules::broadcast_shapes(&self.shape, rhs.shape(), mode)?;
+        let count = element_count::<V>(&shape)?;
+        // SAFETY: `run` is one of the runtime kernels, which write every element of the output
+        // slice when they return Ok (they check its length against the output shape first).
+        let data = unsafe { filled_vec(count, |out| run(self.view(), rhs, out))? };
+        Ok(DynTensor::from_parts(&shape, data))
+    }
+
+    /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
+    ///
+    /// ```
+    /// use shaped::{AutoBroadcast, DynTensor};
+    /// let a = DynTensor::from_shape_vec([2, 1], vec![1, 2]).unwrap();
+    /// let b = DynTensor::from_shape_vec([3], vec!["x", "y", "z"]).unwrap();
+    /// let c = a.zip_with(&b, AutoBroadcast::Numpy, |n, s| format!("{s}{n}")).unwrap();
+    /// assert_eq!(c.as_slice(), ["x1", "y1", "z1", "x2", "y2", "z2"]);
+    /// ```
+    pub fn zip_with<U, V>(
+        &self,
+        rhs: &DynTensor<U>,
+        mode: AutoBroadcast,
+        mut f: impl FnMut(&T, &U) -> V,
+    ) -> Result<DynTensor<V>, Error> {
+        self.elementwise(rhs.view(), mode, |a, b, out| {
+            kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
+        })
+    }
+
+    /// An arithmetic operation, broadcast under `mode`. Integer division by zero and negative
+    /// integer exponents are errors; integer arithmetic wraps.
+    pub fn binary(
+        &self,
+        rhs: &DynTensor<T>,
+        op: BinaryOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Element,
+    {
+        self.binary_view(rhs.view(), op, mode)
+    }
+
+    fn binary_view(
+        &self,
+        rhs: ArrayRef<'_, T>,
+        op: BinaryOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Element,
+    {
+        self.elementwise(rhs, mode, |a, b, out| {
+            let check = || kernels::check_values(&a, &b, op);
+            with_binary_op!(op, T, f => kernels::zip_checked(a, b, mode, out, check, |x, y| {
+                MaybeUninit::new(f(x, y))
+            }))
+        })
+    }
+
+    /// A comparison, broadcast under `mode`, giving a `bool` tensor.
+    pub fn compare(
+        &self,
+        rhs: &DynTensor<T>,
+        op: CompareOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error>
+    where
+        T: PartialOrd,
+    {
+        self.elementwise(rhs.view(), mode, |a, b, out| {
+            crate::op::with_compare_op!(op, f => kernels::zip_into(a, b, mode, out, |x: &T, y: &T| {
+                MaybeUninit::new(f(x, y))
+            }))
+        })
+    }
+
+    /// One-directional broadcasting to `target`, numpy's `broadcast_to` (B5): the result has
+    /// exactly the target's shape, and each right-aligned dim of `self` must be 1 or the
+    /// target's.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([3, 1], vec![1, 2, 3]).unwrap();
+    /// assert_eq!(t.broadcast_to([2, 3, 4]).unwrap().shape(), &[2, 3, 4]);
+    /// let e = t.broadcast_to([3]).unwrap_err();
+    /// assert_eq!(e.to_string(), "cannot broadcast [3, 1] with [3] (broadcast_to numpy): target_shape has smaller rank");
+    /// ```
+    pub fn broadcast_to(&self, target: impl AsRef<[usize]>) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
+        self.broadcast(target, BroadcastToMode::Numpy)
+    }
+
+    /// Bidirectional broadcasting (B1-B4): the NUMPY broadcast of `self`'s shape with
+    /// `target`, which may differ from the target.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([1, 4, 1], vec![1, 2, 3, 4]).unwrap();
+    /// assert_eq!(t.broadcast_bidirectional([1, 4]).unwrap().shape(), &[1, 4, 4]);
+    /// ```
+    pub fn broadcast_bidirectional(
+        &self,
+        target: impl AsRef<[usize]>,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
+        self.broadcast(target, BroadcastToMode::Bidirectional)
+    }
+
+    /// The Broadcast op (B5) with any of its modes: `numpy` (as
+    /// [`broadcast_to`](Self::broadcast_to)), `explicit` with an axes mapping, `bidirectional`,
+    /// `pdpd` from an axis.
+    ///
+    /// ```
+    /// use shaped::{BroadcastToMode, DynTensor};
+    /// let t = DynTensor::from_shape_vec([3, 1], vec![1, 2, 3]).unwrap();
+    /// let b = t.broadcast([2, 3, 6], BroadcastToMode::Pdpd { axis: 1 }).unwrap();
+    /// assert_eq!(b.shape(), &[2, 3, 6]);
+    /// assert_eq!(b[[1, 2, 5]], 3);
+    /// ```
+    pub fn broadcast(
+        &self,
+        target: impl AsRef<[usize]>,
+        mode: BroadcastToMode<'_>,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
+        let target = target.as_ref();
+        let shape = rules::broadcast_to_shape(&self.shape, target, mode)?;
+        let count = element_count::<T>(&shape)?;
+        // SAFETY: `broadcast_into` writes every element of its output when it returns Ok.
+        let data = unsafe {
+            filled_vec(count, |out| {
+                kernels::broadcast_into_with(self.view(), target, mode, out, |x| {
+                    MaybeUninit::new(x.clone())
+                })
+            })?
+        };
+        Ok(DynTensor::from_parts(&shape, data))
+    }
+
+    /// `f(self[i], rhs[i])` in place, `rhs` broadcast onto `self` one-directionally (B5): the
+    /// body of `+=` and its kin.
+    fn update_view<U>(
+        &mut self,
+        rhs: ArrayRef<'_, U>,
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl FnMut(&mut T, &U),
+    ) -> Result<(), Error> {
+        kernels::update_into(&self.shape, &mut self.data, rhs, check, f)
+    }
+}
+
+impl DynTensor<bool> {
+    /// A logical operation on `bool` tensors, broadcast under `mode`.
+    pub fn logical(
+        &self,
+        rhs: &DynTensor<bool>,
+        op: LogicalOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error> {
+        self.elementwise(rhs.view(), mode, |a, b, out| {
+            crate::op::with_logical_op!(op, f => kernels::zip_into(a, b, mode, out, |x, y| {
+                MaybeUninit::new(f(x, y))
+            }))
+        })
+    }
+}
+
+macro_rules! try_binary {
+    ($($name:ident $op:ident $doc:literal;)*) => {
+        /// NUMPY-broadcast arithmetic returning a `Result`, named as on static and mixed
+        /// tensors.
+        impl<T: Element> DynTensor<T> {$(
+            #[doc = $doc]
+            pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<T>, Error> {
+                self.binary(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
+            }
+        )*}
+    };
+}
+
+try_binary! {
+    try_add Add "`self + rhs`, NUMPY-broadcast (integers wrap).";
+    try_sub Sub "`self - rhs`, NUMPY-broadcast (integers wrap).";
+    try_mul Mul "`self * rhs`, NUMPY-broadcast (integers wrap).";
+    try_div Div "`self / rhs`, NUMPY-broadcast; an integer zero divisor is an error.";
+    try_rem Rem "`self % rhs`, NUMPY-broadcast; an integer zero divisor is an error.";
+    try_floor_mod FloorMod "Python's `self % rhs`, NUMPY-broadcast; an integer zero divisor is an error.";
+    try_maximum Maximum "Elementwise maximum (NaN-propagating), NUMPY-broadcast.";
+    try_minimum Minimum "Elementwise minimum (NaN-propagating), NUMPY-broadcast.";
+    try_pow Pow "`self` to the power `rhs`, NUMPY-broadcast; a negative integer exponent is an error.";
+    try_squared_difference SquaredDifference "`(self - rhs)²`, NUMPY-broadcast.";
+}
+
+macro_rules! try_compare {
+    ($($name:ident $op:ident $doc:literal;)*) => {
+        /// NUMPY-broadcast comparisons returning a `Result`, named as on static and mixed
+        /// tensors.
+        impl<T: PartialOrd> DynTensor<T> {$(
+            #[doc = $doc]
+            pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<bool>, Error> {
+                self.compare(rhs, CompareOp::$op, AutoBroadcast::Numpy)
+            }
+        )*}
+    };
+}
+
+try_compare! {
+    try_eq Eq "Elementwise `self == rhs`, NUMPY-broadcast.";
+    try_ne Ne "Elementwise `self != rhs`, NUMPY-broadcast.";
+    try_lt Lt "Elementwise `self < rhs`, NUMPY-broadcast.";
+    try_le Le "Elementwise `self <= rhs`, NUMPY-broadcast.";
+    try_gt Gt "Elementwise `self > rhs`, NUMPY-broadcast.";
+    try_ge Ge "Elementwise `self >= rhs`, NUMPY-broadcast.";
+}
+
+/// Panics with the error's message: the operators' contract, as for mixed shapes.
+#[cold]
+#[track_caller]
+fn fail(e: Error) -> ! {
+    panic!("{e}")
+}
+
+macro_rules! operators {
+    ($($Trait:ident $method:ident $Assign:ident $assign:ident $op:ident;)*) => {$(
+        /// NUMPY-broadcast operator (integers wrap). **Panics** with the error's message when
+        /// the shapes do not broadcast or an integer divisor is zero; use the `try_` method
+        /// for a `Result`.
+        impl<T: Element> core::ops::$Trait<&DynTensor<T>> for &DynTensor<T> {
+            type Output = DynTensor<T>;
+            #[track_caller]
+            fn $method(self, rhs: &DynTensor<T>) -> DynTensor<T> {
+                self.binary_view(rhs.view(), BinaryOp::$op, AutoBroadcast::Numpy)
+                    .unwrap_or_else(|e| fail(e))
+            }
+        }
+
+        /// NUMPY-broadcast operator with an owned left side.
+        impl<T: Element> core::ops::$Trait<&DynTensor<T>> for DynTensor<T> {
+            type Output = DynTensor<T>;
+            #[track_caller]
+            fn $method(self, rhs: &DynTensor<T>) -> DynTensor<T> {
+                core::ops::$Trait::$method(&self, rhs)
+            }
+        }
+
+        /// A scalar on the right: rank 0 against any shape (P3).
+        impl<T: Element + crate::element::Scalar> core::ops::$Trait<T> for &DynTensor<T> {
+            type Output = DynTensor<T>;
+            #[track_caller]
+            fn $method(self, rhs: T) -> DynTensor<T> {
+                let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
+                self.binary_view(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
+                    .unwrap_or_else(|e| fail(e))
+            }
+        }
+
+        /// `self op= rhs`, `rhs` broadcast onto `self`, which never grows (B5). **Panics** with
+        /// the error's message on a mismatch or an integer zero divisor.
+        impl<T: Element> core::ops::$Assign<&DynTensor<T>> for DynTensor<T> {
+            #[track_caller]
+            fn $assign(&mut self, rhs: &DynTensor<T>) {
+                self.update_op(rhs.view(), BinaryOp::$op).unwrap_or_else(|e| fail(e))
+            }
+        }
+
+        /// `self op= scalar`.
+        impl<T: Element + crate::element::Scalar> core::ops::$Assign<T> for DynTensor<T> {
+            #[track_caller]
+            fn $assign(&mut self, rhs: T) {
+                let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
+                self.update_op(rhs, BinaryOp::$op).unwrap_or_else(|e| fail(e))
+            }
+        }
+    )*};
+}
+
+operators! {
+    Add add AddAssign add_assign Add;
+    Sub sub SubAssign sub_assign Sub;
+    Mul mul MulAssign mul_assign Mul;
+    Div div DivAssign div_assign Div;
+    Rem rem RemAssign rem_assign Rem;
+}
+
+impl<T: Element> DynTensor<T> {
+    /// `self = self op rhs` in place, `rhs` broadcast onto `self`.
+    fn update_op(&mut self, rhs: ArrayRef<'_, T>, op: BinaryOp) -> Result<(), Error> {
+        let a = ArrayRef::trusted(&[], &[] as &[T]);
+        let check = || kernels::check_values(&a, &rhs, op);
+        with_binary_op!(op, T, f => self.update_view(rhs, check, |x, y| *x = f(x, y)))
+    }
+}
+
+macro_rules! scalar_lhs {
+    ($($t:ty)*) => {$(
+        scalar_lhs!(@each $t; Add add, Sub sub, Mul mul, Div div, Rem rem);
+    )*};
+    (@each $t:ty; $($Trait:ident $method:ident),*) => {$(
+        /// A scalar on the left: rank 0 against any shape (P3). Panics like the other
+        /// operators.
+        impl core::ops::$Trait<&DynTensor<$t>> for $t {
+            type Output = DynTensor<$t>;
+            #[track_caller]
+            fn $method(self, rhs: &DynTensor<$t>) -> DynTensor<$t> {
+                let lhs = DynTensor::scalar(self);
+                core::ops::$Trait::$method(&lhs, rhs)
+            }
+        }
+    )*};
+}
+
+scalar_lhs!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// `-t`, elementwise (integers wrap).
+impl<T: Element + core::ops::Neg<Output = T>> core::ops::Neg for &DynTensor<T> {
+    type Output = DynTensor<T>;
+    fn neg(self) -> DynTensor<T> {
+        self.map(|&x| <T as Element>::neg(x))
+    }
+}
+
+/// `-t`, elementwise (integers wrap).
+impl<T: Element + core::ops::Neg<Output = T>> core::ops::Neg for DynTensor<T> {
+    type Output = DynTensor<T>;
+    fn neg(mut self) -> DynTensor<T> {
+        for x in &mut self.data {
+            *x = <T as Element>::neg(*x);
+        }
+        self
+    }
+}
+
+/// Indexing with one coordinate per dim (an array, a slice or a `Vec`). Panics, naming the
+/// index and the shape, when the rank or a coordinate is wrong; [`DynTensor::get`] returns an
+/// `Option`.
+impl<T, I: AsRef<[usize]>> Index<I> for DynTensor<T> {
+    type Output = T;
+    #[track_caller]
+    fn index(&self, index: I) -> &T {
+        let index = index.as_ref();
+        match self.offset(index) {
+            Some(offset) => &self.data[offset],
+            None => out_of_bounds(index, &self.shape),
+        }
+    }
+}
+
+impl<T, I: AsRef<[usize]>> IndexMut<I> for DynTensor<T> {
+    #[track_caller]
+    fn index_mut(&mut self, index: I) -> &mut T {
+        let index = index.as_ref();
+        match self.offset(index) {
+            Some(offset) => &mut self.data[offset],
+            None => out_of_bounds(index, &self.shape),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn out_of_bounds(index: &[usize], dims: &[usize]) -> ! {
+    panic!("index {index:?} is out of bounds for shape {dims:?}")
+}
+
+impl<T> AsRef<[T]> for DynTensor<T> {
+    fn as_ref(&self) -> &[T] {
+        &self.data
+    }
+}
+
+impl<T> AsMut<[T]> for DynTensor<T> {
+    fn as_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+}
+
+impl<T> IntoIterator for DynTensor<T> {
+    type Item = T;
+    type IntoIter = alloc::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.data.into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a DynTensor<T> {
+    type Item = &'a T;
+    type IntoIter = core::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.data.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut DynTensor<T> {
+    type Item = &'a mut T;
+    type IntoIter = core::slice::IterMut<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.data.iter_mut()
+    }
+}
+
+/// numpy-like nested brackets, like the static tensor.
+impl<T: fmt::Display> fmt::Display for DynTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_nested(f, &self.shape, &self.data, display_elem::<T>)
+    }
+}
+
+/// The shape, then the elements with their `Debug` form, like the static tensor.
+impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DynTensor(shape={:?}, ", self.shape)?;
+        write_nested(f, &self.shape, &self.data, debug_elem::<T>)?;
+        f.write_str(")")
+    }
+}

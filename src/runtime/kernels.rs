@@ -1,0 +1,276 @@
+//! The runtime kernels: inputs are [`ArrayRef`]s (slices with a shape and optional strides),
+//! the output is a caller's `&mut [T]` in row-major order. No allocator is needed.
+
+use super::array_ref::ArrayRef;
+use super::plan::{any, Plan, SMALL};
+use crate::element::Element;
+use crate::error::{Error, ErrorKind, Operation};
+use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
+use crate::rules::{self, AutoBroadcast, BroadcastToMode, ShapeBuf, MAX_RANK};
+
+pub(crate) fn check_output<const CAP: usize>(
+    shape: &ShapeBuf<CAP>,
+    len: usize,
+    op: Operation,
+) -> Result<usize, Error> {
+    let expected = shape
+        .element_count()
+        .ok_or_else(|| Error::new(ErrorKind::Overflow, op, shape, &[]))?;
+    if expected != len {
+        let kind = ErrorKind::LengthMismatch {
+            expected,
+            actual: len,
+        };
+        return Err(Error::new(kind, op, shape, &[]));
+    }
+    Ok(expected)
+}
+
+/// Resolves the shapes, checks `out`, runs `check` (value checks, only for a non-empty
+/// output, after the shapes so that shape errors win), then the kernel.
+#[inline(always)]
+fn zip_with_cap<const CAP: usize, X, Y, V>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    check: impl FnOnce() -> Result<(), Error>,
+    hint: usize,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), Error> {
+    let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
+    if check_output(&resolved.out, out.len(), mode.operation())? > 0 {
+        check()?;
+        let plan = Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs);
+        plan.run_hinted(hint, a.data, b.data, out, f);
+    }
+    Ok(())
+}
+
+/// [`zip_into`] with a known inner run length (see [`Plan::run_hinted`]), for the
+/// mixed-shape path.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn zip_into_hinted<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    hint: usize,
+    check: impl FnOnce() -> Result<(), Error>,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), Error> {
+    if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, hint, f)
+    } else {
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, hint, f)
+    }
+}
+
+#[inline(always)]
+pub(crate) fn zip_checked<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    check: impl FnOnce() -> Result<(), Error>,
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), Error> {
+    // Every mode's output rank is at most the larger input rank.
+    if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, 0, f)
+    } else {
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, 0, f)
+    }
+}
+
+/// Broadcasts `a` with `b` under `mode` and writes `f(a, b)` for each output element into
+/// `out`, which must hold exactly the output's element count (get the output shape from
+/// [`broadcast_shapes`](crate::broadcast_shapes)).
+///
+/// ```
+/// use shaped::{runtime::{zip_into, ArrayRef}, broadcast_shapes, AutoBroadcast};
+/// let (a, b) = ([1, 2, 3], [10, 20]);
+/// assert_eq!(broadcast_shapes(&[3, 1], &[2], AutoBroadcast::Numpy).unwrap(), [3, 2]);
+/// let mut out = [0; 6];
+/// zip_into(
+///     ArrayRef::new(&[3, 1], &a).unwrap(),
+///     ArrayRef::new(&[2], &b).unwrap(),
+///     AutoBroadcast::Numpy,
+///     &mut out,
+///     |x, y| x * y,
+/// ).unwrap();
+/// assert_eq!(out, [10, 20, 20, 40, 30, 60]);
+/// ```
+#[inline]
+pub fn zip_into<X, Y, V>(
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    out: &mut [V],
+    f: impl FnMut(&X, &Y) -> V,
+) -> Result<(), Error> {
+    zip_checked(a, b, mode, out, || Ok(()), f)
+}
+
+/// Refuses, before any element is written, the values an element type cannot compute:
+/// integer division or remainder by zero, integer powers with a negative exponent, and float
+/// powers in a build without `std` or `libm`.
+pub(crate) fn check_values<T: Element>(
+    a: &ArrayRef<'_, T>,
+    b: &ArrayRef<'_, T>,
+    op: BinaryOp,
+) -> Result<(), Error> {
+    let fail = |kind| Err(Error::new(kind, Operation::Compute, a.shape, b.shape));
+    if T::INTEGER && op.divides() && any(b, |x| x.is_zero()) {
+        return fail(ErrorKind::DivisionByZero);
+    }
+    if op == BinaryOp::Pow && !T::HAS_POW {
+        return fail(ErrorKind::Unsupported);
+    }
+    if op == BinaryOp::Pow && T::INTEGER && any(b, |x| x.is_negative()) {
+        return fail(ErrorKind::NegativeExponent);
+    }
+    Ok(())
+}
+
+/// [`zip_into`] with an arithmetic [`BinaryOp`]. Integer division by zero and negative integer
+/// exponents are errors (checked before anything is written), never panics.
+///
+/// ```
+/// use shaped::{runtime::{binary_into, ArrayRef}, AutoBroadcast, BinaryOp};
+/// let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+/// let b = [10.0f32, 20.0];
+/// let mut out = [0.0f32; 6];
+/// binary_into(
+///     ArrayRef::new(&[2, 3], &a).unwrap(),
+///     ArrayRef::new(&[2], &b).unwrap(),
+///     BinaryOp::Add,
+///     AutoBroadcast::Pdpd { axis: 0 },
+///     &mut out,
+/// ).unwrap();
+/// assert_eq!(out, [11.0, 12.0, 13.0, 24.0, 25.0, 26.0]);
+/// ```
+pub fn binary_into<T: Element>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    op: BinaryOp,
+    mode: AutoBroadcast,
+    out: &mut [T],
+) -> Result<(), Error> {
+    let check = || check_values(&a, &b, op);
+    with_binary_op!(op, T, f => zip_checked(a, b, mode, out, check, f))
+}
+
+/// [`zip_into`] with a [`CompareOp`], writing `bool`s.
+pub fn compare_into<T: PartialOrd>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    op: CompareOp,
+    mode: AutoBroadcast,
+    out: &mut [bool],
+) -> Result<(), Error> {
+    with_compare_op!(op, f => zip_into(a, b, mode, out, f))
+}
+
+/// [`zip_into`] with a [`LogicalOp`] on `bool` inputs.
+pub fn logical_into(
+    a: ArrayRef<'_, bool>,
+    b: ArrayRef<'_, bool>,
+    op: LogicalOp,
+    mode: AutoBroadcast,
+    out: &mut [bool],
+) -> Result<(), Error> {
+    with_logical_op!(op, f => zip_into(a, b, mode, out, f))
+}
+
+fn broadcast_with_cap<const CAP: usize, T, V>(
+    data: &ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastToMode<'_>,
+    out: &mut [V],
+    mut f: impl FnMut(&T) -> V,
+) -> Result<(), Error> {
+    let (shape, placement) = rules::resolve_to::<CAP>(data.shape, target, mode)?;
+    if check_output(&shape, out.len(), mode.operation())? > 0 {
+        let plan = Plan::<CAP>::new(&shape, data, placement, data, placement);
+        plan.run(data.data, data.data, out, |x, _| f(x));
+    }
+    Ok(())
+}
+
+/// The Broadcast op (B5): writes `data` broadcast to `target` under `mode` into `out`, which
+/// must hold the output's element count (the output shape is the target, or for
+/// Bidirectional the NUMPY broadcast of both: see
+/// [`broadcast_to_shape`](crate::rules::broadcast_to_shape)).
+///
+/// ```
+/// use shaped::{runtime::{broadcast_into, ArrayRef}, BroadcastToMode};
+/// let data = [1, 2, 3];
+/// let mut out = [0; 6];
+/// let mode = BroadcastToMode::Explicit { axes_mapping: &[1] };
+/// broadcast_into(ArrayRef::new(&[3], &data).unwrap(), &[2, 3], mode, &mut out).unwrap();
+/// assert_eq!(out, [1, 2, 3, 1, 2, 3]);
+/// ```
+pub fn broadcast_into<T: Clone>(
+    data: ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastToMode<'_>,
+    out: &mut [T],
+) -> Result<(), Error> {
+    broadcast_into_with(data, target, mode, out, T::clone)
+}
+
+/// [`broadcast_into`] writing `f(element)`: the owned results build on it.
+pub(crate) fn broadcast_into_with<T, V>(
+    data: ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastToMode<'_>,
+    out: &mut [V],
+    f: impl FnMut(&T) -> V,
+) -> Result<(), Error> {
+    if data.shape.len() <= SMALL && target.len() <= SMALL {
+        broadcast_with_cap::<SMALL, T, V>(&data, target, mode, out, f)
+    } else {
+        broadcast_with_cap::<MAX_RANK, T, V>(&data, target, mode, out, f)
+    }
+}
+
+/// `f(out[i], b[i])` in place, with `b` broadcast one-directionally onto `out`'s shape (B5:
+/// each right-aligned dim of `b` is 1 or `out`'s, so `out` never grows): the kernel behind
+/// `+=` and its kin on runtime shapes. `out` is row-major with `out_shape`; `check` runs after
+/// the shapes (value checks such as zero divisors), before anything is written.
+pub(crate) fn update_into<Y, V>(
+    out_shape: &[usize],
+    out: &mut [V],
+    b: ArrayRef<'_, Y>,
+    check: impl FnOnce() -> Result<(), Error>,
+    f: impl FnMut(&mut V, &Y),
+) -> Result<(), Error> {
+    let mode = BroadcastToMode::Numpy;
+    if b.shape.len() <= SMALL && out_shape.len() <= SMALL {
+        update_with_cap::<SMALL, Y, V>(out_shape, out, &b, mode, check, f)
+    } else {
+        update_with_cap::<MAX_RANK, Y, V>(out_shape, out, &b, mode, check, f)
+    }
+}
+
+fn update_with_cap<const CAP: usize, Y, V>(
+    out_shape: &[usize],
+    out: &mut [V],
+    b: &ArrayRef<'_, Y>,
+    mode: BroadcastToMode<'_>,
+    check: impl FnOnce() -> Result<(), Error>,
+    f: impl FnMut(&mut V, &Y),
+) -> Result<(), Error> {
+    let (shape, placement) = rules::resolve_to::<CAP>(b.shape, out_shape, mode)?;
+    if check_output(&shape, out.len(), mode.operation())? > 0 {
+        check()?;
+        // The output's own (row-major) strides stand in for the first input: only the shape
+        // is read, never the (empty) data.
+        let own = ArrayRef::<u8>::trusted(out_shape, &[]);
+        let plan = Plan::<CAP>::new(&shape, &own, rules::Placement::At(0), b, placement);
+        plan.run_update(b.data, out, f);
+    }
+    Ok(())
+}

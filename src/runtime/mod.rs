@@ -1,0 +1,78 @@
+//! Runtime shapes: the kernels over slices with shapes and strides (no allocator), the prepared
+//! [`BinaryPlan`], and `DynTensor` (feature `alloc`).
+//!
+//! Every call works out its loop plan once: each input's strides in the output's index space
+//! (0 where it is stretched), size-1 axes dropped, adjacent axes merged wherever every operand
+//! steps through them alike. The innermost axis then runs as a contiguous run, a broadcast
+//! scalar, or a plain strided loop, and an odometer walks the outer axes with no division.
+//! Ranks go up to [`MAX_RANK`](crate::rules::MAX_RANK); calls whose ranks are at most 8 use
+//! small fixed buffers, so the per-call setup stays in the tens of nanoseconds.
+//!
+//! ```
+//! use shaped::runtime::{binary_into, ArrayRef};
+//! use shaped::{AutoBroadcast, BinaryOp};
+//! let (a, b) = ([1, 2, 3, 4, 5, 6], [10, 20, 30]);
+//! let mut out = [0; 6];
+//! binary_into(
+//!     ArrayRef::new(&[2, 3], &a)?,
+//!     ArrayRef::new(&[3], &b)?,
+//!     BinaryOp::Add,
+//!     AutoBroadcast::Numpy,
+//!     &mut out,
+//! )?;
+//! assert_eq!(out, [11, 22, 33, 14, 25, 36]);
+//! # Ok::<(), shaped::Error>(())
+//! ```
+
+mod array_ref;
+#[cfg(feature = "alloc")]
+pub(crate) mod dyn_tensor;
+pub(crate) mod kernels;
+pub(crate) mod plan;
+mod prepared;
+
+pub use array_ref::ArrayRef;
+pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
+pub use prepared::BinaryPlan;
+
+#[cfg(feature = "alloc")]
+use crate::error::{Error, ErrorKind, Operation};
+
+/// The element count of a new buffer of `V`s for `shape`, refused (before asking the
+/// allocator) when it or its size in bytes overflows, or the bytes exceed `isize::MAX`, the
+/// most a `Vec` may hold.
+#[cfg(feature = "alloc")]
+pub(crate) fn element_count<V>(shape: &[usize]) -> Result<usize, Error> {
+    let n = crate::rules::checked_element_count(shape);
+    match n.and_then(|n| n.checked_mul(core::mem::size_of::<V>())) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(n.unwrap_or(0)),
+        _ => Err(Error::new(
+            ErrorKind::Overflow,
+            Operation::Layout,
+            shape,
+            &[],
+        )),
+    }
+}
+
+/// A new `Vec` of `count` elements, each written once by `fill` into the spare capacity:
+/// results are written in place, never zero-filled first (7.3 us vs 14.4 us on a mixed
+/// `[_, 64] + [1, 64]` add with batch 1024, `benches/mixed_kernels.rs`), and no element type
+/// needs `Default` or `Clone`.
+///
+/// # Safety
+/// `fill` must have written every element of the slice it is given whenever it returns `Ok`
+/// (the kernels check the slice's length against the output shape and cover it row by row).
+#[cfg(feature = "alloc")]
+pub(crate) unsafe fn filled_vec<V>(
+    count: usize,
+    fill: impl FnOnce(&mut [core::mem::MaybeUninit<V>]) -> Result<(), Error>,
+) -> Result<alloc::vec::Vec<V>, Error> {
+    let mut out = alloc::vec::Vec::with_capacity(count);
+    fill(&mut out.spare_capacity_mut()[..count])?;
+    // SAFETY: `fill` returned Ok, so by this function's contract it wrote each of the `count`
+    // slots. On an error, or a panic inside `fill`, this line is not reached and no element
+    // is claimed: written ones leak, none is read uninitialised.
+    unsafe { out.set_len(count) };
+    Ok(out)
+}

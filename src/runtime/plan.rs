@@ -1,0 +1,429 @@
+//! The loop planner shared by every runtime kernel, the static kernel's large shapes and the
+//! mixed-shape path.
+//!
+//! Every call works out its loop plan once: each input's strides in the output's index space
+//! (0 where it is stretched), size-1 axes dropped, adjacent axes merged wherever every operand
+//! steps through them alike. The innermost axis then runs as a contiguous run, a broadcast
+//! scalar, or a plain strided loop, and an odometer walks the outer axes with no division.
+//! Ranks go up to [`MAX_RANK`]; calls whose ranks are at most 8 use
+//! small fixed buffers, so the per-call setup stays in the tens of nanoseconds.
+
+use super::array_ref::{ArrayRef, Strides};
+use crate::rules::{Placement, MAX_RANK};
+
+/// The capacity of the per-call buffers when every rank involved is at most this: the common
+/// case pays for eight slots, not [`MAX_RANK`].
+pub(crate) const SMALL: usize = 8;
+
+/// The loop nest for one call: merged axes, outermost first, with each input's stride.
+#[derive(Debug)]
+pub(crate) struct Plan<const CAP: usize> {
+    rank: usize,
+    dims: [usize; CAP],
+    a: [usize; CAP],
+    b: [usize; CAP],
+}
+
+/// Strides of `input` laid out in the output's index space by `placement`.
+fn aligned_strides<T, const CAP: usize>(
+    input: &ArrayRef<'_, T>,
+    placement: Placement<'_>,
+    out_rank: usize,
+) -> [usize; CAP] {
+    let mut strides = [0; CAP];
+    // Row-major strides are accumulated from the innermost dim outwards.
+    let mut row_major = 1usize;
+    for (i, &d) in input.shape.iter().enumerate().rev() {
+        let stride = match input.strides {
+            Strides::Given(s) => s[i],
+            Strides::RowMajor => row_major,
+        };
+        row_major = row_major.wrapping_mul(d); // exact while it matters: the elements exist
+        if d == 1 {
+            continue; // stretched (or a PDPD-trimmed trailing 1): read with stride 0
+        }
+        if let Some(axis) = placement.axis_of(i).filter(|&axis| axis < out_rank) {
+            strides[axis] = stride;
+        }
+    }
+    strides
+}
+
+impl<const CAP: usize> Plan<CAP> {
+    pub(crate) fn new<X, Y>(
+        out: &[usize],
+        a: &ArrayRef<'_, X>,
+        pa: Placement<'_>,
+        b: &ArrayRef<'_, Y>,
+        pb: Placement<'_>,
+    ) -> Self {
+        // An empty output runs nothing; its other dims may be huge (`[0, usize::MAX, 2]`), so
+        // they are not merged (their product could overflow).
+        if out.contains(&0) {
+            return Plan {
+                rank: 0,
+                dims: [0; CAP],
+                a: [0; CAP],
+                b: [0; CAP],
+            };
+        }
+        let sa: [usize; CAP] = aligned_strides(a, pa, out.len());
+        let sb: [usize; CAP] = aligned_strides(b, pb, out.len());
+        let mut plan = Plan {
+            rank: 0,
+            dims: [0; CAP],
+            a: [0; CAP],
+            b: [0; CAP],
+        };
+        for axis in 0..out.len() {
+            let d = out[axis];
+            if d == 1 {
+                continue;
+            }
+            if plan.rank > 0 {
+                let last = plan.rank - 1;
+                // Merge with the previous (outer) axis when both inputs step through the pair
+                // as through one axis: outer stride = inner stride * inner dim.
+                let merges = |outer: usize, inner: usize| inner.checked_mul(d) == Some(outer);
+                if merges(plan.a[last], sa[axis]) && merges(plan.b[last], sb[axis]) {
+                    plan.dims[last] *= d; // fits: both are dims of the output, which exists
+                    plan.a[last] = sa[axis];
+                    plan.b[last] = sb[axis];
+                    continue;
+                }
+            }
+            plan.dims[plan.rank] = d;
+            plan.a[plan.rank] = sa[axis];
+            plan.b[plan.rank] = sb[axis];
+            plan.rank += 1;
+        }
+        plan
+    }
+
+    /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element
+    /// count of the plan and is non-zero. The inner-loop variant is chosen once per call.
+    #[inline(always)]
+    pub(crate) fn run<X, Y, V>(
+        &self,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        mut f: impl FnMut(&X, &Y) -> V,
+    ) {
+        if self.rank == 0 {
+            out[0] = f(&a[0], &b[0]);
+            return;
+        }
+        let inner = self.rank - 1;
+        let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
+        match (ia, ib) {
+            // Common short runs get a fixed-size body that LLVM unrolls completely.
+            (1, 1) if n == 16 => self.drive(out, n, |row, oa, ob| {
+                fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
+            (1, 1) if n == 8 => self.drive(out, n, |row, oa, ob| {
+                fixed::<8, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
+            (1, 1) if n == 4 => self.drive(out, n, |row, oa, ob| {
+                fixed::<4, _, _, _>(row, a, oa, b, ob, &mut f)
+            }),
+            (1, 1) => self.drive(out, n, |row, oa, ob| {
+                for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + n]).zip(&b[ob..ob + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            (0, 1) => self.drive(out, n, |row, oa, ob| {
+                let x = &a[oa];
+                for (o, y) in row.iter_mut().zip(&b[ob..ob + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            (1, 0) => self.drive(out, n, |row, oa, ob| {
+                let y = &b[ob];
+                for (o, x) in row.iter_mut().zip(&a[oa..oa + n]) {
+                    *o = f(x, y);
+                }
+            }),
+            _ => self.drive(out, n, |row, oa, ob| {
+                for (k, o) in row.iter_mut().enumerate() {
+                    *o = f(&a[oa + k * ia], &b[ob + k * ib]);
+                }
+            }),
+        }
+    }
+
+    /// [`run`](Self::run), but when the innermost run is contiguous in both inputs and its
+    /// length equals `hint` (a constant after monomorphization, from the static dims of a
+    /// mixed shape), the row loop has that constant trip count, as in a static kernel.
+    #[inline(always)]
+    pub(crate) fn run_hinted<X, Y, V>(
+        &self,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        mut f: impl FnMut(&X, &Y) -> V,
+    ) {
+        if self.rank > 0 {
+            let inner = self.rank - 1;
+            if hint > 1 && self.dims[inner] == hint && (self.a[inner], self.b[inner]) == (1, 1) {
+                self.drive(out, hint, |row, oa, ob| {
+                    for ((o, x), y) in row.iter_mut().zip(&a[oa..oa + hint]).zip(&b[ob..ob + hint])
+                    {
+                        *o = f(x, y);
+                    }
+                });
+                return;
+            }
+        }
+        self.run(a, b, out, f);
+    }
+
+    /// `f(out[i], b[i])` in place for every element of `out`, whose own layout is the plan's
+    /// output (row-major); `b` is read at the plan's second strides. The in-place form behind
+    /// `+=` and its kin.
+    #[inline(always)]
+    pub(crate) fn run_update<Y, V>(&self, b: &[Y], out: &mut [V], mut f: impl FnMut(&mut V, &Y)) {
+        if self.rank == 0 {
+            f(&mut out[0], &b[0]);
+            return;
+        }
+        let inner = self.rank - 1;
+        let (n, ib) = (self.dims[inner], self.b[inner]);
+        match ib {
+            1 => self.drive(out, n, |row, _, ob| {
+                for (o, y) in row.iter_mut().zip(&b[ob..ob + n]) {
+                    f(o, y);
+                }
+            }),
+            0 => self.drive(out, n, |row, _, ob| {
+                let y = &b[ob];
+                for o in row.iter_mut() {
+                    f(o, y);
+                }
+            }),
+            _ => self.drive(out, n, |row, _, ob| {
+                for (k, o) in row.iter_mut().enumerate() {
+                    f(o, &b[ob + k * ib]);
+                }
+            }),
+        }
+    }
+
+    /// Calls `row(out_row, offset_a, offset_b)` for each innermost run: the second-innermost
+    /// axis is a plain counted loop (short inner runs pay no odometer), the axes above it an
+    /// odometer.
+    #[inline(always)]
+    fn drive<V>(&self, out: &mut [V], n: usize, mut row: impl FnMut(&mut [V], usize, usize)) {
+        let (m, ja, jb) = if self.rank >= 2 {
+            let k = self.rank - 2;
+            (self.dims[k], self.a[k], self.b[k])
+        } else {
+            (1, 0, 0)
+        };
+        let outer = self.rank.saturating_sub(2);
+        let mut index = [0usize; CAP];
+        let (mut oa, mut ob) = (0usize, 0usize);
+        for block in out.chunks_exact_mut(m * n) {
+            let (mut ra, mut rb) = (oa, ob);
+            for out_row in block.chunks_exact_mut(n) {
+                row(out_row, ra, rb);
+                ra += ja;
+                rb += jb;
+            }
+            let mut axis = outer;
+            while axis > 0 {
+                axis -= 1;
+                index[axis] += 1;
+                oa += self.a[axis];
+                ob += self.b[axis];
+                if index[axis] < self.dims[axis] {
+                    break;
+                }
+                oa -= self.a[axis] * self.dims[axis];
+                ob -= self.b[axis] * self.dims[axis];
+                index[axis] = 0;
+            }
+        }
+    }
+}
+
+/// One row of exactly `N` contiguous elements from each input, as fixed-size arrays.
+#[inline(always)]
+fn fixed<const N: usize, X, Y, V>(
+    row: &mut [V],
+    a: &[X],
+    oa: usize,
+    b: &[Y],
+    ob: usize,
+    f: &mut impl FnMut(&X, &Y) -> V,
+) {
+    let (Ok(row), Ok(xs), Ok(ys)) = (
+        <&mut [V; N]>::try_from(row),
+        <&[X; N]>::try_from(&a[oa..oa + N]),
+        <&[Y; N]>::try_from(&b[ob..ob + N]),
+    ) else {
+        return; // unreachable: the caller matched the row length
+    };
+    for k in 0..N {
+        row[k] = f(&xs[k], &ys[k]);
+    }
+}
+
+/// The product of the trailing dims that are static and equal in both shapes: a row length
+/// known at compile time (0 when there is none). See [`Plan::run_hinted`].
+pub(crate) const fn static_inner_run(a: &[Option<usize>], b: &[Option<usize>]) -> usize {
+    let (mut i, mut j, mut run) = (a.len(), b.len(), 1usize);
+    while i > 0 && j > 0 {
+        match (a[i - 1], b[j - 1]) {
+            (Some(x), Some(y)) if x == y && x > 1 => match run.checked_mul(x) {
+                Some(r) => run = r,
+                None => break,
+            },
+            _ => break,
+        }
+        i -= 1;
+        j -= 1;
+    }
+    if run > 1 {
+        run
+    } else {
+        0
+    }
+}
+
+/// Writes `f(a, b)` for every element of `out_dims` into `out`, both inputs right-aligned and
+/// broadcast onto `out_dims` one-directionally. For callers whose shapes are already known to
+/// fit (the static kernel): no mode is resolved. `out.len()` is the element count.
+#[inline(always)]
+pub(crate) fn zip_onto<X, Y, V>(
+    out_dims: &[usize],
+    a: ArrayRef<'_, X>,
+    b: ArrayRef<'_, Y>,
+    out: &mut [V],
+    hint: usize,
+    f: impl FnMut(&X, &Y) -> V,
+) {
+    if out.is_empty() {
+        return;
+    }
+    let (pa, pb) = (
+        Placement::At(out_dims.len() - a.shape.len()),
+        Placement::At(out_dims.len() - b.shape.len()),
+    );
+    if out_dims.len() <= SMALL {
+        Plan::<SMALL>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+    } else {
+        Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+    }
+}
+
+/// True if `pred` holds for some element of `input` (each logical element visited once).
+pub(crate) fn any<T>(input: &ArrayRef<'_, T>, mut pred: impl FnMut(&T) -> bool) -> bool {
+    if input.shape.contains(&0) {
+        return false;
+    }
+    let mut found = false;
+    // A walk over `input` alone: the plan of `input` on its own shape.
+    let mut visit = |x: &T| found |= pred(x);
+    if input.shape.len() <= SMALL {
+        let plan = Plan::<SMALL>::new(
+            input.shape,
+            input,
+            Placement::At(0),
+            input,
+            Placement::At(0),
+        );
+        walk(&plan, input.data, &mut visit);
+    } else {
+        let plan = Plan::<MAX_RANK>::new(
+            input.shape,
+            input,
+            Placement::At(0),
+            input,
+            Placement::At(0),
+        );
+        walk(&plan, input.data, &mut visit);
+    }
+    found
+}
+
+/// Visits every element of the plan's input in row-major order, without an output buffer.
+fn walk<T, const CAP: usize>(plan: &Plan<CAP>, data: &[T], visit: &mut impl FnMut(&T)) {
+    if plan.rank == 0 {
+        visit(&data[0]);
+        return;
+    }
+    let inner = plan.rank - 1;
+    let rows: usize = plan.dims[..inner].iter().product();
+    let mut index = [0usize; CAP];
+    let mut oa = 0usize;
+    for _ in 0..rows {
+        for k in 0..plan.dims[inner] {
+            visit(&data[oa + k * plan.a[inner]]);
+        }
+        let mut axis = inner;
+        while axis > 0 {
+            axis -= 1;
+            index[axis] += 1;
+            oa += plan.a[axis];
+            if index[axis] < plan.dims[axis] {
+                break;
+            }
+            oa -= plan.a[axis] * plan.dims[axis];
+            index[axis] = 0;
+        }
+    }
+}
+
+/// `f(out[i], b[i])` in place over `out_dims` (row-major), `b` right-aligned and broadcast onto
+/// it one-directionally; for callers whose shapes are known to fit (the static kernel).
+#[inline(always)]
+pub(crate) fn update_onto<Y, V>(
+    out_dims: &[usize],
+    out: &mut [V],
+    b: ArrayRef<'_, Y>,
+    f: impl FnMut(&mut V, &Y),
+) {
+    if out.is_empty() {
+        return;
+    }
+    let own = ArrayRef::<u8>::trusted(out_dims, &[]);
+    let pb = Placement::At(out_dims.len() - b.shape.len());
+    if out_dims.len() <= SMALL {
+        Plan::<SMALL>::new(out_dims, &own, Placement::At(0), &b, pb).run_update(b.data, out, f);
+    } else {
+        Plan::<MAX_RANK>::new(out_dims, &own, Placement::At(0), &b, pb).run_update(b.data, out, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::static_inner_run;
+
+    #[test]
+    fn static_inner_run_takes_trailing_dims_static_and_equal_in_both() {
+        assert_eq!(
+            static_inner_run(&[None, Some(64)], &[Some(1), Some(64)]),
+            64
+        );
+        assert_eq!(
+            static_inner_run(&[Some(2), Some(3)], &[Some(2), Some(3)]),
+            6
+        );
+        assert_eq!(static_inner_run(&[Some(2), Some(3)], &[Some(3)]), 3);
+        assert_eq!(
+            static_inner_run(&[Some(3)], &[Some(1)]),
+            0,
+            "a broadcast dim ends the run"
+        );
+        assert_eq!(static_inner_run(&[None], &[None]), 0);
+        assert_eq!(static_inner_run(&[], &[]), 0);
+        let big = Some(usize::MAX);
+        assert_eq!(
+            static_inner_run(&[big, Some(2)], &[big, Some(2)]),
+            2,
+            "overflow stops the run"
+        );
+    }
+}

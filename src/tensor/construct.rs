@@ -1,0 +1,224 @@
+//! Making tensors: from a function, a value, nested arrays, slices, vectors and borrowed
+//! buffers. Every constructor that takes a runtime shape takes it first, as a slice, an array
+//! or a `Vec`.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use super::{Tensor, TensorView, TensorViewMut};
+use crate::element::Scalar;
+use crate::error::{Error, ErrorKind, Operation};
+use crate::rules::{self, ShapeBuf};
+use crate::runtime::ArrayRef;
+use crate::typed::dim::Const;
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::{Build, Owned};
+
+/// Construction, for inline storage (the default: no heap) and heap storage alike; the type
+/// says which.
+impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
+    /// Builds a tensor by calling `f` with each multi-index, in row-major order.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<usize, Shape![2, 3]>::from_fn(|[i, j]| 10 * i + j);
+    /// assert_eq!(t.as_slice(), &[0, 1, 2, 10, 11, 12]);
+    /// ```
+    #[inline]
+    pub fn from_fn(f: impl FnMut(S::Index) -> T) -> Self {
+        Tensor::from_parts(D::build(f), S::default())
+    }
+
+    /// A tensor with every element equal to `value`.
+    #[inline]
+    pub fn splat(value: T) -> Self
+    where
+        T: Clone,
+    {
+        Self::from_fn(|_| value.clone())
+    }
+
+    /// A tensor of zeros.
+    #[inline]
+    pub fn zeros() -> Self
+    where
+        T: num_traits::Zero,
+    {
+        Self::from_fn(|_| T::zero())
+    }
+}
+
+/// Every element `T::default()`.
+impl<T: Default, S: StaticShape> Default for Tensor<T, S> {
+    fn default() -> Self {
+        Self::from_fn(|_| T::default())
+    }
+}
+
+impl<T> Tensor<T, ()> {
+    /// A rank-0 tensor holding `value`.
+    #[inline]
+    pub fn scalar(value: T) -> Self {
+        Tensor::from_parts(Owned(value), ())
+    }
+}
+
+macro_rules! impl_from_nested {
+    ($nest:ty; $($n:ident),+) => {
+        /// Moves a nested array of the same shape into a tensor. The element type is a
+        /// [`Scalar`], so `Tensor::from([[1, 2], [3, 4]])` is read as rank 2, not as rank 1 of
+        /// arrays.
+        impl<T: Scalar, $(const $n: usize),+> From<$nest> for Tensor<T, ($(Const<$n>,)+)> {
+            #[inline]
+            fn from(array: $nest) -> Self {
+                Tensor::from_parts(Owned(array), Default::default())
+            }
+        }
+    };
+}
+
+impl_from_nested!([T; N0]; N0);
+impl_from_nested!([[T; N1]; N0]; N0, N1);
+impl_from_nested!([[[T; N2]; N1]; N0]; N0, N1, N2);
+impl_from_nested!([[[[T; N3]; N2]; N1]; N0]; N0, N1, N2, N3);
+impl_from_nested!([[[[[T; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4);
+impl_from_nested!([[[[[[T; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5);
+impl_from_nested!([[[[[[[T; N6]; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5, N6);
+impl_from_nested!([[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5, N6, N7);
+
+/// `TryFrom<&[T]>` copies a slice of exactly the element count into an inline tensor.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let t = Tensor::<u8, Shape![2, 2]>::try_from(&[1, 2, 3, 4][..]).unwrap();
+/// assert_eq!(t[[1, 1]], 4);
+/// let err = Tensor::<u8, Shape![2, 2]>::try_from(&[1, 2, 3][..]).unwrap_err();
+/// assert_eq!(err.to_string(), "shape [2, 2] needs 4 elements, but the buffer holds 3");
+/// ```
+impl<T: Clone, S: StaticShape> TryFrom<&[T]> for Tensor<T, S> {
+    type Error = Error;
+    fn try_from(data: &[T]) -> Result<Self, Error> {
+        Ok(TensorView::<T, S>::new(data)?.to_stack())
+    }
+}
+
+/// The buffer of a static shape holds exactly its element count.
+fn check_len<S: StaticShape>(len: usize) -> Result<(), Error> {
+    if len == S::LEN {
+        return Ok(());
+    }
+    let kind = ErrorKind::LengthMismatch {
+        expected: S::LEN,
+        actual: len,
+    };
+    Err(Error::new(kind, Operation::Layout, S::DIMS, &[]))
+}
+
+impl<'a, T, S: StaticShape> TensorView<'a, T, S> {
+    /// Views `data` as a tensor of shape `S`; `data.len()` must be the element count.
+    ///
+    /// ```
+    /// use shaped::{Shape, TensorView};
+    /// let data = [1.0f32; 5];
+    /// let err = TensorView::<f32, Shape![2, 3]>::new(&data).unwrap_err();
+    /// assert_eq!(err.to_string(), "shape [2, 3] needs 6 elements, but the buffer holds 5");
+    /// ```
+    pub fn new(data: &'a [T]) -> Result<Self, Error> {
+        check_len::<S>(data.len())?;
+        Ok(Tensor::from_parts(data, S::default()))
+    }
+}
+
+impl<'a, T, S: StaticShape> TensorViewMut<'a, T, S> {
+    /// Views `data` as a writable tensor of shape `S`; `data.len()` must be the element count.
+    pub fn new(data: &'a mut [T]) -> Result<Self, Error> {
+        check_len::<S>(data.len())?;
+        Ok(Tensor::from_parts(data, S::default()))
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T, S: StaticShape> super::HeapTensor<T, S> {
+    /// Takes ownership of `data` (no copy); its length must be the element count.
+    pub fn from_vec(data: Vec<T>) -> Result<Self, Error> {
+        check_len::<S>(data.len())?;
+        Ok(Tensor::from_parts(data.into_boxed_slice(), S::default()))
+    }
+}
+
+/// The dims a shape type `S` expects when given `dims`: its static dims, with each `Dyn`
+/// position taken from `dims` (0 past their end), for error messages.
+pub(crate) fn expected_dims<S: Shape>(dims: &[usize]) -> ShapeBuf {
+    let mut expected = [0usize; rules::MAX_RANK];
+    for (i, slot) in expected.iter_mut().enumerate().take(S::RANK) {
+        *slot = S::STATIC_DIMS[i].unwrap_or_else(|| dims.get(i).copied().unwrap_or(0));
+    }
+    ShapeBuf::from_slice(&expected[..S::RANK.min(rules::MAX_RANK)]).unwrap_or_default()
+}
+
+/// The shape value for runtime `dims`, or an error naming what the type allows.
+pub(crate) fn shape_for<S: Shape>(dims: &[usize]) -> Result<S, Error> {
+    S::from_dims(dims).ok_or_else(|| {
+        let expected = expected_dims::<S>(dims);
+        Error::new(
+            ErrorKind::ShapeMismatch,
+            Operation::ToStatic,
+            dims,
+            &expected,
+        )
+    })
+}
+
+#[cfg(feature = "alloc")]
+impl<T, S: Shape> Tensor<T, S> {
+    /// A tensor of `shape` (a slice, an array or a `Vec`) owning `data` (row-major, no copy
+    /// for shapes with a `Dyn` dim). Every static dim of `S` must equal the corresponding
+    /// value, and `data` must hold the element count.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<u8, Shape![_, 2]>::from_shape_vec([3, 2], vec![0; 6]).unwrap();
+    /// assert_eq!(t.shape(), [3, 2]);
+    /// let e = Tensor::<u8, Shape![_, 2]>::from_shape_vec([3, 4], vec![0; 12]).unwrap_err();
+    /// assert_eq!(e.to_string(), "shape [3, 4] is not the static shape [3, 2]");
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn from_shape_vec(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        let shape = shape_for::<S>(dims)?;
+        // The same length and overflow checks as every runtime input.
+        ArrayRef::new(dims, &data)?;
+        let buffer = shape
+            .buffer_from_vec(data)
+            .ok_or_else(|| Error::new(ErrorKind::ShapeMismatch, Operation::Layout, dims, &[]))?;
+        Ok(Tensor::from_parts(Owned(buffer), shape))
+    }
+}
+
+impl<'a, T, S: Shape> TensorView<'a, T, S> {
+    /// A view of `data` (row-major) with `shape`; works for any shape, `Dyn` dims included,
+    /// and needs no allocator.
+    ///
+    /// ```
+    /// use shaped::{Shape, TensorView};
+    /// let data = [1, 2, 3, 4, 5, 6];
+    /// let v = TensorView::<i32, Shape![_, 3]>::with_shape([2, 3], &data).unwrap();
+    /// assert_eq!(v[[1, 0]], 4);
+    /// ```
+    pub fn with_shape(shape: impl AsRef<[usize]>, data: &'a [T]) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        let shape = shape_for::<S>(dims)?;
+        ArrayRef::new(dims, data)?;
+        Ok(Tensor::from_parts(data, shape))
+    }
+}
+
+impl<'a, T, S: Shape> TensorViewMut<'a, T, S> {
+    /// A writable view of `data` (row-major) with `shape`; needs no allocator.
+    pub fn with_shape(shape: impl AsRef<[usize]>, data: &'a mut [T]) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        let shape = shape_for::<S>(dims)?;
+        ArrayRef::new(dims, &*data)?;
+        Ok(Tensor::from_parts(data, shape))
+    }
+}

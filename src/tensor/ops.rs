@@ -1,0 +1,763 @@
+//! Operators and elementwise methods, for static and mixed shapes alike.
+//!
+//! * NUMPY broadcasting (P1-P6) for `+ - * / %`, `& | ^`, and the methods [`maximum`],
+//!   [`minimum`], [`pow`] (with `std` or `libm`), [`squared_difference`], [`floor_mod`], the
+//!   comparisons ([`eq`], [`ne`], [`lt`], [`le`], [`gt`], [`ge`]) and the logical operations
+//!   ([`and`], [`or`], [`xor`]). The right operand is an [`Operand`]: a tensor, a reference to
+//!   one, or a scalar (a rank-0 operand, so `&a + 2.0` is broadcasting too); a scalar also
+//!   works on the left (`2.0 - &a`).
+//! * `+= -= *= /= %=`: the right side broadcasts onto the left one-directionally (B5); the left
+//!   never grows.
+//! * `-a` ([`Neg`](core::ops::Neg)) and [`map`].
+//! * NONE (N1-N3): [`zip_map`], identical shapes only.
+//! * `broadcast_to` (B5, one-directional: exactly the target) and `broadcast_bidirectional`
+//!   (B1-B4).
+//!
+//! Which path runs is decided by the kinds of both shapes ([`OperatorPath`]): two fully static
+//! shapes take the static kernel, with every shape error a compile error and nothing to check at
+//! run time; a [`Dyn`](crate::Dyn) dim on either side takes the runtime rules and kernel, and a
+//! runtime mismatch **panics** with the error's message (the `try_*` methods return it).
+//!
+//! Integer elements follow one contract on every path ([`Element`]): `+ - *` and negation wrap,
+//! in debug and release builds alike; an integer zero divisor makes `/` and `%` panic with the
+//! [`DivisionByZero`](crate::ErrorKind::DivisionByZero) error's message (`try_div` returns it).
+//!
+//! [`maximum`]: Tensor::maximum
+//! [`minimum`]: Tensor::minimum
+//! [`pow`]: Tensor::pow
+//! [`squared_difference`]: Tensor::squared_difference
+//! [`floor_mod`]: Tensor::floor_mod
+//! [`eq`]: Tensor::eq
+//! [`ne`]: Tensor::ne
+//! [`lt`]: Tensor::lt
+//! [`le`]: Tensor::le
+//! [`gt`]: Tensor::gt
+//! [`ge`]: Tensor::ge
+//! [`and`]: Tensor::and
+//! [`or`]: Tensor::or
+//! [`xor`]: Tensor::xor
+//! [`map`]: Tensor::map
+//! [`zip_map`]: Tensor::zip_map
+
+use core::cmp::Ordering;
+use core::ops;
+
+use super::{OwnedIn, Tensor};
+use crate::element::{pick, Boolean, Element, Scalar};
+use crate::error::{Error, ErrorKind, Operation};
+use crate::runtime::ArrayRef;
+use crate::typed::dim::{DimKind, DynKind, StaticKind};
+use crate::typed::kernel;
+use crate::typed::private::SealedOperand;
+use crate::typed::rules::{
+    Bidirectional, BidirectionalOutput, BroadcastOutput, BroadcastShape, BroadcastToShape,
+    Broadcasts, SameShape,
+};
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::{Data, DataMut, Family, Join, Stack};
+#[cfg(feature = "alloc")]
+use crate::{rules::AutoBroadcast, typed::rules::NumpyOutput};
+
+/// The right-hand side of a broadcasting operation with elements of type `T`: a tensor (owned
+/// or borrowed, any storage) or a scalar. Sealed; make your own element type a [`Scalar`] to
+/// use it as a scalar operand.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an operand of a tensor of `{T}`: the element types differ",
+    label = "this operand's elements are not `{T}`",
+    note = "both sides of an operation have the same element type: for a scalar with a float tensor write `2.0`, not `2`; convert a tensor with `map(|&x| x as f64)`"
+)]
+pub trait Operand<T>: SealedOperand<T> {
+    /// The operand's shape (`()` for a scalar).
+    type Shape: Shape;
+    /// Where a result involving this operand is stored.
+    type Family: Family;
+    /// The elements, row-major.
+    fn elements(&self) -> &[T];
+    /// The operand's shape value (its runtime dims, for shapes with `Dyn` dims).
+    fn shape_value(&self) -> Self::Shape;
+}
+
+impl<T, S: Shape, D: Data<T>> SealedOperand<T> for &Tensor<T, S, D> {}
+impl<T, S: Shape, D: Data<T>> Operand<T> for &Tensor<T, S, D> {
+    type Shape = S;
+    type Family = D::Family;
+    #[inline(always)]
+    fn elements(&self) -> &[T] {
+        self.as_slice()
+    }
+    #[inline(always)]
+    fn shape_value(&self) -> S {
+        Tensor::shape_value(self)
+    }
+}
+
+impl<T, S: Shape, D: Data<T>> SealedOperand<T> for Tensor<T, S, D> {}
+impl<T, S: Shape, D: Data<T>> Operand<T> for Tensor<T, S, D> {
+    type Shape = S;
+    type Family = D::Family;
+    #[inline(always)]
+    fn elements(&self) -> &[T] {
+        self.as_slice()
+    }
+    #[inline(always)]
+    fn shape_value(&self) -> S {
+        Tensor::shape_value(self)
+    }
+}
+
+impl<T: Scalar> SealedOperand<T> for T {}
+impl<T: Scalar> Operand<T> for T {
+    type Shape = ();
+    type Family = Stack;
+    #[inline(always)]
+    fn elements(&self) -> &[T] {
+        core::slice::from_ref(self)
+    }
+    #[inline(always)]
+    fn shape_value(&self) {}
+}
+
+/// The operand of a unary operation run through the binary paths: one `()` element, rank 0.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Nothing;
+
+impl SealedOperand<()> for Nothing {}
+impl Operand<()> for Nothing {
+    type Shape = ();
+    type Family = Stack;
+    #[inline(always)]
+    fn elements(&self) -> &[()] {
+        &[()]
+    }
+    #[inline(always)]
+    fn shape_value(&self) {}
+}
+
+/// What a NUMPY-broadcast operation of `Self` (the left tensor) with `R` needs on the static
+/// path: the output shape and where the result is stored. Holds exactly when the shapes are
+/// static and broadcast ([`Broadcasts`]).
+pub trait NumpyWith<U, R: Operand<U>> {
+    /// The right operand's (static) shape.
+    type RhsShape: StaticShape;
+    /// The output shape.
+    type Shape: StaticShape;
+    /// Where the result is stored.
+    type Family: Family;
+}
+
+// One impl per kind of right operand, so both shapes are plain types in the impl header: with a
+// projection there (`R::Shape`), rustc reports a failed dim lookup against the wrong impl.
+macro_rules! impl_numpy_with {
+    ($([$($lt:lifetime)?; $($gen:tt)*] $rhs:ty => $rs:ty, $rf:ty;)*) => {$(
+        impl<$($lt,)? T, S, D, U, $($gen)*> NumpyWith<U, $rhs> for Tensor<T, S, D>
+        where
+            S: Broadcasts<$rs>,
+            D: Data<T>,
+            D::Family: Join<$rf>,
+            $rhs: Operand<U>,
+        {
+            type RhsShape = $rs;
+            type Shape = BroadcastOutput<S, $rs>;
+            type Family = <D::Family as Join<$rf>>::Out;
+        }
+    )*};
+}
+
+impl_numpy_with! {
+    ['r; S2: StaticShape, E: Data<U>] &'r Tensor<U, S2, E> => S2, E::Family;
+    [; S2: StaticShape, E: Data<U>] Tensor<U, S2, E> => S2, E::Family;
+    [; ] U => (), Stack;
+}
+
+/// A unary operation run through the binary path: the operand is a rank-0 `()`.
+impl<T, S, D> NumpyWith<(), Nothing> for Tensor<T, S, D>
+where
+    S: Broadcasts<()>,
+    D: Data<T>,
+{
+    type RhsShape = ();
+    type Shape = BroadcastOutput<S, ()>;
+    type Family = D::Family;
+}
+
+/// The tensor produced by a static NUMPY-broadcast operation of `L` with `R` (elements `U`),
+/// holding `V`.
+pub type Broadcasted<L, U, R, V> =
+    OwnedIn<<L as NumpyWith<U, R>>::Family, V, <L as NumpyWith<U, R>>::Shape>;
+
+/// The kind of the pair of shapes of an operation: static only if both are.
+pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
+
+/// Where an operation's work goes, chosen by the kind of both shapes ([`StaticKind`] or
+/// [`DynKind`]): two impls keyed on different kinds, so they never overlap.
+///
+/// * Both static: the static kernel, no runtime check, the result stored like the operands.
+/// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
+///   as the `try_*` methods; **a runtime mismatch panics** with the error's message. Use the
+///   `try_*` methods to get a `Result` instead.
+pub trait OperatorPath<T, U, R: Operand<U>, K> {
+    /// The result, holding `V`s.
+    type Output<V>;
+    /// Combines `self` with `rhs` elementwise through `f`.
+    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+}
+
+impl<T, S, D, U, R> OperatorPath<T, U, R, StaticKind> for Tensor<T, S, D>
+where
+    S: StaticShape,
+    D: Data<T>,
+    R: Operand<U>,
+    Self: NumpyWith<U, R>,
+{
+    type Output<V> = Broadcasted<Self, U, R, V>;
+    #[inline(always)]
+    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+        let data = kernel::zip::<
+            <Self as NumpyWith<U, R>>::Family,
+            T,
+            U,
+            V,
+            S,
+            <Self as NumpyWith<U, R>>::RhsShape,
+            <Self as NumpyWith<U, R>>::Shape,
+        >(self.as_slice(), rhs.elements(), f);
+        Tensor::from_parts(data, Default::default())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T, S, D, U, R> OperatorPath<T, U, R, DynKind> for Tensor<T, S, D>
+where
+    S: Shape + BroadcastShape<R::Shape, crate::typed::rules::Numpy>,
+    D: Data<T>,
+    R: Operand<U>,
+{
+    type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
+    #[track_caller]
+    fn apply<V>(&self, rhs: R, mut f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+        let rhs_dims = rhs.shape_value().dims();
+        let result = super::try_ops::zip_runtime::<T, U, V, S, R::Shape>(
+            self.as_slice(),
+            self.shape().as_ref(),
+            rhs.elements(),
+            rhs_dims.as_ref(),
+            AutoBroadcast::Numpy,
+            &mut f,
+        )
+        .and_then(|(dims, out)| super::try_ops::finish::<V, NumpyOutput<S, R::Shape>>(&dims, out));
+        result.unwrap_or_else(|e| fail(e))
+    }
+}
+
+/// The operators' contract on a runtime mismatch or a zero integer divisor: panic with the
+/// error's message.
+#[cold]
+#[track_caller]
+pub(crate) fn fail(e: Error) -> ! {
+    panic!("{e}")
+}
+
+/// Panics with the [`ErrorKind::DivisionByZero`] message when an integer divisor is zero.
+/// Nothing is checked for floats (`T::INTEGER` is a constant, so the check compiles away).
+#[inline(always)]
+#[track_caller]
+fn check_divisor<T: Element>(lhs: &[usize], divisor: &[T], divisor_dims: &[usize]) {
+    if T::INTEGER && divisor.iter().any(|x| x.is_zero()) {
+        let e = Error::new(
+            ErrorKind::DivisionByZero,
+            Operation::Compute,
+            lhs,
+            divisor_dims,
+        );
+        fail(e)
+    }
+}
+
+/// The result of an operation of `L` (shape `S`) with the operand `R` on the path their kinds
+/// choose, holding `V`s.
+pub type PathOutput<L, S, T, U, R, V> =
+    <L as OperatorPath<T, U, R, PairKind<S, <R as Operand<U>>::Shape>>>::Output<V>;
+
+/// Operations for every kind of storage and shape.
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// NUMPY-broadcasts `self` with `rhs` and combines each pair of elements with `f`. Static
+    /// shapes are checked at compile time; a runtime mismatch of `Dyn` dims panics (see
+    /// `try_broadcast_with` for a `Result`).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2, 1]>::from([[1], [2]]);
+    /// let b = Tensor::<i32, Shape![3]>::from([10, 20, 30]);
+    /// let c = a.broadcast_with(&b, |x, y| x * y);
+    /// assert_eq!(c.as_slice(), &[10, 20, 30, 20, 40, 60]);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn broadcast_with<U, R, V>(
+        &self,
+        rhs: R,
+        f: impl FnMut(&T, &U) -> V,
+    ) -> PathOutput<Self, S, T, U, R, V>
+    where
+        R: Operand<U>,
+        Self: OperatorPath<T, U, R, PairKind<S, R::Shape>>,
+    {
+        OperatorPath::apply(self, rhs, f)
+    }
+
+    /// Applies `f` to each element. A static result is stored like `self` (stack or heap).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![3]>::from([1, 2, 3]).map(|x| x * 10);
+    /// assert_eq!(t.as_slice(), &[10, 20, 30]);
+    /// ```
+    #[inline(always)]
+    pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> PathOutput<Self, S, T, (), Nothing, V>
+    where
+        Self: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+    {
+        OperatorPath::apply(self, Nothing, |x, _| f(x))
+    }
+}
+
+macro_rules! elementwise_methods {
+    ($($name:ident <$($bound:path),*> |$x:ident, $y:ident| $body:expr, $out:ty, $doc:literal;)*) => {
+        /// Elementwise methods, NUMPY-broadcast, for static and mixed shapes (see
+        /// [`OperatorPath`] for which path runs).
+        impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
+            #[doc = $doc]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, $out>
+            where
+                R: Operand<T>,
+                Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+                T: Copy $(+ $bound)*,
+            {
+                OperatorPath::apply(self, rhs, |$x: &T, $y: &T| $body)
+            }
+        )*}
+    };
+}
+
+elementwise_methods! {
+    maximum<PartialOrd> |x, y| pick(*x, *y, Ordering::Greater), T,
+        "Elementwise maximum. A NaN in either operand gives NaN, as in numpy.";
+    minimum<PartialOrd> |x, y| pick(*x, *y, Ordering::Less), T,
+        "Elementwise minimum. A NaN in either operand gives NaN, as in numpy.";
+    squared_difference<Element> |x, y| { let d = T::sub(*x, *y); T::mul(d, d) }, T,
+        "Elementwise `(self - rhs)²` (integers wrap).";
+    eq<PartialEq> |x, y| x == y, bool,
+        "Elementwise `self == rhs`, a `bool` tensor. (`==` compares whole tensors.)";
+    ne<PartialEq> |x, y| x != y, bool, "Elementwise `self != rhs`, a `bool` tensor.";
+    lt<PartialOrd> |x, y| x < y, bool, "Elementwise `self < rhs`, a `bool` tensor.";
+    le<PartialOrd> |x, y| x <= y, bool, "Elementwise `self <= rhs`, a `bool` tensor.";
+    gt<PartialOrd> |x, y| x > y, bool, "Elementwise `self > rhs`, a `bool` tensor.";
+    ge<PartialOrd> |x, y| x >= y, bool, "Elementwise `self >= rhs`, a `bool` tensor.";
+    and<Boolean> |x, y| *x & *y, T, "Elementwise logical and (`bool` tensors).";
+    or<Boolean> |x, y| *x | *y, T, "Elementwise logical or (`bool` tensors).";
+    xor<Boolean> |x, y| *x ^ *y, T, "Elementwise logical exclusive or (`bool` tensors).";
+}
+
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// Elementwise remainder with the sign of `rhs` (Python's `%`), NUMPY-broadcast. An integer
+    /// zero divisor panics with the error's message (`try_floor_mod`
+    /// returns it).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::from([-7, 7]);
+    /// assert_eq!(t.floor_mod(3).as_slice(), &[2, 1]);
+    /// assert_eq!((&t % 3).as_slice(), &[-1, 1]);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn floor_mod<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, T>
+    where
+        R: Operand<T>,
+        Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+        T: Element,
+    {
+        check_divisor(
+            self.shape().as_ref(),
+            rhs.elements(),
+            rhs.shape_value().dims().as_ref(),
+        );
+        OperatorPath::apply(self, rhs, |x: &T, y: &T| T::floor_mod(*x, *y))
+    }
+
+    /// Elementwise `self.powf(rhs)` for float elements, NUMPY-broadcast. Needs the `std` or the
+    /// `libm` feature.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2]>::from([2.0, 3.0]).pow(2.0);
+    /// assert_eq!(t.as_slice(), &[4.0, 9.0]);
+    /// ```
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "std", feature = "libm"))))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn pow<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, T>
+    where
+        R: Operand<T>,
+        Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+        T: crate::element::Float,
+    {
+        OperatorPath::apply(self, rhs, |x: &T, y: &T| x.powf(*y))
+    }
+}
+
+/// Static-only operations.
+impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
+    /// Like [`broadcast_with`](Self::broadcast_with), writing into `out` instead of building a
+    /// new tensor: the way to produce a result too large for the stack without a heap.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor, TensorViewMut};
+    /// let a = Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]);
+    /// let b = Tensor::<f32, Shape![2]>::from([10.0, 20.0]);
+    /// let mut buf = [0.0f32; 4];
+    /// let mut out = TensorViewMut::<f32, Shape![2, 2]>::new(&mut buf).unwrap();
+    /// a.broadcast_with_into(&b, &mut out, |x, y| x + y);
+    /// assert_eq!(buf, [11.0, 21.0, 12.0, 22.0]);
+    /// ```
+    #[inline(always)]
+    pub fn broadcast_with_into<U, R, V, E>(
+        &self,
+        rhs: R,
+        out: &mut Tensor<V, <Self as NumpyWith<U, R>>::Shape, E>,
+        f: impl FnMut(&T, &U) -> V,
+    ) where
+        R: Operand<U>,
+        Self: NumpyWith<U, R>,
+        E: DataMut<V>,
+    {
+        kernel::zip_into::<
+            T,
+            U,
+            V,
+            S,
+            <Self as NumpyWith<U, R>>::RhsShape,
+            <Self as NumpyWith<U, R>>::Shape,
+        >(self.as_slice(), rhs.elements(), out.as_mut_slice(), f);
+    }
+
+    /// NONE broadcasting (N1-N3): combines two tensors of *identical* shape with `f`. A shape
+    /// mismatch, a rank mismatch included, is a compile error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![3]>::from([1, 2, 3]);
+    /// let p = a.zip_map(&a, |x, y| x * y);
+    /// assert_eq!(p.as_slice(), &[1, 4, 9]);
+    /// ```
+    #[inline(always)]
+    pub fn zip_map<U, S2, E, V>(
+        &self,
+        rhs: &Tensor<U, S2, E>,
+        f: impl FnMut(&T, &U) -> V,
+    ) -> OwnedIn<<D::Family as Join<E::Family>>::Out, V, S>
+    where
+        S2: StaticShape + SameShape<S>,
+        E: Data<U>,
+        D::Family: Join<E::Family>,
+    {
+        let data = kernel::zip::<<D::Family as Join<E::Family>>::Out, T, U, V, S, S, S>(
+            self.as_slice(),
+            rhs.as_slice(),
+            f,
+        );
+        Tensor::from_parts(data, Default::default())
+    }
+
+    /// numpy's `broadcast_to` (B5, one-directional): the result has exactly the shape
+    /// `Target`. Each right-aligned dim of `self` must be 1 or the target's, and the target's
+    /// rank at least `self`'s; anything else is a compile error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![3, 1]>::from([[1], [2], [3]]);
+    /// let b: Tensor<i32, Shape![2, 3, 4]> = t.broadcast_to::<Shape![2, 3, 4]>();
+    /// assert_eq!(b[[1, 2, 3]], 3);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::splat(0);
+    /// let bad = t.broadcast_to::<Shape![3]>(); // the target has a smaller rank
+    /// ```
+    #[inline(always)]
+    pub fn broadcast_to<Target>(&self) -> OwnedIn<D::Family, T, Target>
+    where
+        Target: StaticShape,
+        S: BroadcastToShape<Target>,
+        T: Clone,
+    {
+        let data = kernel::zip::<D::Family, T, T, T, S, S, Target>(
+            self.as_slice(),
+            self.as_slice(),
+            |x, _| x.clone(),
+        );
+        Tensor::from_parts(data, Default::default())
+    }
+
+    /// Bidirectional broadcasting (B1-B4) to the target shape `Target`: the output shape is the
+    /// NUMPY broadcast of the two shapes, so it may differ from `Target` where the target has
+    /// 1s or a smaller rank.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![1, 4, 1]>::from([[[1], [2], [3], [4]]]);
+    /// let b: Tensor<i32, Shape![1, 4, 4]> = t.broadcast_bidirectional::<Shape![1, 4]>();
+    /// assert_eq!(b[[0, 2, 3]], 3);
+    /// ```
+    #[inline(always)]
+    pub fn broadcast_bidirectional<Target>(
+        &self,
+    ) -> OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>
+    where
+        Target: StaticShape,
+        S: BroadcastShape<Target, Bidirectional>,
+        BidirectionalOutput<S, Target>: StaticShape,
+        T: Clone,
+    {
+        let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>>(
+            self.as_slice(),
+            self.as_slice(),
+            |x, _| x.clone(),
+        );
+        Tensor::from_parts(data, Default::default())
+    }
+}
+
+macro_rules! arithmetic_operator {
+    ($($Trait:ident $method:ident $check:literal;)*) => {$(
+        /// NUMPY-broadcast operator (integers wrap); the right side is a tensor, a reference to
+        /// one, or a scalar. Fully static shapes are checked at compile time; with a `Dyn` dim
+        /// a runtime mismatch panics (see [`OperatorPath`]; `try_*` methods return a `Result`).
+        impl<T, S, D, R> ops::$Trait<R> for &Tensor<T, S, D>
+        where
+            S: Shape,
+            D: Data<T>,
+            R: Operand<T>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            T: Element,
+        {
+            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            #[inline(always)]
+            #[track_caller]
+            fn $method(self, rhs: R) -> Self::Output {
+                if $check {
+                    check_divisor(self.shape().as_ref(), rhs.elements(), rhs.shape_value().dims().as_ref());
+                }
+                OperatorPath::apply(self, rhs, |x: &T, y: &T| <T as Element>::$method(*x, *y))
+            }
+        }
+
+        /// NUMPY-broadcast operator on an owned left side.
+        impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
+        where
+            S: Shape,
+            D: Data<T>,
+            R: Operand<T>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            T: Element,
+        {
+            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            #[inline(always)]
+            #[track_caller]
+            fn $method(self, rhs: R) -> Self::Output {
+                ops::$Trait::$method(&self, rhs)
+            }
+        }
+    )*};
+}
+
+arithmetic_operator! {
+    Add add false;
+    Sub sub false;
+    Mul mul false;
+    Div div true;
+    Rem rem true;
+}
+
+macro_rules! bit_operator {
+    ($($Trait:ident $method:ident;)*) => {$(
+        /// NUMPY-broadcast bitwise operator (logical on `bool` tensors).
+        impl<T, S, D, R> ops::$Trait<R> for &Tensor<T, S, D>
+        where
+            S: Shape,
+            D: Data<T>,
+            R: Operand<T>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            T: Copy + ops::$Trait<Output = T>,
+        {
+            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            #[inline(always)]
+            #[track_caller]
+            fn $method(self, rhs: R) -> Self::Output {
+                OperatorPath::apply(self, rhs, |x: &T, y: &T| ops::$Trait::$method(*x, *y))
+            }
+        }
+
+        /// NUMPY-broadcast bitwise operator on an owned left side.
+        impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
+        where
+            S: Shape,
+            D: Data<T>,
+            R: Operand<T>,
+            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            T: Copy + ops::$Trait<Output = T>,
+        {
+            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            #[inline(always)]
+            #[track_caller]
+            fn $method(self, rhs: R) -> Self::Output {
+                ops::$Trait::$method(&self, rhs)
+            }
+        }
+    )*};
+}
+
+bit_operator! {
+    BitAnd bitand;
+    BitOr bitor;
+    BitXor bitxor;
+}
+
+/// `-t`, elementwise (integers wrap: `-i32::MIN == i32::MIN`).
+impl<T, S, D> ops::Neg for &Tensor<T, S, D>
+where
+    S: Shape,
+    D: Data<T>,
+    Tensor<T, S, D>: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+    T: Element + ops::Neg<Output = T>,
+{
+    type Output = PathOutput<Tensor<T, S, D>, S, T, (), Nothing, T>;
+    #[inline(always)]
+    fn neg(self) -> Self::Output {
+        OperatorPath::apply(self, Nothing, |x: &T, _| <T as Element>::neg(*x))
+    }
+}
+
+/// `-t` on an owned tensor.
+impl<T, S, D> ops::Neg for Tensor<T, S, D>
+where
+    S: Shape,
+    D: Data<T>,
+    Tensor<T, S, D>: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+    T: Element + ops::Neg<Output = T>,
+{
+    type Output = PathOutput<Tensor<T, S, D>, S, T, (), Nothing, T>;
+    #[inline(always)]
+    fn neg(self) -> Self::Output {
+        -&self
+    }
+}
+
+macro_rules! scalar_lhs_operator {
+    ($($t:ty)*) => {$(
+        scalar_lhs_operator!(@each $t; Add add false, Sub sub false, Mul mul false, Div div true, Rem rem true);
+    )*};
+    (@each $t:ty; $($Trait:ident $method:ident $check:literal),*) => {$(
+        /// A scalar on the left: rank 0 against any shape gives that shape (P3).
+        impl<S, D> ops::$Trait<&Tensor<$t, S, D>> for $t
+        where
+            S: Shape,
+            D: Data<$t>,
+            Tensor<$t, S, D>: OperatorPath<$t, (), Nothing, PairKind<S, ()>>,
+        {
+            type Output = PathOutput<Tensor<$t, S, D>, S, $t, (), Nothing, $t>;
+            #[inline(always)]
+            #[track_caller]
+            fn $method(self, rhs: &Tensor<$t, S, D>) -> Self::Output {
+                if $check {
+                    check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref());
+                }
+                OperatorPath::apply(rhs, Nothing, |y: &$t, _| <$t as Element>::$method(self, *y))
+            }
+        }
+    )*};
+}
+
+scalar_lhs_operator!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// Where the work of `+=` and its kin goes, by the kinds of both shapes, as for
+/// [`OperatorPath`]: the right side broadcasts onto the left one-directionally (B5), so the
+/// left never grows. Static shapes are checked at compile time; with a `Dyn` dim a runtime
+/// mismatch panics with the error's message. No allocation either way.
+pub trait AssignPath<T, R: Operand<T>, K> {
+    /// `self[i] = f(self[i], rhs[i])`, after `check` (which may panic) saw the right operand.
+    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T));
+}
+
+impl<T, S, D, R> AssignPath<T, R, StaticKind> for Tensor<T, S, D>
+where
+    S: StaticShape,
+    D: DataMut<T>,
+    R: Operand<T>,
+    R::Shape: StaticShape + BroadcastToShape<S>,
+{
+    #[inline(always)]
+    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
+        kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), rhs.elements(), f);
+    }
+}
+
+impl<T, S, D, R> AssignPath<T, R, DynKind> for Tensor<T, S, D>
+where
+    S: Shape,
+    D: DataMut<T>,
+    R: Operand<T>,
+    R::Shape: BroadcastToShape<S>,
+{
+    #[track_caller]
+    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
+        let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
+        let result = ArrayRef::new(rhs_dims.as_ref(), rhs.elements()).and_then(|b| {
+            crate::runtime::kernels::update_into(
+                dims.as_ref(),
+                self.as_mut_slice(),
+                b,
+                || Ok(()),
+                f,
+            )
+        });
+        result.unwrap_or_else(|e| fail(e))
+    }
+}
+
+macro_rules! assign_operator {
+    ($($Trait:ident $method:ident $elem:ident $check:literal;)*) => {$(
+        /// `self op= rhs`: the right side broadcasts onto the left, which never grows (B5).
+        /// Integers wrap; an integer zero divisor panics with the error's message.
+        impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
+        where
+            S: Shape,
+            D: DataMut<T>,
+            R: Operand<T>,
+            Tensor<T, S, D>: AssignPath<T, R, PairKind<S, R::Shape>>,
+            T: Element,
+        {
+            #[inline(always)]
+            #[track_caller]
+            fn $method(&mut self, rhs: R) {
+                if $check {
+                    check_divisor(self.shape().as_ref(), rhs.elements(), rhs.shape_value().dims().as_ref());
+                }
+                AssignPath::update(self, rhs, |x: &mut T, y: &T| *x = <T as Element>::$elem(*x, *y));
+            }
+        }
+    )*};
+}
+
+assign_operator! {
+    AddAssign add_assign add false;
+    SubAssign sub_assign sub false;
+    MulAssign mul_assign mul false;
+    DivAssign div_assign div true;
+    RemAssign rem_assign rem true;
+}

@@ -1,0 +1,107 @@
+//! The Broadcast op's modes at compile time: Bidirectional (B1-B4, NUMPY applied to input and
+//! target, so the output may differ from the target) and one-directional `numpy`
+//! `broadcast_to` (B5: the output is exactly the target; the input's dims are 1 or the
+//! target's). The one-directional rule is also what `+=` and its kin need: the right side
+//! broadcasts onto the left, which never grows.
+
+use super::{BroadcastShape, CaseOf, Classify, Equal, ModeDimRule, Num, StretchLeft, StretchRight};
+use crate::typed::dim::{Const, Dyn, ToUnsigned};
+use typenum::{Eq as TEq, IsEqual, U1};
+
+/// Marker for Bidirectional broadcasting of a tensor to a target shape (rules section 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bidirectional;
+
+/// Bidirectional per-dim rule (B1, B4): the case's output dim. Not implemented for
+/// `Incompatible`.
+#[diagnostic::on_unimplemented(
+    message = "cannot broadcast input dim `{A}` to target dim `{B}` (Bidirectional)",
+    label = "each right-aligned pair must be equal or contain a 1 (rule B4)",
+    note = "Bidirectional broadcasting is NUMPY applied to (input shape, target shape) (rule B1)"
+)]
+pub trait BidirectionalDimRule<A, B> {
+    /// The output dim.
+    type Output;
+}
+
+impl_dim_rule_cases!(BidirectionalDimRule);
+impl<Case: BidirectionalDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for Bidirectional {
+    type Output = Case::Output;
+}
+
+/// The Bidirectional output shape of input `A` and target `T`.
+pub type BidirectionalOutput<A, T> = <A as BroadcastShape<T, Bidirectional>>::Output;
+
+/// Marker for the one-directional rule (B5 `numpy` mode).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OneWay;
+
+/// One-directional per-dim rule (B5): the input dim `A` is 1 or the target dim `B`. Implemented
+/// for [`Equal`] and [`StretchLeft`] only: the target never shrinks to the input.
+#[diagnostic::on_unimplemented(
+    message = "cannot stretch dim `{A}` to dim `{B}` (one-directional NUMPY: `broadcast_to`, `+=`)",
+    label = "the input dim must be 1 or equal to the target dim; the target never changes (rule B5)"
+)]
+pub trait OneWayDimRule<A, B> {
+    /// The target dim.
+    type Output;
+}
+impl<A, B> OneWayDimRule<A, B> for Equal {
+    type Output = B;
+}
+impl<A, B> OneWayDimRule<A, B> for StretchLeft {
+    type Output = B;
+}
+impl<Case: OneWayDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for OneWay {
+    type Output = Case::Output;
+}
+
+/// A dim that stretches to the target dim `Target` (B5): static pairs are decided here, a pair
+/// with a [`Dyn`] is checked at run time.
+pub trait BroadcastToDim<Target> {}
+
+impl<const A: usize, const B: usize> BroadcastToDim<Const<B>> for Const<A>
+where
+    Const<A>: ToUnsigned,
+    Const<B>: ToUnsigned,
+    Num<Const<A>>: IsEqual<Num<Const<B>>> + IsEqual<U1>,
+    Num<Const<B>>: IsEqual<U1>,
+    (
+        TEq<Num<Const<A>>, Num<Const<B>>>,
+        TEq<Num<Const<A>>, U1>,
+        TEq<Num<Const<B>>, U1>,
+    ): Classify,
+    OneWay: ModeDimRule<CaseOf<Const<A>, Const<B>>, Const<A>, Const<B>>,
+{
+}
+impl<const A: usize> BroadcastToDim<Dyn> for Const<A> {}
+impl<const B: usize> BroadcastToDim<Const<B>> for Dyn {}
+impl BroadcastToDim<Dyn> for Dyn {}
+
+/// `Self` stretches to the target shape `Target` one-directionally (B5, numpy's
+/// `broadcast_to`): the target's rank is at least `Self`'s, and each right-aligned dim of
+/// `Self` is 1 or the target's. The result has exactly the target's shape.
+///
+/// ```
+/// use shaped::{typed::rules::BroadcastToShape, Shape};
+/// fn stretches<S: BroadcastToShape<T>, T>() {}
+/// stretches::<Shape![3, 1], Shape![2, 3, 4]>();
+/// stretches::<Shape![], Shape![2]>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be broadcast to `{Target}`: the target has a smaller rank",
+    label = "one-directional broadcasting needs the target's rank to be at least the input's (rule B5)",
+    note = "to let both sides grow, use `broadcast_bidirectional` (rule B1)"
+)]
+pub trait BroadcastToShape<Target> {}
+
+macro_rules! broadcast_to_impl {
+    ([$($l:ident)*] [$(($a:ident $b:ident))*]) => {
+        impl<$($l,)* $($a: BroadcastToDim<$b>, $b,)*> BroadcastToShape<($($l,)* $($b,)*)>
+            for ($($a,)*)
+        {
+        }
+    };
+}
+for_each_alignment!(broadcast_to_impl);
