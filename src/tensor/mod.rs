@@ -48,7 +48,7 @@ mod fmt;
 pub(crate) mod ops;
 mod try_ops;
 
-pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath};
+pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, PathOutput};
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///

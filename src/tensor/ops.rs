@@ -61,10 +61,13 @@ use crate::{rules::AutoBroadcast, typed::rules::NumpyOutput};
 /// The right-hand side of a broadcasting operation with elements of type `T`: a tensor (owned
 /// or borrowed, any storage) or a scalar. Sealed; make your own element type a [`Scalar`] to
 /// use it as a scalar operand.
+///
+/// Every tensor and scalar is an `Operand<T>` for any `T` as far as its shape goes; the element
+/// types are compared by [`SameElement`], so a mismatch is reported once, as that.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be an operand of a tensor of `{T}`: the element types differ",
-    label = "this operand's elements are not `{T}`",
-    note = "both sides of an operation have the same element type: for a scalar with a float tensor write `2.0`, not `2`; convert a tensor with `map(|&x| x as f64)`"
+    message = "`{Self}` is not an operand of a tensor of `{T}`: it must be a tensor of `{T}` or a `{T}` scalar",
+    label = "not a `{T}` operand",
+    note = "for a scalar with a float tensor write `2.0`, not `2`; convert a tensor with `map(|&x| x as f64)`"
 )]
 pub trait Operand<T>: SealedOperand<T> {
     /// The operand's shape (`()` for a scalar).
@@ -77,13 +80,34 @@ pub trait Operand<T>: SealedOperand<T> {
     fn shape_value(&self) -> Self::Shape;
 }
 
-impl<T, S: Shape, D: Data<T>> SealedOperand<T> for &Tensor<T, S, D> {}
-impl<T, S: Shape, D: Data<T>> Operand<T> for &Tensor<T, S, D> {
+/// `Self` is the element type `T`: the one check of element types in an operation.
+#[diagnostic::on_unimplemented(
+    message = "cannot combine `{Self}` elements with a tensor of `{T}`: the element types differ",
+    label = "this operand's elements are `{Self}`, not `{T}`",
+    note = "both sides of an operation have the same element type: for a scalar with a float tensor write `2.0`, not `2`; convert a tensor with `map(|&x| x as f64)`"
+)]
+pub trait SameElement<T> {
+    /// The elements, as `T`s (they are `T`s).
+    fn cast(elements: &[Self]) -> &[T]
+    where
+        Self: Sized;
+}
+
+impl<T> SameElement<T> for T {
+    #[inline(always)]
+    fn cast(elements: &[T]) -> &[T] {
+        elements
+    }
+}
+
+impl<T, U: SameElement<T>, S: Shape, D: Data<U>> SealedOperand<T> for &Tensor<U, S, D> {}
+#[diagnostic::do_not_recommend]
+impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for &Tensor<U, S, D> {
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
     fn elements(&self) -> &[T] {
-        self.as_slice()
+        U::cast(self.as_slice())
     }
     #[inline(always)]
     fn shape_value(&self) -> S {
@@ -91,13 +115,14 @@ impl<T, S: Shape, D: Data<T>> Operand<T> for &Tensor<T, S, D> {
     }
 }
 
-impl<T, S: Shape, D: Data<T>> SealedOperand<T> for Tensor<T, S, D> {}
-impl<T, S: Shape, D: Data<T>> Operand<T> for Tensor<T, S, D> {
+impl<T, U: SameElement<T>, S: Shape, D: Data<U>> SealedOperand<T> for Tensor<U, S, D> {}
+#[diagnostic::do_not_recommend]
+impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for Tensor<U, S, D> {
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
     fn elements(&self) -> &[T] {
-        self.as_slice()
+        U::cast(self.as_slice())
     }
     #[inline(always)]
     fn shape_value(&self) -> S {
@@ -105,13 +130,14 @@ impl<T, S: Shape, D: Data<T>> Operand<T> for Tensor<T, S, D> {
     }
 }
 
-impl<T: Scalar> SealedOperand<T> for T {}
-impl<T: Scalar> Operand<T> for T {
+impl<T, X: Scalar + SameElement<T>> SealedOperand<T> for X {}
+#[diagnostic::do_not_recommend]
+impl<T, X: Scalar + SameElement<T>> Operand<T> for X {
     type Shape = ();
     type Family = Stack;
     #[inline(always)]
     fn elements(&self) -> &[T] {
-        core::slice::from_ref(self)
+        X::cast(core::slice::from_ref(self))
     }
     #[inline(always)]
     fn shape_value(&self) {}
@@ -123,6 +149,7 @@ impl<T: Scalar> Operand<T> for T {
 pub struct Nothing;
 
 impl SealedOperand<()> for Nothing {}
+#[diagnostic::do_not_recommend]
 impl Operand<()> for Nothing {
     type Shape = ();
     type Family = Stack;
@@ -165,9 +192,9 @@ macro_rules! impl_numpy_with {
 }
 
 impl_numpy_with! {
-    ['r; S2: StaticShape, E: Data<U>] &'r Tensor<U, S2, E> => S2, E::Family;
-    [; S2: StaticShape, E: Data<U>] Tensor<U, S2, E> => S2, E::Family;
-    [; ] U => (), Stack;
+    ['r; V, S2: StaticShape, E: Data<V>] &'r Tensor<V, S2, E> => S2, E::Family;
+    [; V, S2: StaticShape, E: Data<V>] Tensor<V, S2, E> => S2, E::Family;
+    [; X: Scalar] X => (), Stack;
 }
 
 /// A unary operation run through the binary path: the operand is a rank-0 `()`.
@@ -189,21 +216,49 @@ pub type Broadcasted<L, U, R, V> =
 /// The kind of the pair of shapes of an operation: static only if both are.
 pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
 
-/// Where an operation's work goes, chosen by the kind of both shapes ([`StaticKind`] or
-/// [`DynKind`]): two impls keyed on different kinds, so they never overlap.
+/// What an elementwise operation of `Self` with the operand `R` needs, and where its work
+/// goes, chosen by the kind of both shapes:
 ///
 /// * Both static: the static kernel, no runtime check, the result stored like the operands.
 /// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
 ///   as the `try_*` methods; **a runtime mismatch panics** with the error's message. Use the
 ///   `try_*` methods to get a `Result` instead.
-pub trait OperatorPath<T, U, R: Operand<U>, K> {
+///
+/// One blanket impl, so a wrong operand is reported once, as an [`Operand`] error.
+pub trait OperatorPath<T, U, R> {
     /// The result, holding `V`s.
     type Output<V>;
     /// Combines `self` with `rhs` elementwise through `f`.
     fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
 }
 
-impl<T, S, D, U, R> OperatorPath<T, U, R, StaticKind> for Tensor<T, S, D>
+impl<T, S, D, U, R> OperatorPath<T, U, R> for Tensor<T, S, D>
+where
+    S: Shape,
+    D: Data<T>,
+    R: Operand<U>,
+    Self: KindPath<T, U, R, PairKind<S, R::Shape>>,
+{
+    type Output<V> = <Self as KindPath<T, U, R, PairKind<S, R::Shape>>>::Output<V>;
+    #[inline(always)]
+    #[track_caller]
+    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+        KindPath::apply(self, rhs, f)
+    }
+}
+
+/// [`OperatorPath`] keyed on the kind of both shapes ([`StaticKind`] or [`DynKind`]): two impls
+/// that never overlap.
+#[doc(hidden)]
+pub trait KindPath<T, U, R: Operand<U>, K> {
+    /// The result, holding `V`s.
+    type Output<V>;
+    /// Combines `self` with `rhs` elementwise through `f`.
+    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T, S, D, U, R> KindPath<T, U, R, StaticKind> for Tensor<T, S, D>
 where
     S: StaticShape,
     D: Data<T>,
@@ -226,8 +281,9 @@ where
     }
 }
 
+#[diagnostic::do_not_recommend]
 #[cfg(feature = "alloc")]
-impl<T, S, D, U, R> OperatorPath<T, U, R, DynKind> for Tensor<T, S, D>
+impl<T, S, D, U, R> KindPath<T, U, R, DynKind> for Tensor<T, S, D>
 where
     S: Shape + BroadcastShape<R::Shape, crate::typed::rules::Numpy>,
     D: Data<T>,
@@ -274,10 +330,9 @@ fn check_divisor<T: Element>(lhs: &[usize], divisor: &[T], divisor_dims: &[usize
     }
 }
 
-/// The result of an operation of `L` (shape `S`) with the operand `R` on the path their kinds
-/// choose, holding `V`s.
-pub type PathOutput<L, S, T, U, R, V> =
-    <L as OperatorPath<T, U, R, PairKind<S, <R as Operand<U>>::Shape>>>::Output<V>;
+/// The result of an operation of `L` with the operand `R` on the path their kinds choose,
+/// holding `V`s.
+pub type PathOutput<L, T, U, R, V> = <L as OperatorPath<T, U, R>>::Output<V>;
 
 /// Operations for every kind of storage and shape.
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
@@ -298,10 +353,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         &self,
         rhs: R,
         f: impl FnMut(&T, &U) -> V,
-    ) -> PathOutput<Self, S, T, U, R, V>
+    ) -> PathOutput<Self, T, U, R, V>
     where
-        R: Operand<U>,
-        Self: OperatorPath<T, U, R, PairKind<S, R::Shape>>,
+        Self: OperatorPath<T, U, R>,
     {
         OperatorPath::apply(self, rhs, f)
     }
@@ -314,9 +368,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(t.as_slice(), &[10, 20, 30]);
     /// ```
     #[inline(always)]
-    pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> PathOutput<Self, S, T, (), Nothing, V>
+    pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> PathOutput<Self, T, (), Nothing, V>
     where
-        Self: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+        Self: OperatorPath<T, (), Nothing>,
     {
         OperatorPath::apply(self, Nothing, |x, _| f(x))
     }
@@ -330,10 +384,9 @@ macro_rules! elementwise_methods {
             #[doc = $doc]
             #[inline(always)]
             #[track_caller]
-            pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, $out>
+            pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, $out>
             where
-                R: Operand<T>,
-                Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+                Self: OperatorPath<T, T, R>,
                 T: Copy $(+ $bound)*,
             {
                 OperatorPath::apply(self, rhs, |$x: &T, $y: &T| $body)
@@ -374,10 +427,10 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn floor_mod<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, T>
+    pub fn floor_mod<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, T>
     where
         R: Operand<T>,
-        Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+        Self: OperatorPath<T, T, R>,
         T: Element,
     {
         check_divisor(
@@ -400,10 +453,10 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[cfg_attr(docsrs, doc(cfg(any(feature = "std", feature = "libm"))))]
     #[inline(always)]
     #[track_caller]
-    pub fn pow<R>(&self, rhs: R) -> PathOutput<Self, S, T, T, R, T>
+    pub fn pow<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, T>
     where
         R: Operand<T>,
-        Self: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+        Self: OperatorPath<T, T, R>,
         T: crate::element::Float,
     {
         OperatorPath::apply(self, rhs, |x: &T, y: &T| x.powf(*y))
@@ -543,10 +596,10 @@ macro_rules! arithmetic_operator {
             S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: Element,
         {
-            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
@@ -563,10 +616,10 @@ macro_rules! arithmetic_operator {
             S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: Element,
         {
-            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
@@ -592,10 +645,10 @@ macro_rules! bit_operator {
             S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: Copy + ops::$Trait<Output = T>,
         {
-            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
@@ -609,10 +662,10 @@ macro_rules! bit_operator {
             S: Shape,
             D: Data<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R, PairKind<S, R::Shape>>,
+            Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: Copy + ops::$Trait<Output = T>,
         {
-            type Output = PathOutput<Tensor<T, S, D>, S, T, T, R, T>;
+            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
@@ -633,10 +686,10 @@ impl<T, S, D> ops::Neg for &Tensor<T, S, D>
 where
     S: Shape,
     D: Data<T>,
-    Tensor<T, S, D>: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+    Tensor<T, S, D>: OperatorPath<T, (), Nothing>,
     T: Element + ops::Neg<Output = T>,
 {
-    type Output = PathOutput<Tensor<T, S, D>, S, T, (), Nothing, T>;
+    type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
     #[inline(always)]
     fn neg(self) -> Self::Output {
         OperatorPath::apply(self, Nothing, |x: &T, _| <T as Element>::neg(*x))
@@ -648,10 +701,10 @@ impl<T, S, D> ops::Neg for Tensor<T, S, D>
 where
     S: Shape,
     D: Data<T>,
-    Tensor<T, S, D>: OperatorPath<T, (), Nothing, PairKind<S, ()>>,
+    Tensor<T, S, D>: OperatorPath<T, (), Nothing>,
     T: Element + ops::Neg<Output = T>,
 {
-    type Output = PathOutput<Tensor<T, S, D>, S, T, (), Nothing, T>;
+    type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
     #[inline(always)]
     fn neg(self) -> Self::Output {
         -&self
@@ -668,9 +721,9 @@ macro_rules! scalar_lhs_operator {
         where
             S: Shape,
             D: Data<$t>,
-            Tensor<$t, S, D>: OperatorPath<$t, (), Nothing, PairKind<S, ()>>,
+            Tensor<$t, S, D>: OperatorPath<$t, (), Nothing>,
         {
-            type Output = PathOutput<Tensor<$t, S, D>, S, $t, (), Nothing, $t>;
+            type Output = PathOutput<Tensor<$t, S, D>, $t, (), Nothing, $t>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t, S, D>) -> Self::Output {
@@ -689,12 +742,34 @@ scalar_lhs_operator!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize
 /// [`OperatorPath`]: the right side broadcasts onto the left one-directionally (B5), so the
 /// left never grows. Static shapes are checked at compile time; with a `Dyn` dim a runtime
 /// mismatch panics with the error's message. No allocation either way.
-pub trait AssignPath<T, R: Operand<T>, K> {
-    /// `self[i] = f(self[i], rhs[i])`, after `check` (which may panic) saw the right operand.
+pub trait AssignPath<T, R> {
+    /// `self[i] = f(self[i], rhs[i])`.
     fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T));
 }
 
-impl<T, S, D, R> AssignPath<T, R, StaticKind> for Tensor<T, S, D>
+impl<T, S, D, R> AssignPath<T, R> for Tensor<T, S, D>
+where
+    S: Shape,
+    D: DataMut<T>,
+    R: Operand<T>,
+    Self: KindAssign<T, R, PairKind<S, R::Shape>>,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
+        KindAssign::update(self, rhs, f)
+    }
+}
+
+/// [`AssignPath`] keyed on the kind of both shapes.
+#[doc(hidden)]
+pub trait KindAssign<T, R: Operand<T>, K> {
+    /// `self[i] = f(self[i], rhs[i])`.
+    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T));
+}
+
+#[diagnostic::do_not_recommend]
+impl<T, S, D, R> KindAssign<T, R, StaticKind> for Tensor<T, S, D>
 where
     S: StaticShape,
     D: DataMut<T>,
@@ -707,7 +782,8 @@ where
     }
 }
 
-impl<T, S, D, R> AssignPath<T, R, DynKind> for Tensor<T, S, D>
+#[diagnostic::do_not_recommend]
+impl<T, S, D, R> KindAssign<T, R, DynKind> for Tensor<T, S, D>
 where
     S: Shape,
     D: DataMut<T>,
@@ -739,7 +815,7 @@ macro_rules! assign_operator {
             S: Shape,
             D: DataMut<T>,
             R: Operand<T>,
-            Tensor<T, S, D>: AssignPath<T, R, PairKind<S, R::Shape>>,
+            Tensor<T, S, D>: AssignPath<T, R>,
             T: Element,
         {
             #[inline(always)]

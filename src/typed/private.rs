@@ -12,6 +12,11 @@
 pub trait SealedDim {}
 
 /// Seal of [`Shape`](trait@crate::Shape) and [`StaticShape`](crate::StaticShape).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot implement `Shape`: the trait is sealed",
+    label = "shapes are tuples of `Const<N>` and `Dyn` dims, written `Shape![...]`",
+    note = "storage and the in-place kernels trust a shape's element count and layout, so only this crate implements it"
+)]
 pub trait SealedShape {}
 
 /// Seal of the storage traits ([`Data`](crate::typed::storage::Data) and the ones built on
