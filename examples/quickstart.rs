@@ -6,7 +6,7 @@
 use shaped::{Shape, Tensor, TensorView};
 
 fn main() {
-    // NUMPY broadcasting (spec P1-P6): (2,1,5) + (4,1) -> (2,4,5), decided at compile time.
+    // NUMPY broadcasting (RULES.md P1-P6): (2,1,5) + (4,1) -> (2,4,5), decided at compile time.
     let a = Tensor::<f32, Shape![2, 1, 5]>::from_fn(|[i, _j, k]| (i * 5 + k) as f32);
     let b = Tensor::<f32, Shape![4, 1]>::from([[0.0], [10.0], [20.0], [30.0]]);
     let c: Tensor<f32, Shape![2, 4, 5]> = &a + &b;

@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-/// A dim known to lie in `[lo, hi]`; `hi == None` means unbounded. `-1` in the spec is
+/// A dim known to lie in `[lo, hi]`; `hi == None` means unbounded. `-1` in RULES.md is
 /// [`Interval::DYNAMIC`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Interval {
@@ -14,7 +14,7 @@ pub struct Interval {
 }
 
 impl Interval {
-    /// `[0, ∞)`: nothing known (`-1` in the spec).
+    /// `[0, ∞)`: nothing known (`-1` in RULES.md).
     pub const DYNAMIC: Interval = Interval { lo: 0, hi: None };
 
     /// The one-point interval `[n, n]`: a static dim.

@@ -1,4 +1,4 @@
-//! The binary primitive (spec section 5): one test per rule (O1-O6, A16), every algorithm and
+//! The binary primitive (RULES.md section 5): one test per rule (O1-O6, A16), every algorithm and
 //! post-op, and a randomized check that layouts never change a result, against an index-by-index
 //! reference.
 

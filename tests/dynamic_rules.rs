@@ -1,4 +1,4 @@
-//! One test per rule of the spec on the runtime path: N1-N6, P1-P8, D1-D11, B1-B5, I1-I4 and
+//! One test per rule of RULES.md on the runtime path: N1-N6, P1-P8, D1-D11, B1-B5, I1-I4 and
 //! the decisions A1-A16. Shapes and error texts are asserted exactly.
 
 use shaped::rules::partial::{broadcast_partial, Interval, PartialShape};

@@ -82,7 +82,7 @@ fn a_static_dim_against_dyn_gives_a_static_output() {
 }
 
 #[test]
-fn zero_size_dyn_dims_follow_the_spec() {
+fn zero_size_dyn_dims_follow_the_rules() {
     let empty = Tensor::<f32, Shape![_, 4]>::from_shape_vec([0, 4], vec![]).unwrap();
     let row = Tensor::<f32, Shape![1, 4]>::zeros();
     let out = empty.try_add(&row).unwrap();

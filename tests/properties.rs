@@ -1,6 +1,6 @@
 //! Property tests: random shapes (dims biased to 0 and 1), every mode, contiguous and
 //! transposed inputs, checked against a deliberately simple reference that works index by
-//! index. PDPD values use the spec's D9 formulation (reshape B, then NUMPY), not the kernel's.
+//! index. PDPD values use RULES.md's D9 formulation (reshape B, then NUMPY), not the kernel's.
 
 mod common;
 
@@ -45,7 +45,7 @@ impl Rng {
     }
 }
 
-/// The spec's rules, written the textbook way.
+/// RULES.md's rules, written the textbook way.
 fn reference_shape(
     a: &[usize],
     b: &[usize],

@@ -1,4 +1,4 @@
-//! One test per rule of the spec (sections 1, 2 and 4) on the static path. Each shape pair goes
+//! One test per rule of RULES.md (sections 1, 2 and 4) on the static path. Each shape pair goes
 //! through the compile-time rules (the output type is written out, so a wrong type fails to
 //! compile), the runtime rules in `shaped::rules`, and the index-by-index reference, and the
 //! three must agree on shape and values. Rejected pairs are compile-fail cases in `ui-tests/`.

@@ -1,4 +1,4 @@
-//! `broadcast_shapes` in every mode with any axis, against the spec's text; its error value
+//! `broadcast_shapes` in every mode with any axis, against RULES.md's text; its error value
 //! formats without panicking.
 #![no_main]
 

@@ -1,5 +1,5 @@
 //! The Broadcast op's modes (numpy, explicit with any axes_mapping, bidirectional, pdpd with
-//! any axis): shapes against the spec's text, and values through `broadcast_into` with an
+//! any axis): shapes against RULES.md's text, and values through `broadcast_into` with an
 //! output buffer of any length.
 #![no_main]
 

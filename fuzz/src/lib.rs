@@ -1,5 +1,5 @@
 //! Input decoding and simple references shared by the fuzz targets. The references follow the
-//! spec's wording, index by index, with no cleverness: they are what a result is checked
+//! wording of RULES.md, index by index, with no cleverness: they are what a result is checked
 //! against, not only "it did not crash".
 
 use shaped::{AutoBroadcast, BinaryOp};
@@ -118,7 +118,7 @@ pub struct Reference {
     pub b_at: usize,
 }
 
-/// The elementwise modes by the spec's text (sections 1-4).
+/// The elementwise modes by RULES.md's text (sections 1-4).
 pub fn reference_shape(a: &[usize], b: &[usize], mode: AutoBroadcast) -> Option<Reference> {
     match mode {
         AutoBroadcast::None => (a == b).then(|| Reference {

@@ -1,4 +1,4 @@
-//! Shape inference with dynamic dims (spec section 6): a dim is an interval `[lo, hi]`, `hi`
+//! Shape inference with dynamic dims (RULES.md section 6): a dim is an interval `[lo, hi]`, `hi`
 //! possibly unbounded, and a shape may have a dynamic rank.
 //!
 //! * I1 / N4: NONE merges each pair by intersection; an empty one is an error.

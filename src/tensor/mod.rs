@@ -4,33 +4,6 @@
 //! elements), `ops.rs` (operators and elementwise methods, static and mixed shapes alike),
 //! `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
 //! mixed, heap and runtime tensors), `fmt.rs` (`Display`, `Debug`).
-//!
-//! # Mixed shapes
-//!
-//! A shape may mix static and [`Dyn`](crate::Dyn) dims: `Shape![_, 3, 4]`. Static dims are
-//! checked at compile time, as for fully static shapes (a mismatch between two static dims does
-//! not compile); the dims that involve a `Dyn` are checked at run time by the same runtime
-//! rules as [`DynTensor`](crate::DynTensor). Output types keep every static dim the rules
-//! allow: `Const<N>` (N != 1) against `Dyn` gives `Const<N>` (the runtime dim must be 1 or N),
-//! `Const<1>` or `Dyn` against `Dyn` gives `Dyn`. The operators and methods panic with the
-//! error's message on a runtime mismatch; the `try_*` methods return it.
-//!
-//! Owned tensors with a `Dyn` dim keep their elements in a `Vec` (feature `alloc`); without
-//! `alloc` they exist as views ([`TensorView::with_shape`]).
-//!
-//! ```
-//! # #[cfg(feature = "alloc")] {
-//! use shaped::{Shape, Tensor};
-//! let batch = 2;
-//! let x: Tensor<f32, Shape![_, 3, 4]> = Tensor::from_shape_vec([batch, 3, 4], vec![1.0; 24])?;
-//! let bias = Tensor::<f32, Shape![1, 4]>::zeros();
-//! let y: Tensor<f32, Shape![_, 3, 4]> = x.try_add(&bias)?;
-//! assert_eq!(y.shape(), [2, 3, 4]);
-//! let z = &y * 2.0;                         // operators work too, panicking on a mismatch
-//! assert_eq!(z[[1, 2, 3]], 2.0);
-//! # }
-//! # Ok::<(), shaped::Error>(())
-//! ```
 
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
@@ -48,7 +21,7 @@ mod fmt;
 pub(crate) mod ops;
 mod try_ops;
 
-pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, PathOutput};
+pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, PathOutput, SameElement};
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///
@@ -62,6 +35,53 @@ pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, PathOut
 /// let b = Tensor::<f32, Shape![4, 1]>::splat(1.0);
 /// let c: Tensor<f32, Shape![2, 4, 5]> = &a + &b;
 /// assert_eq!(c[[1, 3, 4]], 10.0);
+/// ```
+///
+/// # Operations
+///
+/// * NUMPY broadcasting (P1-P6) for `+ - * / %`, `& | ^` and the methods
+///   [`maximum`](Tensor::maximum), [`minimum`](Tensor::minimum), `pow` (with `std` or `libm`),
+///   [`squared_difference`](Tensor::squared_difference), [`floor_mod`](Tensor::floor_mod),
+///   [`eq`](Tensor::eq), [`ne`](Tensor::ne), [`lt`](Tensor::lt), [`le`](Tensor::le),
+///   [`gt`](Tensor::gt), [`ge`](Tensor::ge), [`and`](Tensor::and), [`or`](Tensor::or),
+///   [`xor`](Tensor::xor). The right operand is a tensor, a reference to one, or a scalar; a
+///   scalar also works on the left (`2.0 - &a`).
+/// * `+= -= *= /= %=`: the right side broadcasts onto the left, which never grows (B5).
+/// * `-a` and [`map`](Tensor::map); [`zip_map`](Tensor::zip_map) (NONE, identical shapes);
+///   [`broadcast_to`](Tensor::broadcast_to) (B5, exactly the target) and
+///   [`broadcast_bidirectional`](Tensor::broadcast_bidirectional) (B1-B4).
+/// * The `try_*` forms (feature `alloc`) return [`Error`](crate::Error) values.
+///
+/// Two static shapes are checked at compile time and cannot fail at run time. Integers follow
+/// one contract on every path ([`Element`](crate::Element)): `+ - *` and negation wrap, and an
+/// integer zero divisor makes `/` and `%` panic with the
+/// [`DivisionByZero`](crate::ErrorKind::DivisionByZero) error's message.
+///
+/// # Mixed shapes (static and runtime dims in one shape)
+///
+/// A shape may mix static and [`Dyn`](crate::Dyn) dims: `Shape![_, 3, 4]`. Static dims are
+/// checked at compile time, as for fully static shapes (a mismatch between two static dims does
+/// not compile); the dims that involve a `Dyn` are checked at run time by the same runtime
+/// rules as `DynTensor`. Output types keep every static dim the rules
+/// allow: `Const<N>` (N != 1) against `Dyn` gives `Const<N>` (the runtime dim must be 1 or N),
+/// `Const<1>` or `Dyn` against `Dyn` gives `Dyn`. The operators and methods panic with the
+/// error's message on a runtime mismatch; the `try_*` methods return it.
+///
+/// Owned tensors with a `Dyn` dim keep their elements in a `Vec` (feature `alloc`); without
+/// `alloc` they exist as views ([`TensorView::with_shape`]).
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use shaped::{Shape, Tensor};
+/// let batch = 2;
+/// let x: Tensor<f32, Shape![_, 3, 4]> = Tensor::from_shape_vec([batch, 3, 4], vec![1.0; 24])?;
+/// let bias = Tensor::<f32, Shape![1, 4]>::zeros();
+/// let y: Tensor<f32, Shape![_, 3, 4]> = x.try_add(&bias)?;
+/// assert_eq!(y.shape(), [2, 3, 4]);
+/// let z = &y * 2.0;                         // operators work too, panicking on a mismatch
+/// assert_eq!(z[[1, 2, 3]], 2.0);
+/// # }
+/// # Ok::<(), shaped::Error>(())
 /// ```
 pub struct Tensor<T, S: Shape, D = Owned<T, S>> {
     data: D,
