@@ -4,6 +4,21 @@
 
 use shaped::{AutoBroadcast, BinaryOp};
 
+/// The bodies of the fuzz targets, one module each. The `#[path]`s let the main crate's
+/// `tests/fuzz_replay.rs` include this file as a module and replay every saved input on stable.
+pub mod targets {
+    #[path = "binary_primitive.rs"]
+    pub mod binary_primitive;
+    #[path = "broadcast_shapes.rs"]
+    pub mod broadcast_shapes;
+    #[path = "broadcast_to.rs"]
+    pub mod broadcast_to;
+    #[path = "dyn_tensor.rs"]
+    pub mod dyn_tensor;
+    #[path = "strided_kernels.rs"]
+    pub mod strided_kernels;
+}
+
 /// Reads the fuzzer's bytes as small numbers; past the end everything reads as 0.
 pub struct Input<'a> {
     data: &'a [u8],

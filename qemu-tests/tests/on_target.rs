@@ -126,11 +126,7 @@ fn static_every_op(r: &mut Report) {
         a.eq(&b).as_slice(),
         &[false, false, false, false],
     );
-    r.eq(
-        "ne_elem",
-        a.ne(&b).as_slice(),
-        &[true, true, true, true],
-    );
+    r.eq("ne_elem", a.ne(&b).as_slice(), &[true, true, true, true]);
     r.eq("lt", a.lt(&b).as_slice(), &[true, true, false, false]);
     r.eq("le", a.le(1.0).as_slice(), &[true, true, false, false]);
     r.eq("gt", a.gt(&b).as_slice(), &[false, false, true, true]);
@@ -154,19 +150,44 @@ fn static_every_op(r: &mut Report) {
 
     let bt = b.broadcast_bidirectional::<Shape![3, 2, 2]>();
     r.eq(
-        "broadcast_to [1,2] -> [3,2,2]",
+        "broadcast_bidirectional [1,2] -> [3,2,2]",
         &(bt.shape(), bt[[2, 1, 1]]),
         &([3, 2, 2], 0.5),
     );
-    let grown = Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]).broadcast_bidirectional::<Shape![1, 3]>();
+    let grown =
+        Tensor::<f32, Shape![2, 1]>::from([[1.0], [2.0]]).broadcast_bidirectional::<Shape![1, 3]>();
     r.eq(
-        "broadcast_to may differ from the target (B3)",
+        "broadcast_bidirectional may differ from the target (B2)",
         &grown.shape(),
         &[2, 3],
     );
     let z = a.zip_map(&a, |x, y| x * y);
     r.eq("zip_map (NONE)", z.as_slice(), &[1.0, 4.0, 9.0, 16.0]);
-    r.eq("map", a.map(|x| x as i32).as_slice(), &[1, -2, 3, 4]);
+    r.eq("map", a.map(|&x| x as i32).as_slice(), &[1, -2, 3, 4]);
+    let one_way = b.broadcast_to::<Shape![3, 2, 2]>();
+    r.eq(
+        "broadcast_to is one-directional (B5)",
+        &(one_way.shape(), one_way.as_slice() == bt.as_slice()),
+        &([3, 2, 2], true),
+    );
+    let mut acc = Tensor::<f32, Shape![2, 2]>::splat(1.0);
+    acc += &b;
+    acc *= 2.0;
+    r.eq(
+        "+= and *= broadcast onto the left",
+        acc.as_slice(),
+        &[6.0, 3.0, 6.0, 3.0],
+    );
+    let n = Tensor::<i8, Shape![2]>::from([i8::MIN, 5]);
+    r.eq("neg wraps", (-&n).as_slice(), &[i8::MIN, -5]);
+    let mut buf = [1i32, 2, 3, 4, 5, 6];
+    let mut view = TensorViewMut::<i32, Shape![_, 3]>::with_shape([2, 3], &mut buf).unwrap();
+    view -= &Tensor::<i32, Shape![3]>::from([1, 1, 1]);
+    r.eq(
+        "-= on a mixed view, no allocator",
+        &buf,
+        &[0, 1, 2, 3, 4, 5],
+    );
 }
 
 fn static_views(r: &mut Report) {
@@ -310,7 +331,8 @@ fn broadcast_op_modes(r: &mut Report) {
     r.eq("broadcast_to explicit", &out2, &[1, 1, 2, 2, 3, 3]);
     runtime::broadcast_into(col, &[3, 2], BroadcastToMode::Pdpd { axis: 0 }, &mut out2).unwrap();
     r.eq("broadcast_to pdpd axis 0", &out2, &[1, 1, 2, 2, 3, 3]);
-    let shape = rules::broadcast_to_shape(&[2, 1], &[1, 3], BroadcastToMode::Bidirectional).unwrap();
+    let shape =
+        rules::broadcast_to_shape(&[2, 1], &[1, 3], BroadcastToMode::Bidirectional).unwrap();
     r.eq(
         "broadcast_to bidirectional shape",
         shape.as_slice(),
@@ -403,8 +425,7 @@ fn errors_and_32_bit_overflow(r: &mut Report) {
     let zero = [0i32];
     let a = ArrayRef::new(&[2], &[1i32, 2]).unwrap();
     let z = ArrayRef::new(&[1], &zero).unwrap();
-    let e =
-        runtime::binary_into(a, z, BinaryOp::Div, AutoBroadcast::Numpy, &mut out).unwrap_err();
+    let e = runtime::binary_into(a, z, BinaryOp::Div, AutoBroadcast::Numpy, &mut out).unwrap_err();
     r.eq(
         "integer division by zero is an error",
         &e.kind(),
