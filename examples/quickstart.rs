@@ -3,7 +3,15 @@
 // `&a + &b` is the form that works for every element type; clippy prefers `a + b` only
 // because tensors of `Copy` elements are themselves `Copy`.
 #![allow(clippy::op_ref)]
-use shaped::{Shape, Tensor, TensorView};
+use shaped::{BroadcastOutput, Broadcasts, Shape, StaticShape, Tensor, TensorView};
+
+/// A function generic over shapes states the rule it needs as a bound.
+fn add_bias<S: Broadcasts<B>, B: StaticShape>(
+    x: &Tensor<f32, S>,
+    bias: &Tensor<f32, B>,
+) -> Tensor<f32, BroadcastOutput<S, B>> {
+    x + bias
+}
 
 fn main() {
     // NUMPY broadcasting (RULES.md P1-P6): (2,1,5) + (4,1) -> (2,4,5), decided at compile time.
@@ -18,7 +26,11 @@ fn main() {
     let scaled = &c * 0.5;
     println!("(a + b) * 0.5, first row: {:?}\n", &scaled.as_slice()[..5]);
 
-    // Bidirectional broadcast_to (B1-B3): the output may differ from the target.
+    // numpy's broadcast_to (B5): exactly the target, one-directional.
+    let d = a.broadcast_to::<Shape![3, 2, 4, 5]>();
+    println!("a.broadcast_to::<[3, 2, 4, 5]>() has shape {:?}", d.shape());
+
+    // Bidirectional (B1-B3): the output may differ from the target.
     let d = a.broadcast_bidirectional::<Shape![3, 2, 4, 5]>();
     println!(
         "a.broadcast_bidirectional::<[3, 2, 4, 5]>() has shape {:?}",
@@ -49,6 +61,19 @@ fn main() {
     println!("maximum(a, 3) = {m}");
     println!("squared_difference(a, 1) = {}", a.squared_difference(1.0));
     println!("pow(a, 2) = {:.1}\n", a.pow(2.0));
+
+    // `+=` and its kin: the right side broadcasts onto the left, which never grows (B5).
+    let mut acc = Tensor::<f32, Shape![2, 3]>::splat(1.0);
+    acc += &Tensor::<f32, Shape![3]>::from([1.0, 2.0, 3.0]);
+    println!("after += [1, 2, 3]:\n{acc}");
+    println!(
+        "add_bias(acc, [10]) = {}\n",
+        add_bias(&acc, &Tensor::<f32, Shape![1]>::from([10.0]))
+    );
+
+    // Integers wrap on every path, in debug and release builds alike.
+    let small = Tensor::<i8, Shape![2]>::from([127, -128]);
+    println!("[127, -128] + 1 = {} (wrapping)\n", &small + 1);
 
     // Views borrow a buffer with a static shape; the length is checked once.
     let buffer = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
