@@ -329,6 +329,8 @@ fn hash_default_and_equality_agree() {
     assert_eq!(a, b);
     assert_eq!(hash_of(&a), hash_of(&b));
     assert_eq!(Tensor::<i32, Shape![2]>::default().as_slice(), &[0, 0]);
+    let empty = Tensor::<String, Shape![_, 2]>::default();
+    assert_eq!((empty.shape(), empty.len()), ([0, 2], 0));
     // Mixed shapes with different runtime dims are different tensors.
     let x = Tensor::<i32, Shape![_]>::from_shape_vec([0], vec![]).unwrap();
     let y = Tensor::<i32, Shape![_]>::from_shape_vec([1], vec![0]).unwrap();

@@ -34,6 +34,12 @@ impl Shape for Liar {
     fn buffer_from_vec<T>(&self, elements: Vec<T>) -> Option<Vec<T>> {
         Some(elements)
     }
+    fn default_shape() -> Self {
+        Liar
+    }
+    fn buffer_default<T: Default>(&self) -> Vec<T> {
+        Vec::new()
+    }
 }
 
 fn main() {

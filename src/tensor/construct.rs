@@ -49,9 +49,26 @@ impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
 }
 
 /// Every element `T::default()`.
+#[cfg(not(feature = "alloc"))]
 impl<T: Default, S: StaticShape> Default for Tensor<T, S> {
     fn default() -> Self {
         Self::from_fn(|_| T::default())
+    }
+}
+
+/// Every element `T::default()`; a mixed shape's runtime dims are 0, so it has no elements.
+/// (Static shapes build their nested array in place, as without `alloc`.)
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// assert_eq!(Tensor::<u8, Shape![2]>::default().as_slice(), &[0, 0]);
+/// assert_eq!(Tensor::<u8, Shape![_, 3]>::default().shape(), [0, 3]);
+/// ```
+#[cfg(feature = "alloc")]
+impl<T: Default, S: Shape> Default for Tensor<T, S> {
+    fn default() -> Self {
+        let shape = S::default_shape();
+        Tensor::from_parts(Owned(shape.buffer_default()), shape)
     }
 }
 

@@ -72,6 +72,9 @@ pub trait Dim: SealedDim + Copy + Eq + fmt::Debug + 'static {
     /// The dim of this kind with size `n`: `None` for a `Const<N>` when `n != N`.
     fn from_size(n: usize) -> Option<Self>;
 
+    /// The default dim: `Const<N>` itself, a [`Dyn`] of size 0 (the default tensor is empty).
+    fn default_dim() -> Self;
+
     /// The elements of one nesting level.
     fn flat<X>(nest: &Self::Nest<X>) -> &[X];
     /// The elements of one nesting level, mutably.
@@ -97,6 +100,10 @@ impl Dim for Dyn {
     #[inline(always)]
     fn from_size(n: usize) -> Option<Self> {
         Some(Dyn(n))
+    }
+    #[inline(always)]
+    fn default_dim() -> Self {
+        Dyn(0)
     }
     #[inline(always)]
     fn flat<X>(nest: &[X; 1]) -> &[X] {
@@ -137,6 +144,10 @@ impl<const N: usize> Dim for Const<N> {
     #[inline(always)]
     fn from_size(n: usize) -> Option<Self> {
         (n == N).then_some(Const)
+    }
+    #[inline(always)]
+    fn default_dim() -> Self {
+        Const
     }
     #[inline(always)]
     fn flat<X>(nest: &[X; N]) -> &[X] {
@@ -188,6 +199,14 @@ pub trait DimKind: SealedDim {
         flat: impl FnOnce(Nested) -> NI,
     ) -> Self::IntoIter<NI, T>;
 
+    /// A buffer of `count` default elements: the nested array `nest` builds for a static
+    /// shape, a `Vec` for a shape with a [`Dyn`] dim.
+    #[cfg(feature = "alloc")]
+    fn default_buffer<Nested, T: Default>(
+        count: usize,
+        nest: impl FnOnce() -> Nested,
+    ) -> Self::Buffer<Nested, T>;
+
     /// A buffer holding the elements of `elements` (already of the right length): the `Vec`
     /// itself for a shape with a [`Dyn`] dim, the nested array `nest` builds for a static one.
     #[cfg(feature = "alloc")]
@@ -233,6 +252,10 @@ impl DimKind for StaticKind {
         nest: impl FnOnce(alloc::vec::Vec<T>) -> Nested,
     ) -> Nested {
         nest(elements)
+    }
+    #[cfg(feature = "alloc")]
+    fn default_buffer<Nested, T: Default>(_count: usize, nest: impl FnOnce() -> Nested) -> Nested {
+        nest()
     }
 }
 
@@ -287,6 +310,13 @@ impl DimKind for DynKind {
         _nest: impl FnOnce(alloc::vec::Vec<T>) -> Nested,
     ) -> alloc::vec::Vec<T> {
         elements
+    }
+    #[cfg(feature = "alloc")]
+    fn default_buffer<Nested, T: Default>(
+        count: usize,
+        _nest: impl FnOnce() -> Nested,
+    ) -> alloc::vec::Vec<T> {
+        (0..count).map(|_| T::default()).collect()
     }
 }
 

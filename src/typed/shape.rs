@@ -67,6 +67,13 @@ pub trait Shape: SealedShape + Copy + Debug + 'static {
     /// The elements of an owned buffer, in row-major order, mutably.
     fn buffer_as_mut_slice<T>(buffer: &mut Self::Buffer<T>) -> &mut [T];
 
+    /// The default shape value: each static dim, and 0 for each [`Dyn`](crate::Dyn) dim.
+    fn default_shape() -> Self;
+
+    /// An owned buffer of default elements for this shape value.
+    #[cfg(feature = "alloc")]
+    fn buffer_default<T: Default>(&self) -> Self::Buffer<T>;
+
     /// An owned buffer holding `elements`, which must number exactly the element count of
     /// `self` (else `None`).
     #[cfg(feature = "alloc")]
@@ -148,6 +155,20 @@ macro_rules! impl_static_shape {
             fn buffer_as_mut_slice<T>(buffer: &mut Self::Buffer<T>) -> &mut [T] {
                 <kind!($($d)*) as DimKind>::as_mut_slice(buffer, |nested| {
                     impl_static_shape!(@flat nested, flat_mut, flat_slice_mut; $($d)*)
+                })
+            }
+
+            #[inline]
+            #[allow(clippy::unused_unit)] // rank 0: the shape is `()`
+            fn default_shape() -> Self {
+                ($($d::default_dim(),)*)
+            }
+
+            #[cfg(feature = "alloc")]
+            fn buffer_default<T: Default>(&self) -> Self::Buffer<T> {
+                <kind!($($d)*) as DimKind>::default_buffer::<nested!(T; $($d)*), T>(self.element_count(), || {
+                    let next = || T::default();
+                    impl_static_shape!(@nest next; $($d)*)
                 })
             }
 
