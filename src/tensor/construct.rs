@@ -165,7 +165,7 @@ impl<T, S: StaticShape> super::HeapTensor<T, S> {
 
 /// The dims a shape type `S` expects when given `dims`: its static dims, with each `Dyn`
 /// position taken from `dims` (0 past their end), for error messages.
-pub(crate) fn expected_dims<S: Shape>(dims: &[usize]) -> ShapeBuf {
+fn expected_dims<S: Shape>(dims: &[usize]) -> ShapeBuf {
     let mut expected = [0usize; rules::MAX_RANK];
     for (i, slot) in expected.iter_mut().enumerate().take(S::RANK) {
         *slot = S::STATIC_DIMS[i].unwrap_or_else(|| dims.get(i).copied().unwrap_or(0));
@@ -173,17 +173,20 @@ pub(crate) fn expected_dims<S: Shape>(dims: &[usize]) -> ShapeBuf {
     ShapeBuf::from_slice(&expected[..S::RANK.min(rules::MAX_RANK)]).unwrap_or_default()
 }
 
+/// `dims` do not fit the shape type `S`: the error names what the type allows.
+pub(crate) fn shape_mismatch<S: Shape>(dims: &[usize]) -> Error {
+    let expected = expected_dims::<S>(dims);
+    Error::new(
+        ErrorKind::ShapeMismatch,
+        Operation::ToStatic,
+        dims,
+        &expected,
+    )
+}
+
 /// The shape value for runtime `dims`, or an error naming what the type allows.
 pub(crate) fn shape_for<S: Shape>(dims: &[usize]) -> Result<S, Error> {
-    S::from_dims(dims).ok_or_else(|| {
-        let expected = expected_dims::<S>(dims);
-        Error::new(
-            ErrorKind::ShapeMismatch,
-            Operation::ToStatic,
-            dims,
-            &expected,
-        )
-    })
+    S::from_dims(dims).ok_or_else(|| shape_mismatch::<S>(dims))
 }
 
 #[cfg(feature = "alloc")]

@@ -7,9 +7,9 @@ use crate::typed::shape::StaticShape;
 use crate::typed::storage::{Data, Stack};
 #[cfg(feature = "alloc")]
 use {
-    super::construct::{expected_dims, shape_for},
+    super::construct::{shape_for, shape_mismatch},
     super::HeapTensor,
-    crate::error::{Error, ErrorKind, Operation},
+    crate::error::Error,
     crate::runtime::dyn_tensor::DynTensor,
     crate::typed::shape::Shape,
     crate::typed::storage::Owned,
@@ -74,15 +74,9 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
 #[cfg(feature = "alloc")]
 fn to_shape<T: Clone, S: Shape>(dims: &[usize], data: &[T]) -> Result<Tensor<T, S>, Error> {
     let shape = shape_for::<S>(dims)?;
-    let buffer = shape.buffer_from_vec(data.to_vec()).ok_or_else(|| {
-        let expected = expected_dims::<S>(dims);
-        Error::new(
-            ErrorKind::ShapeMismatch,
-            Operation::ToStatic,
-            dims,
-            &expected,
-        )
-    })?;
+    let buffer = shape
+        .buffer_from_vec(data.to_vec())
+        .ok_or_else(|| shape_mismatch::<S>(dims))?;
     Ok(Tensor::from_parts(Owned(buffer), shape))
 }
 

@@ -586,27 +586,29 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
-macro_rules! arithmetic_operator {
-    ($($Trait:ident $method:ident $check:literal;)*) => {$(
-        /// NUMPY-broadcast operator (integers wrap); the right side is a tensor, a reference to
-        /// one, or a scalar. Fully static shapes are checked at compile time; with a `Dyn` dim
-        /// a runtime mismatch panics (see [`OperatorPath`]; `try_*` methods return a `Result`).
+macro_rules! binary_operator {
+    (@check checked $lhs:ident $rhs:ident) => {
+        check_divisor($lhs.shape().as_ref(), $rhs.elements(), $rhs.shape_value().dims().as_ref())
+    };
+    (@check plain $lhs:ident $rhs:ident) => {};
+    ($($Trait:ident $method:ident [$($bound:tt)*] $check:ident |$x:ident, $y:ident| $body:expr;)*) => {$(
+        /// NUMPY-broadcast operator; the right side is a tensor, a reference to one, or a
+        /// scalar. Fully static shapes are checked at compile time; with a `Dyn` dim a runtime
+        /// mismatch panics (see [`OperatorPath`]; the `try_*` methods return a `Result`).
         impl<T, S, D, R> ops::$Trait<R> for &Tensor<T, S, D>
         where
             S: Shape,
             D: Data<T>,
             R: Operand<T>,
             Tensor<T, S, D>: OperatorPath<T, T, R>,
-            T: Element,
+            T: $($bound)*,
         {
             type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
-                if $check {
-                    check_divisor(self.shape().as_ref(), rhs.elements(), rhs.shape_value().dims().as_ref());
-                }
-                OperatorPath::apply(self, rhs, |x: &T, y: &T| <T as Element>::$method(*x, *y))
+                binary_operator!(@check $check self rhs);
+                OperatorPath::apply(self, rhs, |$x: &T, $y: &T| $body)
             }
         }
 
@@ -617,7 +619,7 @@ macro_rules! arithmetic_operator {
             D: Data<T>,
             R: Operand<T>,
             Tensor<T, S, D>: OperatorPath<T, T, R>,
-            T: Element,
+            T: $($bound)*,
         {
             type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
             #[inline(always)]
@@ -629,56 +631,16 @@ macro_rules! arithmetic_operator {
     )*};
 }
 
-arithmetic_operator! {
-    Add add false;
-    Sub sub false;
-    Mul mul false;
-    Div div true;
-    Rem rem true;
-}
-
-macro_rules! bit_operator {
-    ($($Trait:ident $method:ident;)*) => {$(
-        /// NUMPY-broadcast bitwise operator (logical on `bool` tensors).
-        impl<T, S, D, R> ops::$Trait<R> for &Tensor<T, S, D>
-        where
-            S: Shape,
-            D: Data<T>,
-            R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R>,
-            T: Copy + ops::$Trait<Output = T>,
-        {
-            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
-            #[inline(always)]
-            #[track_caller]
-            fn $method(self, rhs: R) -> Self::Output {
-                OperatorPath::apply(self, rhs, |x: &T, y: &T| ops::$Trait::$method(*x, *y))
-            }
-        }
-
-        /// NUMPY-broadcast bitwise operator on an owned left side.
-        impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
-        where
-            S: Shape,
-            D: Data<T>,
-            R: Operand<T>,
-            Tensor<T, S, D>: OperatorPath<T, T, R>,
-            T: Copy + ops::$Trait<Output = T>,
-        {
-            type Output = PathOutput<Tensor<T, S, D>, T, T, R, T>;
-            #[inline(always)]
-            #[track_caller]
-            fn $method(self, rhs: R) -> Self::Output {
-                ops::$Trait::$method(&self, rhs)
-            }
-        }
-    )*};
-}
-
-bit_operator! {
-    BitAnd bitand;
-    BitOr bitor;
-    BitXor bitxor;
+// Integers wrap (`Element`); an integer zero divisor panics with the error's message.
+binary_operator! {
+    Add add [Element] plain |x, y| T::add(*x, *y);
+    Sub sub [Element] plain |x, y| T::sub(*x, *y);
+    Mul mul [Element] plain |x, y| T::mul(*x, *y);
+    Div div [Element] checked |x, y| T::div(*x, *y);
+    Rem rem [Element] checked |x, y| T::rem(*x, *y);
+    BitAnd bitand [Copy + ops::BitAnd<Output = T>] plain |x, y| *x & *y;
+    BitOr bitor [Copy + ops::BitOr<Output = T>] plain |x, y| *x | *y;
+    BitXor bitxor [Copy + ops::BitXor<Output = T>] plain |x, y| *x ^ *y;
 }
 
 /// `-t`, elementwise (integers wrap: `-i32::MIN == i32::MIN`).

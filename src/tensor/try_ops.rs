@@ -113,15 +113,32 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         S: BroadcastShape<S2, Numpy>,
     {
+        self.try_zip_as::<U, S2, E, V, NumpyOutput<S, S2>>(rhs, AutoBroadcast::Numpy, &mut f)
+    }
+
+    /// The runtime half of [`try_broadcast_with`](Self::try_broadcast_with) and
+    /// [`try_zip_map`](Self::try_zip_map): `f` over `self` and `rhs` under `mode`, as a tensor
+    /// of the output shape type `O` (which the type rules derived for `mode`).
+    fn try_zip_as<U, S2, E, V, O>(
+        &self,
+        rhs: &Tensor<U, S2, E>,
+        mode: AutoBroadcast,
+        f: &mut impl FnMut(&T, &U) -> V,
+    ) -> Result<Tensor<V, O>, Error>
+    where
+        S2: Shape,
+        E: Data<U>,
+        O: Shape,
+    {
         let (dims, out) = zip_runtime::<T, U, V, S, S2>(
             self.as_slice(),
             self.shape().as_ref(),
             rhs.as_slice(),
             rhs.shape().as_ref(),
-            AutoBroadcast::Numpy,
-            &mut f,
+            mode,
+            f,
         )?;
-        finish::<V, NumpyOutput<S, S2>>(&dims, out)
+        finish::<V, O>(&dims, out)
     }
 
     /// An arithmetic [`BinaryOp`] with its value checks, NUMPY-broadcast.
@@ -177,15 +194,11 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         S: NoneShape<S2>,
     {
-        let (dims, out) = zip_runtime::<T, U, V, S, S2>(
-            self.as_slice(),
-            self.shape().as_ref(),
-            rhs.as_slice(),
-            rhs.shape().as_ref(),
+        self.try_zip_as::<U, S2, E, V, <S as NoneShape<S2>>::Output>(
+            rhs,
             AutoBroadcast::None,
             &mut f,
-        )?;
-        finish::<V, <S as NoneShape<S2>>::Output>(&dims, out)
+        )
     }
 
     /// numpy's `broadcast_to` (B5, one-directional) to a target shape type `Target` with the

@@ -4,9 +4,8 @@
 //! target's). The one-directional rule is also what `+=` and its kin need: the right side
 //! broadcasts onto the left, which never grows.
 
-use super::{BroadcastShape, CaseOf, Classify, Equal, ModeDimRule, Num, StretchLeft, StretchRight};
-use crate::typed::dim::{Const, Dyn, ToUnsigned};
-use typenum::{Eq as TEq, IsEqual, U1};
+use super::{BroadcastDim, BroadcastShape, Equal, ModeDimRule, StretchLeft, StretchRight};
+use crate::typed::dim::{Const, Dyn};
 
 /// Marker for Bidirectional broadcasting of a tensor to a target shape (rules section 4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -61,18 +60,9 @@ impl<Case: OneWayDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for OneWay {
 /// with a [`Dyn`] is checked at run time.
 pub trait BroadcastToDim<Target> {}
 
-impl<const A: usize, const B: usize> BroadcastToDim<Const<B>> for Const<A>
-where
-    Const<A>: ToUnsigned,
-    Const<B>: ToUnsigned,
-    Num<Const<A>>: IsEqual<Num<Const<B>>> + IsEqual<U1>,
-    Num<Const<B>>: IsEqual<U1>,
-    (
-        TEq<Num<Const<A>>, Num<Const<B>>>,
-        TEq<Num<Const<A>>, U1>,
-        TEq<Num<Const<B>>, U1>,
-    ): Classify,
-    OneWay: ModeDimRule<CaseOf<Const<A>, Const<B>>, Const<A>, Const<B>>,
+/// Two static dims: the one-way case of the shared per-dim classification.
+impl<const A: usize, const B: usize> BroadcastToDim<Const<B>> for Const<A> where
+    Const<A>: BroadcastDim<Const<B>, OneWay>
 {
 }
 impl<const A: usize> BroadcastToDim<Dyn> for Const<A> {}
