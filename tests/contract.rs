@@ -379,7 +379,13 @@ fn nan_through_relu_and_clip_follows_maximum() {
     assert!(relu.apply(f32::NAN).is_nan());
     assert!(clip.apply(f32::NAN).is_nan());
     assert!(x.maximum(0.0)[[0]].is_nan());
-    assert_eq!(relu.apply(-0.0f32).to_bits(), 0.0f32.to_bits());
+    // relu is maximum(x, 0) exactly, signed zeros included.
+    let neg_zero = Tensor::<f32, Shape![1]>::from([-0.0]);
+    assert_eq!(
+        relu.apply(-0.0f32).to_bits(),
+        neg_zero.maximum(0.0)[[0]].to_bits()
+    );
+    assert_eq!(relu.apply(-3.0f32), 0.0);
     // Through the fused primitive too, where ReLU joins the algorithm's loop.
     let zero = Tensor::<f32, Shape![3]>::splat(0.0);
     let y = Binary::new(Alg::Add)

@@ -20,13 +20,25 @@ pub fn bias_and_scale() -> (Vec<f32>, Vec<f32>) {
     (bias, scale)
 }
 
+/// The ReLU shaped computes (`maximum(v, 0)`, NaN propagated), written as one would by hand so
+/// that both sides compute the same function. The NaN-dropping `if v > 0.0 { v } else { 0.0 }`
+/// is one SSE instruction per vector cheaper (0.25 instructions per element here).
+#[inline(always)]
+pub fn relu(v: f32) -> f32 {
+    if 0.0 > v {
+        0.0
+    } else {
+        v
+    }
+}
+
 /// The loop one writes by hand for NCHW data.
 pub fn hand_fused(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) {
     for (n_c, (d, a)) in dst.chunks_exact_mut(HW).zip(a.chunks_exact(HW)).enumerate() {
         let (b, s) = (bias[n_c % C], scale[n_c % C]);
         for (d, &x) in d.iter_mut().zip(a) {
             let v = x + b;
-            *d = if v > 0.0 { v } else { 0.0 } * s;
+            *d = relu(v) * s;
         }
     }
 }
@@ -36,7 +48,7 @@ pub fn hand_fused_nhwc(a: &[f32], bias: &[f32], scale: &[f32], dst: &mut [f32]) 
     for (d, a) in dst.chunks_exact_mut(C).zip(a.chunks_exact(C)) {
         for (((d, &x), &b), &s) in d.iter_mut().zip(a).zip(bias).zip(scale) {
             let v = x + b;
-            *d = if v > 0.0 { v } else { 0.0 } * s;
+            *d = relu(v) * s;
         }
     }
 }
