@@ -20,7 +20,19 @@ fn error_lines_show_no_typenum_internals() {
         if path.extension().is_some_and(|e| e == "stderr") {
             let text = std::fs::read_to_string(&path).unwrap();
             for line in text.lines().filter(|l| l.starts_with("error")) {
-                for bad in ["UInt<", "UTerm", "B0", "B1"] {
+                // typenum, and the dispatch machinery: a primary line naming either means the
+                // rule's own message did not fire.
+                for bad in [
+                    "UInt<",
+                    "UTerm",
+                    "B0",
+                    "B1",
+                    "KindPath",
+                    "KindAssign",
+                    "OperatorPath",
+                    "AssignPath",
+                    "NumpyWith",
+                ] {
                     assert!(!line.contains(bad), "{}: {line}", path.display());
                 }
                 checked += 1;
@@ -28,4 +40,29 @@ fn error_lines_show_no_typenum_internals() {
         }
     }
     assert!(checked >= 12, "only {checked} error lines found");
+}
+
+/// The commonest slips get short errors whose first line says what is wrong: the element types,
+/// or the limit that was hit.
+#[test]
+fn common_slips_have_short_errors_naming_the_cause() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
+    let cases = [
+        ("element_type_mismatch", "`f32`"),
+        ("integer_literal_operand", "`f32`"),
+        ("compare_integer_literal", "`f32`"),
+        ("rank_above_max", "at most 8 dims"),
+        ("generic_dim_without_bound", "static-dim table"),
+    ];
+    for (case, needle) in cases {
+        let text = std::fs::read_to_string(dir.join(format!("{case}.stderr"))).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(first.starts_with("error"), "{case}: {first}");
+        assert!(first.contains(needle), "{case}: {first}");
+        assert!(
+            text.lines().count() <= 30,
+            "{case}: {} lines",
+            text.lines().count()
+        );
+    }
 }

@@ -58,24 +58,25 @@ use crate::typed::storage::{Data, DataMut, Family, Join, Stack};
 #[cfg(feature = "alloc")]
 use crate::{rules::AutoBroadcast, typed::rules::NumpyOutput};
 
-/// The right-hand side of a broadcasting operation with elements of type `T`: a tensor (owned
-/// or borrowed, any storage) or a scalar. Sealed; make your own element type a [`Scalar`] to
-/// use it as a scalar operand.
+/// The right-hand side of a broadcasting operation: a tensor (owned or borrowed, any storage)
+/// or a scalar, with elements of type [`Elem`](Operand::Elem). Sealed; make your own element
+/// type a [`Scalar`] to use it as a scalar operand.
 ///
-/// Every tensor and scalar is an `Operand<T>` for any `T` as far as its shape goes; the element
-/// types are compared by [`SameElement`], so a mismatch is reported once, as that.
+/// The element types of the two sides are compared where the elements are read, by
+/// [`SameElement`], so a mismatch is reported once, as that.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not an operand of a tensor of `{T}`: it must be a tensor of `{T}` or a `{T}` scalar",
-    label = "not a `{T}` operand",
-    note = "for a scalar with a float tensor write `2.0`, not `2`; convert a tensor with `map(|&x| x as f64)`"
+    message = "`{Self}` is not an operand: it must be a tensor, a reference to one, or a scalar",
+    label = "not an operand"
 )]
-pub trait Operand<T>: SealedOperand<T> {
+pub trait Operand: SealedOperand {
+    /// The element type.
+    type Elem;
     /// The operand's shape (`()` for a scalar).
     type Shape: Shape;
     /// Where a result involving this operand is stored.
     type Family: Family;
     /// The elements, row-major.
-    fn elements(&self) -> &[T];
+    fn elements(&self) -> &[Self::Elem];
     /// The operand's shape value (its runtime dims, for shapes with `Dyn` dims).
     fn shape_value(&self) -> Self::Shape;
 }
@@ -100,14 +101,23 @@ impl<T> SameElement<T> for T {
     }
 }
 
-impl<T, U: SameElement<T>, S: Shape, D: Data<U>> SealedOperand<T> for &Tensor<U, S, D> {}
-#[diagnostic::do_not_recommend]
-impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for &Tensor<U, S, D> {
+/// The elements of `rhs` as `U`s, which they are ([`SameElement`]).
+#[inline(always)]
+fn elements_as<U, R: Operand>(rhs: &R) -> &[U]
+where
+    R::Elem: SameElement<U> + Sized,
+{
+    <R::Elem as SameElement<U>>::cast(rhs.elements())
+}
+
+impl<U, S: Shape, D: Data<U>> SealedOperand for &Tensor<U, S, D> {}
+impl<U, S: Shape, D: Data<U>> Operand for &Tensor<U, S, D> {
+    type Elem = U;
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
-    fn elements(&self) -> &[T] {
-        U::cast(self.as_slice())
+    fn elements(&self) -> &[U] {
+        self.as_slice()
     }
     #[inline(always)]
     fn shape_value(&self) -> S {
@@ -115,14 +125,14 @@ impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for &Tensor<U, S, D>
     }
 }
 
-impl<T, U: SameElement<T>, S: Shape, D: Data<U>> SealedOperand<T> for Tensor<U, S, D> {}
-#[diagnostic::do_not_recommend]
-impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for Tensor<U, S, D> {
+impl<U, S: Shape, D: Data<U>> SealedOperand for Tensor<U, S, D> {}
+impl<U, S: Shape, D: Data<U>> Operand for Tensor<U, S, D> {
+    type Elem = U;
     type Shape = S;
     type Family = D::Family;
     #[inline(always)]
-    fn elements(&self) -> &[T] {
-        U::cast(self.as_slice())
+    fn elements(&self) -> &[U] {
+        self.as_slice()
     }
     #[inline(always)]
     fn shape_value(&self) -> S {
@@ -130,14 +140,14 @@ impl<T, U: SameElement<T>, S: Shape, D: Data<U>> Operand<T> for Tensor<U, S, D> 
     }
 }
 
-impl<T, X: Scalar + SameElement<T>> SealedOperand<T> for X {}
-#[diagnostic::do_not_recommend]
-impl<T, X: Scalar + SameElement<T>> Operand<T> for X {
+impl<X: Scalar> SealedOperand for X {}
+impl<X: Scalar> Operand for X {
+    type Elem = X;
     type Shape = ();
     type Family = Stack;
     #[inline(always)]
-    fn elements(&self) -> &[T] {
-        X::cast(core::slice::from_ref(self))
+    fn elements(&self) -> &[X] {
+        core::slice::from_ref(self)
     }
     #[inline(always)]
     fn shape_value(&self) {}
@@ -148,9 +158,9 @@ impl<T, X: Scalar + SameElement<T>> Operand<T> for X {
 #[derive(Clone, Copy, Debug)]
 pub struct Nothing;
 
-impl SealedOperand<()> for Nothing {}
-#[diagnostic::do_not_recommend]
-impl Operand<()> for Nothing {
+impl SealedOperand for Nothing {}
+impl Operand for Nothing {
+    type Elem = ();
     type Shape = ();
     type Family = Stack;
     #[inline(always)]
@@ -162,9 +172,9 @@ impl Operand<()> for Nothing {
 }
 
 /// What a NUMPY-broadcast operation of `Self` (the left tensor) with `R` needs on the static
-/// path: the output shape and where the result is stored. Holds exactly when the shapes are
+/// path: the output shape and where the result is stored. Holds exactly when both shapes are
 /// static and broadcast ([`Broadcasts`]).
-pub trait NumpyWith<U, R: Operand<U>> {
+pub trait NumpyWith<R> {
     /// The right operand's (static) shape.
     type RhsShape: StaticShape;
     /// The output shape.
@@ -173,130 +183,122 @@ pub trait NumpyWith<U, R: Operand<U>> {
     type Family: Family;
 }
 
-// One impl per kind of right operand, so both shapes are plain types in the impl header: with a
-// projection there (`R::Shape`), rustc reports a failed dim lookup against the wrong impl.
-macro_rules! impl_numpy_with {
-    ($([$($lt:lifetime)?; $($gen:tt)*] $rhs:ty => $rs:ty, $rf:ty;)*) => {$(
-        impl<$($lt,)? T, S, D, U, $($gen)*> NumpyWith<U, $rhs> for Tensor<T, S, D>
-        where
-            S: Broadcasts<$rs>,
-            D: Data<T>,
-            D::Family: Join<$rf>,
-            $rhs: Operand<U>,
-        {
-            type RhsShape = $rs;
-            type Shape = BroadcastOutput<S, $rs>;
-            type Family = <D::Family as Join<$rf>>::Out;
-        }
-    )*};
-}
-
-impl_numpy_with! {
-    ['r; V, S2: StaticShape, E: Data<V>] &'r Tensor<V, S2, E> => S2, E::Family;
-    [; V, S2: StaticShape, E: Data<V>] Tensor<V, S2, E> => S2, E::Family;
-    [; X: Scalar] X => (), Stack;
-}
-
-/// A unary operation run through the binary path: the operand is a rank-0 `()`.
-impl<T, S, D> NumpyWith<(), Nothing> for Tensor<T, S, D>
+// One impl for every operand, keyed on its shape and storage family: with one candidate, a
+// failed rule is reported at the rule, with its dim message.
+impl<T, S, D, R> NumpyWith<R> for Tensor<T, S, D>
 where
-    S: Broadcasts<()>,
     D: Data<T>,
+    R: Operand,
+    R::Shape: StaticShape,
+    S: Broadcasts<R::Shape>,
+    D::Family: Join<R::Family>,
 {
-    type RhsShape = ();
-    type Shape = BroadcastOutput<S, ()>;
-    type Family = D::Family;
+    type RhsShape = R::Shape;
+    type Shape = BroadcastOutput<S, R::Shape>;
+    type Family = <D::Family as Join<R::Family>>::Out;
 }
 
-/// The tensor produced by a static NUMPY-broadcast operation of `L` with `R` (elements `U`),
-/// holding `V`.
-pub type Broadcasted<L, U, R, V> =
-    OwnedIn<<L as NumpyWith<U, R>>::Family, V, <L as NumpyWith<U, R>>::Shape>;
+/// The tensor produced by a static NUMPY-broadcast operation of `L` with `R`, holding `V`.
+pub type Broadcasted<L, R, V> = OwnedIn<<L as NumpyWith<R>>::Family, V, <L as NumpyWith<R>>::Shape>;
 
 /// The kind of the pair of shapes of an operation: static only if both are.
 pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
 
-/// What an elementwise operation of `Self` with the operand `R` needs, and where its work
-/// goes, chosen by the kind of both shapes:
+/// A check of the operands' values before anything is computed (`lhs dims, rhs elements, rhs
+/// dims`): zero divisors. It may panic, as the operators do.
+pub type Check<U> = fn(&[usize], &[U], &[usize]);
+
+/// No value check.
+#[inline(always)]
+fn unchecked<U>(_: &[usize], _: &[U], _: &[usize]) {}
+
+/// What an elementwise operation of `Self` with the operand `R` (elements `U`) needs, and where
+/// its work goes, chosen by the kind of both shapes:
 ///
 /// * Both static: the static kernel, no runtime check, the result stored like the operands.
 /// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
 ///   as the `try_*` methods; **a runtime mismatch panics** with the error's message. Use the
 ///   `try_*` methods to get a `Result` instead.
 ///
-/// One blanket impl, so a wrong operand is reported once, as an [`Operand`] error.
+/// One blanket impl over a hidden kind-keyed one, so that a failed rule or an element type of
+/// the wrong kind is reported once, at its cause.
 pub trait OperatorPath<T, U, R> {
     /// The result, holding `V`s.
     type Output<V>;
-    /// Combines `self` with `rhs` elementwise through `f`.
-    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+    /// Runs `check` on the operands, then combines `self` with `rhs` elementwise through `f`.
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
 }
 
 impl<T, S, D, U, R> OperatorPath<T, U, R> for Tensor<T, S, D>
 where
     S: Shape,
     D: Data<T>,
-    R: Operand<U>,
+    R: Operand,
     Self: KindPath<T, U, R, PairKind<S, R::Shape>>,
 {
     type Output<V> = <Self as KindPath<T, U, R, PairKind<S, R::Shape>>>::Output<V>;
     #[inline(always)]
     #[track_caller]
-    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
-        KindPath::apply(self, rhs, f)
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+        KindPath::apply(self, rhs, check, f)
     }
 }
 
 /// [`OperatorPath`] keyed on the kind of both shapes ([`StaticKind`] or [`DynKind`]): two impls
 /// that never overlap.
 #[doc(hidden)]
-pub trait KindPath<T, U, R: Operand<U>, K> {
+pub trait KindPath<T, U, R, K> {
     /// The result, holding `V`s.
     type Output<V>;
-    /// Combines `self` with `rhs` elementwise through `f`.
-    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+    /// Runs `check`, then combines `self` with `rhs` elementwise through `f`.
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
 }
 
-#[diagnostic::do_not_recommend]
 impl<T, S, D, U, R> KindPath<T, U, R, StaticKind> for Tensor<T, S, D>
 where
     S: StaticShape,
     D: Data<T>,
-    R: Operand<U>,
-    Self: NumpyWith<U, R>,
+    R: Operand,
+    R::Elem: SameElement<U> + Sized,
+    Self: NumpyWith<R>,
 {
-    type Output<V> = Broadcasted<Self, U, R, V>;
+    type Output<V> = Broadcasted<Self, R, V>;
     #[inline(always)]
-    fn apply<V>(&self, rhs: R, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+    #[track_caller]
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+        let elements = elements_as::<U, R>(&rhs);
+        check(S::DIMS, elements, <Self as NumpyWith<R>>::RhsShape::DIMS);
         let data = kernel::zip::<
-            <Self as NumpyWith<U, R>>::Family,
+            <Self as NumpyWith<R>>::Family,
             T,
             U,
             V,
             S,
-            <Self as NumpyWith<U, R>>::RhsShape,
-            <Self as NumpyWith<U, R>>::Shape,
-        >(self.as_slice(), rhs.elements(), f);
+            <Self as NumpyWith<R>>::RhsShape,
+            <Self as NumpyWith<R>>::Shape,
+        >(self.as_slice(), elements, f);
         Tensor::from_parts(data, Default::default())
     }
 }
 
-#[diagnostic::do_not_recommend]
 #[cfg(feature = "alloc")]
 impl<T, S, D, U, R> KindPath<T, U, R, DynKind> for Tensor<T, S, D>
 where
     S: Shape + BroadcastShape<R::Shape, crate::typed::rules::Numpy>,
     D: Data<T>,
-    R: Operand<U>,
+    R: Operand,
+    R::Elem: SameElement<U> + Sized,
 {
     type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
     #[track_caller]
-    fn apply<V>(&self, rhs: R, mut f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+    fn apply<V>(&self, rhs: R, check: Check<U>, mut f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
         let rhs_dims = rhs.shape_value().dims();
+        let elements = elements_as::<U, R>(&rhs);
+        check(self.shape().as_ref(), elements, rhs_dims.as_ref());
         let result = super::try_ops::zip_runtime::<T, U, V, S, R::Shape>(
             self.as_slice(),
             self.shape().as_ref(),
-            rhs.elements(),
+            elements,
             rhs_dims.as_ref(),
             AutoBroadcast::Numpy,
             &mut f,
@@ -357,7 +359,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Self: OperatorPath<T, U, R>,
     {
-        OperatorPath::apply(self, rhs, f)
+        OperatorPath::apply(self, rhs, unchecked, f)
     }
 
     /// Applies `f` to each element. A static result is stored like `self` (stack or heap).
@@ -372,7 +374,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Self: OperatorPath<T, (), Nothing>,
     {
-        OperatorPath::apply(self, Nothing, |x, _| f(x))
+        OperatorPath::apply(self, Nothing, unchecked, |x, _| f(x))
     }
 }
 
@@ -389,7 +391,7 @@ macro_rules! elementwise_methods {
                 Self: OperatorPath<T, T, R>,
                 T: Copy $(+ $bound)*,
             {
-                OperatorPath::apply(self, rhs, |$x: &T, $y: &T| $body)
+                OperatorPath::apply(self, rhs, unchecked, |$x: &T, $y: &T| $body)
             }
         )*}
     };
@@ -429,16 +431,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn floor_mod<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, T>
     where
-        R: Operand<T>,
         Self: OperatorPath<T, T, R>,
         T: Element,
     {
-        check_divisor(
-            self.shape().as_ref(),
-            rhs.elements(),
-            rhs.shape_value().dims().as_ref(),
-        );
-        OperatorPath::apply(self, rhs, |x: &T, y: &T| T::floor_mod(*x, *y))
+        OperatorPath::apply(self, rhs, check_divisor::<T>, |x: &T, y: &T| {
+            T::floor_mod(*x, *y)
+        })
     }
 
     /// Elementwise `self.powf(rhs)` for float elements, NUMPY-broadcast. Needs the `std` or the
@@ -455,11 +453,10 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn pow<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, T>
     where
-        R: Operand<T>,
         Self: OperatorPath<T, T, R>,
         T: crate::element::Float,
     {
-        OperatorPath::apply(self, rhs, |x: &T, y: &T| x.powf(*y))
+        OperatorPath::apply(self, rhs, unchecked, |x: &T, y: &T| x.powf(*y))
     }
 }
 
@@ -481,11 +478,12 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     pub fn broadcast_with_into<U, R, V, E>(
         &self,
         rhs: R,
-        out: &mut Tensor<V, <Self as NumpyWith<U, R>>::Shape, E>,
+        out: &mut Tensor<V, <Self as NumpyWith<R>>::Shape, E>,
         f: impl FnMut(&T, &U) -> V,
     ) where
-        R: Operand<U>,
-        Self: NumpyWith<U, R>,
+        R: Operand,
+        R::Elem: SameElement<U> + Sized,
+        Self: NumpyWith<R>,
         E: DataMut<V>,
     {
         kernel::zip_into::<
@@ -493,9 +491,14 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
             U,
             V,
             S,
-            <Self as NumpyWith<U, R>>::RhsShape,
-            <Self as NumpyWith<U, R>>::Shape,
-        >(self.as_slice(), rhs.elements(), out.as_mut_slice(), f);
+            <Self as NumpyWith<R>>::RhsShape,
+            <Self as NumpyWith<R>>::Shape,
+        >(
+            self.as_slice(),
+            elements_as::<U, R>(&rhs),
+            out.as_mut_slice(),
+            f,
+        );
     }
 
     /// NONE broadcasting (N1-N3): combines two tensors of *identical* shape with `f`. A shape
@@ -587,10 +590,8 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
 }
 
 macro_rules! binary_operator {
-    (@check checked $lhs:ident $rhs:ident) => {
-        check_divisor($lhs.shape().as_ref(), $rhs.elements(), $rhs.shape_value().dims().as_ref())
-    };
-    (@check plain $lhs:ident $rhs:ident) => {};
+    (@check checked) => { check_divisor::<T> };
+    (@check plain) => { unchecked::<T> };
     ($($Trait:ident $method:ident [$($bound:tt)*] $check:ident |$x:ident, $y:ident| $body:expr;)*) => {$(
         /// NUMPY-broadcast operator; the right side is a tensor, a reference to one, or a
         /// scalar. Fully static shapes are checked at compile time; with a `Dyn` dim a runtime
@@ -599,7 +600,7 @@ macro_rules! binary_operator {
         where
             S: Shape,
             D: Data<T>,
-            R: Operand<T>,
+            R: Operand,
             Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: $($bound)*,
         {
@@ -607,8 +608,8 @@ macro_rules! binary_operator {
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
-                binary_operator!(@check $check self rhs);
-                OperatorPath::apply(self, rhs, |$x: &T, $y: &T| $body)
+                let check = binary_operator!(@check $check);
+                OperatorPath::apply(self, rhs, check, |$x: &T, $y: &T| $body)
             }
         }
 
@@ -617,7 +618,7 @@ macro_rules! binary_operator {
         where
             S: Shape,
             D: Data<T>,
-            R: Operand<T>,
+            R: Operand,
             Tensor<T, S, D>: OperatorPath<T, T, R>,
             T: $($bound)*,
         {
@@ -654,7 +655,7 @@ where
     type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
     #[inline(always)]
     fn neg(self) -> Self::Output {
-        OperatorPath::apply(self, Nothing, |x: &T, _| <T as Element>::neg(*x))
+        OperatorPath::apply(self, Nothing, unchecked, |x: &T, _| <T as Element>::neg(*x))
     }
 }
 
@@ -692,7 +693,9 @@ macro_rules! scalar_lhs_operator {
                 if $check {
                     check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref());
                 }
-                OperatorPath::apply(rhs, Nothing, |y: &$t, _| <$t as Element>::$method(self, *y))
+                OperatorPath::apply(rhs, Nothing, unchecked, |y: &$t, _| {
+                    <$t as Element>::$method(self, *y)
+                })
             }
         }
     )*};
@@ -705,62 +708,70 @@ scalar_lhs_operator!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize
 /// left never grows. Static shapes are checked at compile time; with a `Dyn` dim a runtime
 /// mismatch panics with the error's message. No allocation either way.
 pub trait AssignPath<T, R> {
-    /// `self[i] = f(self[i], rhs[i])`.
-    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T));
+    /// Runs `check` on the operands, then `self[i] = f(self[i], rhs[i])`.
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T));
 }
 
 impl<T, S, D, R> AssignPath<T, R> for Tensor<T, S, D>
 where
     S: Shape,
     D: DataMut<T>,
-    R: Operand<T>,
+    R: Operand,
     Self: KindAssign<T, R, PairKind<S, R::Shape>>,
 {
     #[inline(always)]
     #[track_caller]
-    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
-        KindAssign::update(self, rhs, f)
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
+        KindAssign::update(self, rhs, check, f)
     }
 }
 
 /// [`AssignPath`] keyed on the kind of both shapes.
 #[doc(hidden)]
-pub trait KindAssign<T, R: Operand<T>, K> {
-    /// `self[i] = f(self[i], rhs[i])`.
-    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T));
+pub trait KindAssign<T, R, K> {
+    /// Runs `check`, then `self[i] = f(self[i], rhs[i])`.
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T));
 }
 
-#[diagnostic::do_not_recommend]
 impl<T, S, D, R> KindAssign<T, R, StaticKind> for Tensor<T, S, D>
 where
     S: StaticShape,
     D: DataMut<T>,
-    R: Operand<T>,
+    R: Operand,
+    R::Elem: SameElement<T> + Sized,
     R::Shape: StaticShape + BroadcastToShape<S>,
 {
     #[inline(always)]
-    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
-        kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), rhs.elements(), f);
+    #[track_caller]
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
+        let elements = elements_as::<T, R>(&rhs);
+        check(S::DIMS, elements, R::Shape::DIMS);
+        kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), elements, f);
     }
 }
 
-#[diagnostic::do_not_recommend]
 impl<T, S, D, R> KindAssign<T, R, DynKind> for Tensor<T, S, D>
 where
     S: Shape,
     D: DataMut<T>,
-    R: Operand<T>,
+    R: Operand,
+    R::Elem: SameElement<T> + Sized,
     R::Shape: BroadcastToShape<S>,
 {
     #[track_caller]
-    fn update(&mut self, rhs: R, f: impl FnMut(&mut T, &T)) {
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
         let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
-        let result = ArrayRef::new(rhs_dims.as_ref(), rhs.elements()).and_then(|b| {
+        let elements = elements_as::<T, R>(&rhs);
+        let result = ArrayRef::new(rhs_dims.as_ref(), elements).and_then(|b| {
             crate::runtime::kernels::update_into(
                 dims.as_ref(),
                 self.as_mut_slice(),
                 b,
-                || Ok(()),
+                // The shapes first, then the values: a wrong shape is the error to report.
+                || {
+                    check(dims.as_ref(), elements, rhs_dims.as_ref());
+                    Ok(())
+                },
                 f,
             )
         });
@@ -769,33 +780,32 @@ where
 }
 
 macro_rules! assign_operator {
-    ($($Trait:ident $method:ident $elem:ident $check:literal;)*) => {$(
+    ($($Trait:ident $method:ident $elem:ident $check:ident;)*) => {$(
         /// `self op= rhs`: the right side broadcasts onto the left, which never grows (B5).
         /// Integers wrap; an integer zero divisor panics with the error's message.
         impl<T, S, D, R> ops::$Trait<R> for Tensor<T, S, D>
         where
             S: Shape,
             D: DataMut<T>,
-            R: Operand<T>,
+            R: Operand,
             Tensor<T, S, D>: AssignPath<T, R>,
             T: Element,
         {
             #[inline(always)]
             #[track_caller]
             fn $method(&mut self, rhs: R) {
-                if $check {
-                    check_divisor(self.shape().as_ref(), rhs.elements(), rhs.shape_value().dims().as_ref());
-                }
-                AssignPath::update(self, rhs, |x: &mut T, y: &T| *x = <T as Element>::$elem(*x, *y));
+                AssignPath::update(self, rhs, $check::<T>, |x: &mut T, y: &T| {
+                    *x = <T as Element>::$elem(*x, *y)
+                });
             }
         }
     )*};
 }
 
 assign_operator! {
-    AddAssign add_assign add false;
-    SubAssign sub_assign sub false;
-    MulAssign mul_assign mul false;
-    DivAssign div_assign div true;
-    RemAssign rem_assign rem true;
+    AddAssign add_assign add unchecked;
+    SubAssign sub_assign sub unchecked;
+    MulAssign mul_assign mul unchecked;
+    DivAssign div_assign div check_divisor;
+    RemAssign rem_assign rem check_divisor;
 }

@@ -25,4 +25,4 @@ pub trait SealedStorage {}
 
 /// Seal of [`Operand`](crate::Operand): tensors, references to them and
 /// [`Scalar`](crate::Scalar)s.
-pub trait SealedOperand<T> {}
+pub trait SealedOperand {}
