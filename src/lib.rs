@@ -110,8 +110,8 @@ pub use runtime::dyn_tensor::DynTensor;
 #[cfg(feature = "alloc")]
 pub use tensor::HeapTensor;
 pub use tensor::{
-    AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput, SameElement,
-    Tensor, TensorView, TensorViewMut,
+    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
+    SameElement, Tensor, TensorView, TensorViewMut,
 };
 pub use typed::dim::{Const, Dim, Dyn, StaticDim};
 pub use typed::rules::{BroadcastOutput, Broadcasts};

@@ -21,7 +21,9 @@ mod fmt;
 pub(crate) mod ops;
 mod try_ops;
 
-pub use ops::{AssignPath, Broadcasted, NumpyWith, Operand, OperatorPath, PathOutput, SameElement};
+pub use ops::{
+    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, PathOutput, SameElement,
+};
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///
