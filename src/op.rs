@@ -81,50 +81,50 @@ pub enum LogicalOp {
 /// monomorphized loop.
 macro_rules! with_binary_op {
     ($op:expr, $t:ty, $f:ident => $body:expr) => {{
-        use $crate::element::Element as E;
-        use $crate::op::BinaryOp as B;
+        use $crate::element::Element as __Element;
+        use $crate::op::BinaryOp as __Op;
         match $op {
-            B::Add => {
-                let $f = |x: &$t, y: &$t| <$t as E>::add(*x, *y);
+            __Op::Add => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::add(*x, *y);
                 $body
             }
-            B::Sub => {
-                let $f = |x: &$t, y: &$t| <$t as E>::sub(*x, *y);
+            __Op::Sub => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::sub(*x, *y);
                 $body
             }
-            B::Mul => {
-                let $f = |x: &$t, y: &$t| <$t as E>::mul(*x, *y);
+            __Op::Mul => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::mul(*x, *y);
                 $body
             }
-            B::Div => {
-                let $f = |x: &$t, y: &$t| <$t as E>::div(*x, *y);
+            __Op::Div => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::div(*x, *y);
                 $body
             }
-            B::Rem => {
-                let $f = |x: &$t, y: &$t| <$t as E>::rem(*x, *y);
+            __Op::Rem => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::rem(*x, *y);
                 $body
             }
-            B::FloorMod => {
-                let $f = |x: &$t, y: &$t| <$t as E>::floor_mod(*x, *y);
+            __Op::FloorMod => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::floor_mod(*x, *y);
                 $body
             }
-            B::Maximum => {
+            __Op::Maximum => {
                 let $f =
                     |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Greater);
                 $body
             }
-            B::Minimum => {
+            __Op::Minimum => {
                 let $f = |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Less);
                 $body
             }
-            B::Pow => {
-                let $f = |x: &$t, y: &$t| <$t as E>::pow(*x, *y);
+            __Op::Pow => {
+                let $f = |x: &$t, y: &$t| <$t as __Element>::pow(*x, *y);
                 $body
             }
-            B::SquaredDifference => {
+            __Op::SquaredDifference => {
                 let $f = |x: &$t, y: &$t| {
-                    let d = <$t as E>::sub(*x, *y);
-                    <$t as E>::mul(d, d)
+                    let d = <$t as __Element>::sub(*x, *y);
+                    <$t as __Element>::mul(d, d)
                 };
                 $body
             }
@@ -136,29 +136,29 @@ pub(crate) use with_binary_op;
 /// Runs `$body` with `$f` bound to the predicate of the [`CompareOp`] `$op`.
 macro_rules! with_compare_op {
     ($op:expr, $f:ident => $body:expr) => {{
-        use $crate::op::CompareOp as C;
+        use $crate::op::CompareOp as __Cmp;
         match $op {
-            C::Eq => {
+            __Cmp::Eq => {
                 let $f = |x: &_, y: &_| x == y;
                 $body
             }
-            C::Ne => {
+            __Cmp::Ne => {
                 let $f = |x: &_, y: &_| x != y;
                 $body
             }
-            C::Lt => {
+            __Cmp::Lt => {
                 let $f = |x: &_, y: &_| x < y;
                 $body
             }
-            C::Le => {
+            __Cmp::Le => {
                 let $f = |x: &_, y: &_| x <= y;
                 $body
             }
-            C::Gt => {
+            __Cmp::Gt => {
                 let $f = |x: &_, y: &_| x > y;
                 $body
             }
-            C::Ge => {
+            __Cmp::Ge => {
                 let $f = |x: &_, y: &_| x >= y;
                 $body
             }
@@ -170,17 +170,17 @@ pub(crate) use with_compare_op;
 /// Runs `$body` with `$f` bound to the function of the [`LogicalOp`] `$op` on `bool`s.
 macro_rules! with_logical_op {
     ($op:expr, $f:ident => $body:expr) => {{
-        use $crate::op::LogicalOp as L;
+        use $crate::op::LogicalOp as __Logic;
         match $op {
-            L::And => {
+            __Logic::And => {
                 let $f = |x: &bool, y: &bool| *x && *y;
                 $body
             }
-            L::Or => {
+            __Logic::Or => {
                 let $f = |x: &bool, y: &bool| *x || *y;
                 $body
             }
-            L::Xor => {
+            __Logic::Xor => {
                 let $f = |x: &bool, y: &bool| *x != *y;
                 $body
             }

@@ -75,6 +75,12 @@ fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape>(
     Ok((out_dims, out))
 }
 
+/// No value check: shapes only.
+#[cfg(feature = "alloc")]
+fn no_check<T, U>(_: &ArrayRef<'_, T>, _: &ArrayRef<'_, U>) -> Result<(), Error> {
+    Ok(())
+}
+
 /// Wraps a computed output in the output type, whose static dims the runtime rules have just
 /// agreed to (a disagreement would be an error, never a panic).
 #[cfg(feature = "alloc")]
@@ -113,7 +119,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         S: BroadcastShape<S2, Numpy>,
     {
-        self.try_zip_as::<U, S2, E, V, NumpyOutput<S, S2>>(rhs, AutoBroadcast::Numpy, &mut f)
+        self.try_zip_as::<U, S2, E, V, NumpyOutput<S, S2>>(
+            rhs,
+            AutoBroadcast::Numpy,
+            no_check,
+            &mut f,
+        )
     }
 
     /// The runtime half of [`try_broadcast_with`](Self::try_broadcast_with) and
@@ -123,6 +134,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         &self,
         rhs: &Tensor<U, S2, E>,
         mode: AutoBroadcast,
+        check: impl FnOnce(&ArrayRef<'_, T>, &ArrayRef<'_, U>) -> Result<(), Error>,
         f: &mut impl FnMut(&T, &U) -> V,
     ) -> Result<Tensor<V, O>, Error>
     where
@@ -130,12 +142,13 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         O: Shape,
     {
-        let (dims, out) = zip_runtime::<T, U, V, S, S2>(
+        let (dims, out) = zip_runtime_checked::<T, U, V, S, S2>(
             self.as_slice(),
             self.shape().as_ref(),
             rhs.as_slice(),
             rhs.shape().as_ref(),
             mode,
+            check,
             f,
         )?;
         finish::<V, O>(&dims, out)
@@ -154,16 +167,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         T: Element,
     {
         let check = |a: &ArrayRef<'_, T>, b: &ArrayRef<'_, T>| kernels::check_values(a, b, op);
-        let (dims, out) = with_binary_op!(op, T, f => zip_runtime_checked::<T, T, T, S, S2>(
-            self.as_slice(),
-            self.shape().as_ref(),
-            rhs.as_slice(),
-            rhs.shape().as_ref(),
+        with_binary_op!(op, T, f => self.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
+            rhs,
             AutoBroadcast::Numpy,
             check,
             &mut { f },
-        ))?;
-        finish::<T, NumpyOutput<S, S2>>(&dims, out)
+        ))
     }
 
     /// A [`CompareOp`], NUMPY-broadcast.
@@ -197,6 +206,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         self.try_zip_as::<U, S2, E, V, <S as NoneShape<S2>>::Output>(
             rhs,
             AutoBroadcast::None,
+            no_check,
             &mut f,
         )
     }
