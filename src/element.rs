@@ -161,6 +161,165 @@ macro_rules! impl_int_element {
 impl_int_element!(true; i8 i16 i32 i64 i128 isize);
 impl_int_element!(false; u8 u16 u32 u64 u128 usize);
 
+/// A floating-point element type, `f32` or `f64`: what the unary math (`exp`, `relu`, ...) and
+/// the binary primitive compute in.
+///
+/// Parameters (the primitive's scales and post-op parameters, `clip`'s bounds) are `f32`, as in
+/// oneDNN, converted once per call. `sqrt`, `exp`, `ln`, `tanh`, `sigmoid` and `gelu` need the
+/// `std` or `libm` feature.
+#[diagnostic::on_unimplemented(
+    message = "this computes in floating point, but the elements are `{Self}`",
+    label = "defined for f32 and f64 tensors",
+    note = "for integers, use `map`, or convert with `map(|&x| x as f32)`"
+)]
+pub trait Real:
+    Element
+    + Default
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+{
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// Converts a parameter.
+    fn from_f32(x: f32) -> Self;
+    /// Converts a constant.
+    fn from_f64(x: f64) -> Self;
+    /// The absolute value (clears the sign bit, so `-0.0` and NaN behave as in `abs`).
+    fn abs(self) -> Self;
+    /// The square root.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    fn sqrt(self) -> Self;
+    /// `e` raised to `self`.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    fn exp(self) -> Self;
+    /// The hyperbolic tangent.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    fn tanh(self) -> Self;
+    /// The natural logarithm.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    fn ln(self) -> Self;
+}
+
+macro_rules! impl_real {
+    ($($t:ty, $bits:ty;)*) => {$(
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline(always)]
+            fn from_f32(x: f32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::from_bits(self.to_bits() & (<$bits>::MAX >> 1))
+            }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                num_traits::Float::sqrt(self)
+            }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn exp(self) -> Self {
+                num_traits::Float::exp(self)
+            }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn tanh(self) -> Self {
+                num_traits::Float::tanh(self)
+            }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn ln(self) -> Self {
+                num_traits::Float::ln(self)
+            }
+        }
+    )*};
+}
+impl_real!(f32, u32; f64, u64;);
+
+// The one definition of each unary function (`unary_functions!` lists them), shared by the tensors' methods and the binary
+// primitive's eltwise post-ops.
+
+/// `maximum(x, 0)` exactly as `pick` defines it: `x` unless `0 > x`, so NaN stays NaN and
+/// `-0.0` stays `-0.0`. Written as `0 > x ? 0 : x` because that is x86's `maxps 0, x`, one
+/// instruction: `x <= 0 ? 0 : x` (the same for NaN, but `+0.0` for `-0.0`) compiled to a compare
+/// and a mask and cost the fused bias+ReLU+scale kernel 0.5 instructions per element (2.36 vs
+/// 1.86, callgrind, `benches/binary_probe.rs`).
+#[inline(always)]
+pub(crate) fn relu<T: Real>(x: T) -> T {
+    if T::ZERO > x {
+        T::ZERO
+    } else {
+        x
+    }
+}
+
+/// `x` clamped to `[lo, hi]`; NaN stays NaN (both comparisons are false), as through
+/// `maximum` and `minimum`.
+#[inline(always)]
+pub(crate) fn clip<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
+    let x = if x < lo { lo } else { x };
+    if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+/// `1 / (1 + e^-x)`.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+pub(crate) fn sigmoid<T: Real>(x: T) -> T {
+    T::ONE / (T::ONE + (T::ZERO - x).exp())
+}
+
+/// GELU, tanh form (oneDNN's `gelu_tanh`): `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+pub(crate) fn gelu<T: Real>(x: T) -> T {
+    let half = T::from_f64(0.5);
+    let k = T::from_f64(0.797_884_560_802_865_4); // sqrt(2 / pi)
+    let c = T::from_f64(0.044_715);
+    half * x * (T::ONE + (k * (x + c * x * x * x)).tanh())
+}
+
+/// Invokes `$m!` with each unary function of the tensors: `[cfg] name "doc" |x| formula;`. One
+/// list, so `Tensor` and `DynTensor` have the same functions, computed by the same formulas as
+/// the primitive's eltwise post-ops.
+macro_rules! unary_functions {
+    ($m:ident) => {
+        $m! {
+            [all()] abs "`|x|`: clears the sign bit, so `-0.0` gives `0.0` and NaN stays NaN \
+                (`Eltwise::Abs`)." |x| $crate::element::Real::abs(x);
+            [all()] relu "`maximum(x, 0)`: NaN stays NaN and `-0.0` stays `-0.0`, as through \
+                `maximum` (`Eltwise::Relu`)." |x| $crate::element::relu(x);
+            [any(feature = "std", feature = "libm")] sqrt "`sqrt(x)` (`Eltwise::Sqrt`); needs \
+                `std` or `libm`." |x| $crate::element::Real::sqrt(x);
+            [any(feature = "std", feature = "libm")] exp "`e^x` (`Eltwise::Exp`); needs `std` or \
+                `libm`." |x| $crate::element::Real::exp(x);
+            [any(feature = "std", feature = "libm")] ln "`ln(x)`, the natural logarithm \
+                (`Eltwise::Ln`); needs `std` or `libm`." |x| $crate::element::Real::ln(x);
+            [any(feature = "std", feature = "libm")] tanh "`tanh(x)` (`Eltwise::Tanh`); needs `std` \
+                or `libm`." |x| $crate::element::Real::tanh(x);
+            [any(feature = "std", feature = "libm")] sigmoid "`1 / (1 + e^-x)` \
+                (`Eltwise::Sigmoid`); needs `std` or `libm`." |x| $crate::element::sigmoid(x);
+            [any(feature = "std", feature = "libm")] gelu "GELU, tanh form: \
+                `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (`Eltwise::Gelu`); needs `std` \
+                or `libm`." |x| $crate::element::gelu(x);
+        }
+    };
+}
+pub(crate) use unary_functions;
+
 /// An element type that can stand alone as a rank-0 operand (`&a + 2.0`, `2.0 * &a`).
 ///
 /// Implemented for the primitive numbers and `bool`; implement it for your own `Copy` element

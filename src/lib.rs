@@ -101,7 +101,7 @@ mod util;
 
 #[cfg(any(feature = "std", feature = "libm"))]
 pub use element::Float;
-pub use element::{Boolean, Element, Scalar};
+pub use element::{Boolean, Element, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
 pub use op::{BinaryOp, CompareOp, LogicalOp};
 pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastToMode, ShapeBuf};

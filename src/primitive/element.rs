@@ -1,83 +1,6 @@
 //! What the binary primitive computes: its algorithms and eltwise post-ops, per element type.
 
-use core::ops::{Add, Div, Mul, Sub};
-
-use crate::element::pick;
-
-/// An element type of the binary primitive: `f32` or `f64`.
-///
-/// Post-op parameters and scales are `f32`, as in oneDNN, and are converted once per call.
-/// `sqrt`, `exp`, `tanh`, `logistic` and `gelu` need the `std` or `libm` feature.
-#[diagnostic::on_unimplemented(
-    message = "the binary primitive computes in floating point, but the elements are `{Self}`",
-    label = "`Binary` runs on f32 and f64 data"
-)]
-pub trait Real:
-    Copy
-    + PartialOrd
-    + Default
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-{
-    /// 0.
-    const ZERO: Self;
-    /// 1.
-    const ONE: Self;
-    /// Converts a parameter.
-    fn from_f32(x: f32) -> Self;
-    /// Converts a constant.
-    fn from_f64(x: f64) -> Self;
-    /// The absolute value (clears the sign bit, so `-0.0` and NaN behave as in `abs`).
-    fn abs(self) -> Self;
-    /// The square root.
-    #[cfg(any(feature = "std", feature = "libm"))]
-    fn sqrt(self) -> Self;
-    /// `e` raised to `self`.
-    #[cfg(any(feature = "std", feature = "libm"))]
-    fn exp(self) -> Self;
-    /// The hyperbolic tangent.
-    #[cfg(any(feature = "std", feature = "libm"))]
-    fn tanh(self) -> Self;
-}
-
-macro_rules! impl_real {
-    ($($t:ty, $bits:ty;)*) => {$(
-        impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
-            #[inline(always)]
-            fn from_f32(x: f32) -> Self {
-                x as $t
-            }
-            #[inline(always)]
-            fn from_f64(x: f64) -> Self {
-                x as $t
-            }
-            #[inline(always)]
-            fn abs(self) -> Self {
-                <$t>::from_bits(self.to_bits() & (<$bits>::MAX >> 1))
-            }
-            #[cfg(any(feature = "std", feature = "libm"))]
-            #[inline(always)]
-            fn sqrt(self) -> Self {
-                num_traits::Float::sqrt(self)
-            }
-            #[cfg(any(feature = "std", feature = "libm"))]
-            #[inline(always)]
-            fn exp(self) -> Self {
-                num_traits::Float::exp(self)
-            }
-            #[cfg(any(feature = "std", feature = "libm"))]
-            #[inline(always)]
-            fn tanh(self) -> Self {
-                num_traits::Float::tanh(self)
-            }
-        }
-    )*};
-}
-impl_real!(f32, u32; f64, u64;);
+use crate::element::{self, pick, Real};
 
 /// The binary primitive's algorithm (and a binary post-op's), named as
 /// [`BinaryOp`](crate::BinaryOp) and [`CompareOp`](crate::CompareOp) name the same operations.
@@ -204,20 +127,6 @@ impl Alg {
     }
 }
 
-/// `maximum(x, 0)` exactly as `pick` defines it: `x` unless `0 > x`, so NaN stays NaN and
-/// `-0.0` stays `-0.0`. Written as `0 > x ? 0 : x` because that is x86's `maxps 0, x`, one
-/// instruction: `x <= 0 ? 0 : x` (the same for NaN, but `+0.0` for `-0.0`) compiled to a compare
-/// and a mask and cost the fused bias+ReLU+scale kernel 0.5 instructions per element (2.36 vs
-/// 1.86, callgrind, `benches/binary_probe.rs`).
-#[inline(always)]
-pub(crate) fn relu<T: Real>(x: T) -> T {
-    if T::ZERO > x {
-        T::ZERO
-    } else {
-        x
-    }
-}
-
 /// An eltwise post-op: oneDNN's algorithms with their `alpha`/`beta` parameters named.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -257,9 +166,12 @@ pub enum Eltwise {
     /// `tanh(x)`.
     #[cfg(any(feature = "std", feature = "libm"))]
     Tanh,
-    /// `1 / (1 + e^-x)`.
+    /// `1 / (1 + e^-x)` (oneDNN's `logistic`).
     #[cfg(any(feature = "std", feature = "libm"))]
-    Logistic,
+    Sigmoid,
+    /// `ln(x)`, the natural logarithm.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    Ln,
     /// GELU, tanh form (oneDNN's `gelu_tanh`):
     /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
     #[cfg(any(feature = "std", feature = "libm"))]
@@ -294,21 +206,14 @@ impl Eltwise {
             }
         }
         match self {
-            Eltwise::Relu => each(out, relu),
+            Eltwise::Relu => each(out, element::relu),
             Eltwise::LeakyRelu { slope } => {
                 let s = T::from_f32(slope);
                 each(out, |x| if x > T::ZERO { x } else { x * s })
             }
             Eltwise::Clip { lo, hi } => {
                 let (lo, hi) = (T::from_f32(lo), T::from_f32(hi));
-                each(out, |x| {
-                    let x = if x < lo { lo } else { x };
-                    if x > hi {
-                        hi
-                    } else {
-                        x
-                    }
-                })
+                each(out, |x| element::clip(x, lo, hi))
             }
             Eltwise::Linear { alpha, beta } => {
                 let (a, b) = (T::from_f32(alpha), T::from_f32(beta));
@@ -323,16 +228,11 @@ impl Eltwise {
             #[cfg(any(feature = "std", feature = "libm"))]
             Eltwise::Tanh => each(out, T::tanh),
             #[cfg(any(feature = "std", feature = "libm"))]
-            Eltwise::Logistic => each(out, |x| T::ONE / (T::ONE + (T::ZERO - x).exp())),
+            Eltwise::Sigmoid => each(out, element::sigmoid),
             #[cfg(any(feature = "std", feature = "libm"))]
-            Eltwise::Gelu => {
-                let half = T::from_f64(0.5);
-                let k = T::from_f64(0.797_884_560_802_865_4); // sqrt(2 / pi)
-                let c = T::from_f64(0.044_715);
-                each(out, |x| {
-                    half * x * (T::ONE + (k * (x + c * x * x * x)).tanh())
-                })
-            }
+            Eltwise::Ln => each(out, T::ln),
+            #[cfg(any(feature = "std", feature = "libm"))]
+            Eltwise::Gelu => each(out, element::gelu),
         }
     }
 }

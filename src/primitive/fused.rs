@@ -7,8 +7,9 @@
 //! algorithm writes the block (into the destination itself when it is contiguous), each post-op
 //! then runs over it as one tight loop, and a strided destination gets the block scattered.
 
-use super::element::{relu, with_alg, Alg, Eltwise, Real};
+use super::element::{with_alg, Alg, Eltwise};
 use super::memory::{Desc, MemRef, Order};
+use crate::element::{relu, Real};
 use crate::rules::BINARY_MAX_NDIMS;
 
 /// Elements per block: long enough that the per-block dispatch (about a hundred instructions)

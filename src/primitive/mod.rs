@@ -49,8 +49,9 @@ mod memory;
 
 use core::marker::PhantomData;
 
+pub use crate::element::Real;
 pub use crate::typed::rules::{Cons, Nil, RuntimeChecked, Unranked};
-pub use element::{Alg, Eltwise, Real};
+pub use element::{Alg, Eltwise};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
 pub use memory::{Layout, MemMut, MemRef, Source};

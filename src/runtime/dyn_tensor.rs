@@ -649,3 +649,33 @@ impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
         f.write_str(")")
     }
 }
+
+macro_rules! dyn_unary {
+    ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
+        /// Unary math, elementwise, as on static tensors and with the binary primitive's
+        /// formulas.
+        ///
+        /// ```
+        /// use shaped::DynTensor;
+        /// let x = DynTensor::from_shape_vec([3], vec![-1.0f32, 0.5, 2.0]).unwrap();
+        /// assert_eq!(x.relu().as_slice(), &[0.0, 0.5, 2.0]);
+        /// assert_eq!(x.clip(0.0, 1.0).as_slice(), &[0.0, 0.5, 1.0]);
+        /// ```
+        impl<T: crate::element::Real> DynTensor<T> {
+            $(
+                #[cfg($($cfg)*)]
+                #[doc = $doc]
+                pub fn $name(&self) -> DynTensor<T> {
+                    self.map(|&$x| $body)
+                }
+            )*
+
+            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
+            pub fn clip(&self, lo: T, hi: T) -> DynTensor<T> {
+                self.map(|&x| crate::element::clip(x, lo, hi))
+            }
+        }
+    };
+}
+
+crate::element::unary_functions!(dyn_unary);

@@ -2,6 +2,7 @@
 //!
 //! One file per concern: `construct.rs` (making tensors), `access.rs` (reading and writing
 //! elements), `ops.rs` (operators and elementwise methods, static and mixed shapes alike),
+//! `math.rs` (unary math),
 //! `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
 //! mixed, heap and runtime tensors), `fmt.rs` (`Display`, `Debug`).
 
@@ -18,6 +19,7 @@ mod access;
 mod construct;
 mod convert;
 mod fmt;
+mod math;
 pub(crate) mod ops;
 mod try_ops;
 

@@ -1,0 +1,51 @@
+//! Unary math on static and mixed tensors: `abs`, `relu`, `clip`, and with `std` or `libm`
+//! `sqrt`, `exp`, `ln`, `tanh`, `sigmoid`, `gelu`. Each is the same formula as the binary
+//! primitive's eltwise post-op of that name (`element::unary_functions!`). `-t` is the `Neg`
+//! operator. A static result is stored like `self`; these cannot fail.
+
+use super::ops::{Nothing, OperatorPath, PathOutput};
+use super::Tensor;
+use crate::element::Real;
+use crate::typed::shape::Shape;
+use crate::typed::storage::Data;
+
+macro_rules! tensor_unary {
+    ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
+        /// Unary math, elementwise, for float tensors of any shape and storage.
+        ///
+        /// ```
+        /// # #[cfg(any(feature = "std", feature = "libm"))] {
+        /// use shaped::{Shape, Tensor};
+        /// let x = Tensor::<f32, Shape![2, 2]>::from([[-1.0, 0.0], [1.0, 2.0]]);
+        /// assert_eq!(x.relu().as_slice(), &[0.0, 0.0, 1.0, 2.0]);
+        /// assert_eq!(x.abs().as_slice(), &[1.0, 0.0, 1.0, 2.0]);
+        /// assert_eq!(x.exp().ln()[[0, 1]], 0.0);
+        /// assert_eq!(x.clip(-0.5, 1.5).as_slice(), &[-0.5, 0.0, 1.0, 1.5]);
+        /// # }
+        /// ```
+        impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
+            $(
+                #[cfg($($cfg)*)]
+                #[doc = $doc]
+                #[inline(always)]
+                pub fn $name(&self) -> PathOutput<Self, T, (), Nothing, T>
+                where
+                    Self: OperatorPath<T, (), Nothing>,
+                {
+                    self.map(|&$x| $body)
+                }
+            )*
+
+            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
+            #[inline(always)]
+            pub fn clip(&self, lo: T, hi: T) -> PathOutput<Self, T, (), Nothing, T>
+            where
+                Self: OperatorPath<T, (), Nothing>,
+            {
+                self.map(|&x| crate::element::clip(x, lo, hi))
+            }
+        }
+    };
+}
+
+crate::element::unary_functions!(tensor_unary);
