@@ -21,6 +21,10 @@ use core::fmt::Debug;
 /// Each method states its law; integer methods wrap on overflow. Implement it for your own
 /// number type to use it with the operators and the runtime kernels.
 pub trait Element: Copy + PartialOrd + Debug + 'static {
+    /// 0: the sum of no elements.
+    const ZERO: Self;
+    /// 1: the product of no elements.
+    const ONE: Self;
     /// Integer types check divisors and exponents before computing.
     const INTEGER: bool;
     /// Whether [`BinaryOp::Pow`](crate::BinaryOp::Pow) can be computed in this build (float
@@ -72,6 +76,8 @@ pub(crate) fn pick<T: PartialOrd>(a: T, b: T, keep: Ordering) -> T {
 macro_rules! impl_float_element {
     ($($t:ty)*) => {$(
         impl Element for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
             const INTEGER: bool = false;
             const HAS_POW: bool = cfg!(any(feature = "std", feature = "libm"));
             #[inline(always)]
@@ -111,6 +117,8 @@ impl_float_element!(f32 f64);
 macro_rules! impl_int_element {
     ($signed:literal; $($t:ty)*) => {$(
         impl Element for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
             const INTEGER: bool = true;
             const HAS_POW: bool = true;
             #[inline(always)]
@@ -180,10 +188,6 @@ pub trait Real:
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
 {
-    /// 0.
-    const ZERO: Self;
-    /// 1.
-    const ONE: Self;
     /// Converts a parameter.
     fn from_f32(x: f32) -> Self;
     /// Converts a constant.
@@ -207,8 +211,6 @@ pub trait Real:
 macro_rules! impl_real {
     ($($t:ty, $bits:ty;)*) => {$(
         impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
             #[inline(always)]
             fn from_f32(x: f32) -> Self {
                 x as $t

@@ -7,6 +7,8 @@
 
 use core::fmt;
 
+use crate::op::ReduceOp;
+
 /// How many dims of a shape an error keeps; longer shapes are shown with an ellipsis.
 const KEPT_DIMS: usize = 8;
 
@@ -102,6 +104,11 @@ pub enum Operation {
         /// The post-op's position in the chain.
         index: usize,
     },
+    /// A reduction over axes (`sum`, `max`, ...), or `sum_to`.
+    Reduce {
+        /// Which reduction.
+        op: crate::op::ReduceOp,
+    },
 }
 
 impl fmt::Display for Operation {
@@ -120,6 +127,7 @@ impl fmt::Display for Operation {
             Operation::ToStatic => f.write_str("to static shape"),
             Operation::Binary => f.write_str("binary"),
             Operation::BinaryPostOp { index } => write!(f, "binary post-op {index}"),
+            Operation::Reduce { op } => f.write_str(op.name()),
         }
     }
 }
@@ -203,6 +211,25 @@ pub enum ErrorKind {
     /// The binary primitive: a source given with [`Layout::Any`](crate::primitive::Layout::Any),
     /// which only a destination may have (O5).
     AnySource,
+    /// A reduction axis outside the shape: numpy counts negative axes from the end, so a rank-R
+    /// shape takes axes `-R..R`.
+    BadAxis {
+        /// The axis as given.
+        axis: i64,
+        /// The rank of the shape.
+        rank: usize,
+    },
+    /// A reduction axis given twice.
+    DuplicateAxis {
+        /// The axis (counted from 0).
+        axis: usize,
+    },
+    /// A reduction with no identity (`max`, `min`, `argmax`, `argmin`) over an axis with no
+    /// elements.
+    EmptyReduction {
+        /// The axis.
+        axis: usize,
+    },
     /// Partial shapes: two interval dims that cannot be merged (I1, I2, D11).
     IntervalMismatch {
         /// The axis where the dims meet.
@@ -338,6 +365,16 @@ impl fmt::Display for Error {
             ErrorKind::Overflow if *op == Operation::Reshape => {
                 write!(f, "cannot reshape {lhs} into {rhs}: ")?;
             }
+            _ if *op
+                == (Operation::Reduce {
+                    op: ReduceOp::SumTo,
+                }) =>
+            {
+                write!(f, "cannot sum {lhs} to {rhs} (sum_to): ")?;
+            }
+            _ if matches!(op, Operation::Reduce { .. }) => {
+                write!(f, "cannot reduce {lhs} ({op}): ")?;
+            }
             ErrorKind::BadStrides | ErrorKind::Overflow if *op == Operation::Layout => {
                 write!(f, "bad layout for shape {lhs} with strides {rhs}: ")?;
             }
@@ -391,6 +428,14 @@ impl fmt::Display for Error {
             ErrorKind::IntervalMismatch { axis, lhs, rhs } => {
                 write!(f, "axis {axis} has {lhs} vs {rhs}")
             }
+            ErrorKind::BadAxis { axis, rank } => {
+                write!(f, "axis {axis} is out of range for rank {rank}")
+            }
+            ErrorKind::DuplicateAxis { axis } => write!(f, "axis {axis} is given twice"),
+            ErrorKind::EmptyReduction { axis } => write!(
+                f,
+                "axis {axis} has no elements, and {op} of no elements has no value"
+            ),
             ErrorKind::LengthMismatch { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }

@@ -76,6 +76,52 @@ pub enum LogicalOp {
     Xor,
 }
 
+/// A reduction over axes, for the reduction methods of tensors and their errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// The sum (0 for no elements); floats are summed pairwise.
+    Sum,
+    /// The arithmetic mean (NaN for no elements).
+    Mean,
+    /// The product (1 for no elements).
+    Prod,
+    /// The largest element, NaN-propagating like `maximum`; no elements is an error.
+    Max,
+    /// The smallest element, NaN-propagating like `minimum`; no elements is an error.
+    Min,
+    /// The index of the first largest element (of the first NaN, if any); no elements is an
+    /// error.
+    ArgMax,
+    /// The index of the first smallest element (of the first NaN, if any); no elements is an
+    /// error.
+    ArgMin,
+    /// Whether every element is `true` (`true` for no elements).
+    All,
+    /// Whether some element is `true` (`false` for no elements).
+    Any,
+    /// The adjoint of NUMPY broadcasting: the sum over every axis that broadcasting to this
+    /// shape would have stretched.
+    SumTo,
+}
+
+impl ReduceOp {
+    /// The name in messages: the method's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+            ReduceOp::SumTo => "sum_to",
+        }
+    }
+}
+
 /// Runs `$body` with `$f` bound to the element function of the [`BinaryOp`] `$op` for element
 /// type `$t`: the one place that says what each operation computes. Each arm is its own
 /// monomorphized loop.

@@ -14,6 +14,7 @@
 //! | `broadcast_op.rs` | B1-B5 | [`broadcast_to_shape`] with a [`BroadcastToMode`] |
 //! | `primitive.rs` | O1-O6 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`] |
 //! | `partial.rs` | I1-I4 | [`partial::broadcast_partial`] |
+//! | `reduce.rs` | reductions; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`] |
 //!
 //! The kernels and the tensors take their output shapes and input placements from here and
 //! nowhere else. Nothing in this module allocates or panics.
@@ -26,6 +27,7 @@ mod numpy;
 pub mod partial;
 mod pdpd;
 mod primitive;
+mod reduce;
 mod shape_buf;
 
 pub(crate) use broadcast_op::resolve_to;
@@ -37,6 +39,9 @@ pub use numpy::{
 };
 pub(crate) use pdpd::resolve_axis;
 pub use primitive::{binary_check_dst, binary_dst_shape, post_op_fits, BINARY_MAX_NDIMS};
+#[cfg(feature = "alloc")]
+pub(crate) use reduce::reduced_shape;
+pub use reduce::{reduce_axes, reduce_shape, sum_to_axes};
 pub use shape_buf::ShapeBuf;
 
 use crate::error::{Error, ErrorKind, Operation};

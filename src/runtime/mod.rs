@@ -30,6 +30,8 @@ pub(crate) mod dyn_tensor;
 pub(crate) mod kernels;
 pub(crate) mod plan;
 mod prepared;
+#[cfg(feature = "alloc")]
+pub(crate) mod reduce;
 
 pub use array_ref::ArrayRef;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};

@@ -1,0 +1,294 @@
+//! Reductions on runtime shapes against an index-by-index reference: random shapes of ranks 0-5
+//! with dims 0-3, every reduction, every axis and pair of axes (positive and negative), both
+//! keepdims settings; the accuracy of float sums; `sum_to` as the adjoint of broadcasting; and
+//! the error of each misuse, with its text.
+
+mod common;
+
+use shaped::{DynTensor, ErrorKind};
+
+/// A small deterministic generator (no dependency needed for test data).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> usize {
+        (self.next() % n) as usize
+    }
+}
+
+/// `f` folded over the input elements that map to each output position (keepdims shape), in
+/// row-major order of the reduced axes.
+fn reference<T: Copy, A: Clone>(
+    shape: &[usize],
+    data: &[T],
+    reduced: &[bool],
+    init: A,
+    f: impl Fn(A, usize, T) -> A,
+) -> (Vec<usize>, Vec<A>) {
+    let out_shape: Vec<usize> = shape
+        .iter()
+        .zip(reduced)
+        .map(|(&d, &r)| if r { 1 } else { d })
+        .collect();
+    let out_idx = common::indices(&out_shape);
+    let mut out = vec![init; out_idx.len()];
+    for (flat, idx) in common::indices(shape).iter().enumerate() {
+        let target: Vec<usize> = idx
+            .iter()
+            .zip(reduced)
+            .map(|(&i, &r)| if r { 0 } else { i })
+            .collect();
+        let o = out_idx.iter().position(|t| *t == target).unwrap();
+        // The position along the reduced axes, row-major (for argmax with one axis: the index).
+        let k = idx
+            .iter()
+            .zip(shape)
+            .zip(reduced)
+            .filter(|(_, &r)| r)
+            .fold(0, |acc, ((&i, &d), _)| acc * d + i);
+        out[o] = f(out[o].clone(), k, data[flat]);
+    }
+    (out_shape, out)
+}
+
+fn drop_reduced(shape: &[usize], reduced: &[bool]) -> Vec<usize> {
+    shape
+        .iter()
+        .zip(reduced)
+        .filter(|(_, &r)| !r)
+        .map(|(&d, _)| d)
+        .collect()
+}
+
+#[test]
+fn every_reduction_matches_the_reference_on_random_shapes() {
+    let mut rng = Lcg(7);
+    let mut cases = 0;
+    for _ in 0..300 {
+        let rank = rng.below(6);
+        let shape: Vec<usize> = (0..rank).map(|_| rng.below(4)).collect();
+        let n: usize = shape.iter().product();
+        let ints: Vec<i64> = (0..n).map(|_| rng.below(7) as i64 - 3).collect();
+        let floats: Vec<f64> = ints.iter().map(|&x| x as f64 * 0.5).collect();
+        let bools: Vec<bool> = ints.iter().map(|&x| x > 0).collect();
+        let ti = DynTensor::from_shape_vec(&shape, ints.clone()).unwrap();
+        let tf = DynTensor::from_shape_vec(&shape, floats.clone()).unwrap();
+        let tb = DynTensor::from_shape_vec(&shape, bools.clone()).unwrap();
+        // Every single axis, each pair, and all axes; negative spellings half the time.
+        let mut axis_sets: Vec<Vec<usize>> = (0..rank).map(|a| vec![a]).collect();
+        for a in 0..rank {
+            for b in a + 1..rank {
+                axis_sets.push(vec![a, b]);
+            }
+        }
+        axis_sets.push((0..rank).collect());
+        for axes in axis_sets {
+            let reduced: Vec<bool> = (0..rank).map(|a| axes.contains(&a)).collect();
+            let given: Vec<i64> = axes
+                .iter()
+                .map(|&a| {
+                    if rng.below(2) == 0 {
+                        a as i64
+                    } else {
+                        a as i64 - rank as i64
+                    }
+                })
+                .collect();
+            let count: usize = axes.iter().map(|&a| shape[a]).product();
+            let out_empty = drop_reduced(&shape, &reduced).iter().product::<usize>() == 0;
+            for keepdims in [false, true] {
+                let want_shape = |s: Vec<usize>| {
+                    if keepdims {
+                        s
+                    } else {
+                        drop_reduced(&s, &reduced)
+                    }
+                };
+                let (s, want) = reference(&shape, &ints, &reduced, 0i64, |a, _, v| a + v);
+                let got = ti.sum(&given, keepdims).unwrap();
+                assert_eq!(
+                    (got.shape(), got.as_slice()),
+                    (&want_shape(s)[..], &want[..]),
+                    "sum {shape:?} {given:?}"
+                );
+                let (_, want) = reference(&shape, &ints, &reduced, 1i64, |a, _, v| a * v);
+                assert_eq!(ti.prod(&given, keepdims).unwrap().as_slice(), &want[..]);
+                let (_, want) = reference(&shape, &floats, &reduced, 0.0, |a, _, v| a + v);
+                let mean = tf.mean(&given, keepdims).unwrap();
+                for (m, w) in mean.as_slice().iter().zip(&want) {
+                    let w = w / count as f64;
+                    assert!(
+                        m == &w || (m.is_nan() && w.is_nan()),
+                        "mean {shape:?} {given:?}"
+                    );
+                }
+                let (_, want) = reference(&shape, &bools, &reduced, true, |a, _, v| a && v);
+                assert_eq!(tb.all(&given, keepdims).unwrap().as_slice(), &want[..]);
+                let (_, want) = reference(&shape, &bools, &reduced, false, |a, _, v| a || v);
+                assert_eq!(tb.any(&given, keepdims).unwrap().as_slice(), &want[..]);
+                if count == 0 && !out_empty {
+                    let e = ti.max(&given, keepdims).unwrap_err();
+                    assert!(matches!(e.kind(), ErrorKind::EmptyReduction { .. }));
+                } else {
+                    let (_, want) =
+                        reference(&shape, &ints, &reduced, None, |a: Option<i64>, _, v| {
+                            Some(a.map_or(v, |a| a.max(v)))
+                        });
+                    let want: Vec<i64> = want.into_iter().flatten().collect();
+                    assert_eq!(ti.max(&given, keepdims).unwrap().as_slice(), &want[..]);
+                    let (_, want) =
+                        reference(&shape, &ints, &reduced, None, |a: Option<i64>, _, v| {
+                            Some(a.map_or(v, |a| a.min(v)))
+                        });
+                    let want: Vec<i64> = want.into_iter().flatten().collect();
+                    assert_eq!(ti.min(&given, keepdims).unwrap().as_slice(), &want[..]);
+                    if axes.len() == 1 {
+                        let (_, want) = reference(
+                            &shape,
+                            &ints,
+                            &reduced,
+                            None,
+                            |a: Option<(usize, i64)>, k, v| match a {
+                                Some((_, b)) if v <= b => a,
+                                _ => Some((k, v)),
+                            },
+                        );
+                        let want: Vec<usize> = want.into_iter().flatten().map(|(k, _)| k).collect();
+                        assert_eq!(ti.argmax(given[0], keepdims).unwrap().as_slice(), &want[..]);
+                    }
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases > 1000, "{cases}");
+}
+
+/// numpy sums floats pairwise; so does shaped, along a contiguous axis and across rows.
+#[test]
+fn float_sums_are_accurate() {
+    let n = 10_000_000;
+    let d = DynTensor::from_shape_vec([n], vec![0.1f32; n]).unwrap();
+    let s = d.sum(&[0], false).unwrap().as_slice()[0];
+    assert!((s - 1e6).abs() / 1e6 < 1e-5, "contiguous: {s}");
+    let d = d.reshape([n / 4, 4]).unwrap();
+    for s in d.sum(&[0], false).unwrap().as_slice() {
+        assert!((s - 2.5e5).abs() / 2.5e5 < 1e-5, "across rows: {s}");
+    }
+    // A naive loop is far off, which is why this matters.
+    let naive = (0..n).fold(0.0f32, |a, _| a + 0.1);
+    assert!((naive - 1e6).abs() / 1e6 > 0.05, "{naive}");
+}
+
+#[test]
+fn nan_and_empty_reductions_follow_numpy() {
+    let d = DynTensor::from_shape_vec([2, 2], vec![1.0, f64::NAN, f64::NAN, 2.0]).unwrap();
+    assert!(d
+        .max(&[1], false)
+        .unwrap()
+        .as_slice()
+        .iter()
+        .all(|x| x.is_nan()));
+    assert_eq!(d.argmax(1, false).unwrap().as_slice(), &[1, 0]);
+    assert_eq!(d.argmin(0, false).unwrap().as_slice(), &[1, 0]);
+    let empty = DynTensor::<f64>::from_shape_vec([2, 0], vec![]).unwrap();
+    assert_eq!(empty.sum(&[1], false).unwrap().as_slice(), &[0.0, 0.0]);
+    assert_eq!(empty.prod(&[1], false).unwrap().as_slice(), &[1.0, 1.0]);
+    assert!(empty.mean(&[1], false).unwrap().as_slice()[0].is_nan());
+    let e = empty.max(&[1], false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot reduce [2, 0] (max): axis 1 has no elements, and max of no elements has no value"
+    );
+    let e = empty.argmin(-1, true).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::EmptyReduction { axis: 1 });
+    // Over axis 0 of [0, 3] the axis is empty and the output has 3 elements: an error. Over
+    // axis 1 the output itself is empty, so no value is needed.
+    let e03 = DynTensor::<i32>::from_shape_vec([0, 3], vec![]).unwrap();
+    assert!(e03.max(&[0], false).is_err());
+    assert_eq!(e03.max(&[1], false).unwrap().shape(), &[0]);
+    // Reducing no axes changes nothing.
+    assert_eq!(d.sum(&[], true).unwrap().as_slice()[0], 1.0);
+}
+
+#[test]
+fn axis_errors_name_the_axis_and_the_rank() {
+    let d = DynTensor::from_shape_vec([2, 3], vec![0; 6]).unwrap();
+    let cases: [(&[i64], ErrorKind, &str); 4] = [
+        (
+            &[2],
+            ErrorKind::BadAxis { axis: 2, rank: 2 },
+            "cannot reduce [2, 3] (sum): axis 2 is out of range for rank 2",
+        ),
+        (
+            &[-3],
+            ErrorKind::BadAxis { axis: -3, rank: 2 },
+            "cannot reduce [2, 3] (sum): axis -3 is out of range for rank 2",
+        ),
+        (
+            &[0, -2],
+            ErrorKind::DuplicateAxis { axis: 0 },
+            "cannot reduce [2, 3] (sum): axis 0 is given twice",
+        ),
+        (
+            &[i64::MIN],
+            ErrorKind::BadAxis {
+                axis: i64::MIN,
+                rank: 2,
+            },
+            "cannot reduce [2, 3] (sum): axis -9223372036854775808 is out of range for rank 2",
+        ),
+    ];
+    for (axes, kind, text) in cases {
+        let e = d.sum(axes, false).unwrap_err();
+        assert_eq!((e.kind(), e.to_string().as_str()), (kind, text));
+    }
+    let scalar = DynTensor::scalar(5);
+    assert_eq!(scalar.sum(&[], false).unwrap().as_slice(), &[5]);
+    assert!(scalar.sum(&[0], false).is_err());
+    assert!(d.argmax(2, false).is_err());
+}
+
+/// `a.broadcast_to(s).sum_to(a.shape())` is `a` times the stretch factor, for every shape pair
+/// that broadcasts one-directionally.
+#[test]
+fn sum_to_is_the_adjoint_of_broadcasting() {
+    let mut rng = Lcg(11);
+    let mut checked = 0;
+    for _ in 0..300 {
+        let rank = rng.below(5);
+        let big: Vec<usize> = (0..rank).map(|_| rng.below(4)).collect();
+        let keep = rng.below(rank as u64 + 1);
+        let small: Vec<usize> = big[rank - keep..]
+            .iter()
+            .map(|&d| if rng.below(2) == 0 { 1 } else { d })
+            .collect();
+        let n: usize = small.iter().product();
+        let a = DynTensor::from_shape_vec(&small, (0..n as i64).collect()).unwrap();
+        let stretched = a.broadcast_to(&big).unwrap();
+        let back = stretched.sum_to(&small).unwrap();
+        let factor = (big.iter().product::<usize>() / n.max(1)) as i64;
+        assert_eq!(back.shape(), &small[..]);
+        if n > 0 && big.iter().product::<usize>() > 0 {
+            let want: Vec<i64> = a.as_slice().iter().map(|x| x * factor).collect();
+            assert_eq!(back.as_slice(), &want[..], "{small:?} -> {big:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    let e = DynTensor::from_shape_vec([2, 3], vec![0; 6])
+        .unwrap()
+        .sum_to([4, 2, 3])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot sum [2, 3] to [4, 2, 3] (sum_to): target_shape has smaller rank"
+    );
+}
