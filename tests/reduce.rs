@@ -292,3 +292,55 @@ fn sum_to_is_the_adjoint_of_broadcasting() {
         "cannot sum [2, 3] to [4, 2, 3] (sum_to): target_shape has smaller rank"
     );
 }
+
+/// Static reductions give what the runtime ones give, on each axis of several shapes.
+#[test]
+fn static_and_runtime_reductions_agree() {
+    use shaped::{Shape, Tensor};
+    macro_rules! agree {
+        ($shape:ty, $dims:expr, $($axis:literal)*) => {{
+            let n: usize = $dims.iter().product();
+            let t = Tensor::<i64, $shape>::from_fn(|idx| {
+                let flat = idx.iter().zip($dims.iter()).fold(0, |a, (&i, &d)| a * d + i);
+                (flat as i64 * 7919) % 11 - 5
+            });
+            let d = t.to_dyn();
+            assert_eq!(d.len(), n);
+            let f = t.map(|&x| x as f64 / 4.0);
+            let df = f.to_dyn();
+            $(
+                let a = $axis as i64;
+                assert_eq!(t.sum_axis::<$axis>().as_slice(), d.sum(&[a], false).unwrap().as_slice());
+                assert_eq!(t.sum_keepdims::<$axis>().shape().as_ref(), d.sum(&[a], true).unwrap().shape());
+                assert_eq!(t.prod_axis::<$axis>().as_slice(), d.prod(&[a], false).unwrap().as_slice());
+                assert_eq!(t.max_axis::<$axis>().as_slice(), d.max(&[a], false).unwrap().as_slice());
+                assert_eq!(t.min_keepdims::<$axis>().as_slice(), d.min(&[a], true).unwrap().as_slice());
+                assert_eq!(t.argmax_axis::<$axis>().as_slice(), d.argmax(a, false).unwrap().as_slice());
+                assert_eq!(t.argmin_keepdims::<$axis>().as_slice(), d.argmin(a, true).unwrap().as_slice());
+                assert_eq!(f.mean_axis::<$axis>().as_slice(), df.mean(&[a], false).unwrap().as_slice());
+                let b = t.map(|&x| x > 0);
+                let db = b.to_dyn();
+                assert_eq!(b.all_axis::<$axis>().as_slice(), db.all(&[a], false).unwrap().as_slice());
+                assert_eq!(b.any_keepdims::<$axis>().as_slice(), db.any(&[a], true).unwrap().as_slice());
+            )*
+        }};
+    }
+    agree!(Shape![2, 3, 4], [2usize, 3, 4], 0 1 2);
+    agree!(Shape![1, 5], [1usize, 5], 0 1);
+    agree!(Shape![7], [7usize], 0);
+    agree!(Shape![3, 1, 2, 2], [3usize, 1, 2, 2], 0 1 2 3);
+    // An empty axis: sums are 0; an empty output needs no value.
+    let e = Tensor::<f32, Shape![2, 0, 3]>::from_fn(|_| 1.0);
+    assert_eq!(e.sum_axis::<1>().as_slice(), &[0.0; 6]);
+    assert_eq!(e.max_axis::<0>().shape(), [0, 3]);
+    // sum_to agrees with the runtime one and undoes broadcast_to up to the stretch factor.
+    let a = Tensor::<i64, Shape![3, 1]>::from([[1], [2], [3]]);
+    let big = a.broadcast_to::<Shape![2, 3, 4]>();
+    let back: Tensor<i64, Shape![3, 1]> = big.sum_to::<Shape![3, 1]>();
+    assert_eq!(back.as_slice(), &[8, 16, 24]);
+    assert_eq!(
+        back.as_slice(),
+        big.to_dyn().sum_to([3, 1]).unwrap().as_slice()
+    );
+    assert_eq!(big.sum_to::<Shape![]>().as_slice(), &[48]);
+}

@@ -30,7 +30,6 @@ pub(crate) mod dyn_tensor;
 pub(crate) mod kernels;
 pub(crate) mod plan;
 mod prepared;
-#[cfg(feature = "alloc")]
 pub(crate) mod reduce;
 
 pub use array_ref::ArrayRef;

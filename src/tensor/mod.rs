@@ -2,7 +2,7 @@
 //!
 //! One file per concern: `construct.rs` (making tensors), `access.rs` (reading and writing
 //! elements), `ops.rs` (operators and elementwise methods, static and mixed shapes alike),
-//! `math.rs` (unary math),
+//! `math.rs` (unary math), `reduce.rs` (reductions over a static axis, `sum_to`),
 //! `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
 //! mixed, heap and runtime tensors), `fmt.rs` (`Display`, `Debug`).
 
@@ -21,6 +21,7 @@ mod convert;
 mod fmt;
 mod math;
 pub(crate) mod ops;
+mod reduce;
 mod try_ops;
 
 pub use ops::{

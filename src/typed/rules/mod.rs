@@ -7,6 +7,7 @@
 //! | `numpy.rs` | P1-P6 | [`BroadcastShape`]`<_, `[`Numpy`]`>`, [`Broadcasts`] |
 //! | `broadcast_op.rs` | B1-B5 | [`BroadcastShape`]`<_, `[`Bidirectional`]`>`, [`BroadcastToShape`] |
 //! | `primitive.rs` | O1-O4 | [`BinaryShape`], [`PostOpShape`], [`DstShape`] |
+//! | `reduce.rs` | reductions | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
 //! (`ToUnsigned`), three type-level booleans are computed
@@ -32,6 +33,7 @@ pub use primitive::{
     BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape, Nil,
     PostOpDimRule, PostOpOnto, PostOpShape, PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
 };
+pub use reduce::{KeepAxis, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis};
 
 #[doc(hidden)]
 /// Case: the dims are equal; the output is either.
@@ -264,3 +266,4 @@ mod broadcast_op;
 mod none;
 mod numpy;
 mod primitive;
+mod reduce;
