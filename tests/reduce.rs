@@ -344,3 +344,59 @@ fn static_and_runtime_reductions_agree() {
     );
     assert_eq!(big.sum_to::<Shape![]>().as_slice(), &[48]);
 }
+
+/// Static shapes of 4096 elements or more take the shared kernels (below, an unrolled loop
+/// nest): both agree with the runtime reductions.
+#[test]
+fn large_static_reductions_take_the_shared_kernels_and_agree() {
+    use shaped::{HeapTensor, Shape};
+    let data: Vec<i64> = (0..64 * 80).map(|i| (i * 7919) % 23 - 11).collect();
+    let t = HeapTensor::<i64, Shape![64, 80]>::from_vec(data.clone()).unwrap();
+    let d = DynTensor::from_shape_vec([64, 80], data).unwrap();
+    assert_eq!(
+        t.sum_axis::<0>().as_slice(),
+        d.sum(&[0], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.sum_keepdims::<1>().as_slice(),
+        d.sum(&[1], true).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.prod_axis::<1>().as_slice(),
+        d.prod(&[1], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.max_axis::<0>().as_slice(),
+        d.max(&[0], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.min_axis::<1>().as_slice(),
+        d.min(&[1], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.argmax_axis::<1>().as_slice(),
+        d.argmax(1, false).unwrap().as_slice()
+    );
+    assert_eq!(
+        t.argmin_keepdims::<0>().as_slice(),
+        d.argmin(0, true).unwrap().as_slice()
+    );
+    let f = t.map(|&x| x as f32);
+    let df = f.to_dyn();
+    assert_eq!(
+        f.mean_axis::<0>().as_slice(),
+        df.mean(&[0], false).unwrap().as_slice()
+    );
+    let b = t.map(|&x| x > -8);
+    let db = b.to_dyn();
+    assert_eq!(
+        b.all_axis::<1>().as_slice(),
+        db.all(&[1], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        b.any_axis::<0>().as_slice(),
+        db.any(&[0], false).unwrap().as_slice()
+    );
+    let s = t.sum_to::<Shape![1, 80]>();
+    assert_eq!(s.as_slice(), d.sum_to([1, 80]).unwrap().as_slice());
+}

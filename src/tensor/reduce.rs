@@ -7,11 +7,23 @@
 //! included.
 
 use super::{OwnedIn, Tensor};
+
+/// NaN test for any `PartialOrd` element: NaN is the one value not equal to itself.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+fn is_nan<T: PartialOrd>(x: T) -> bool {
+    x != x
+}
 use crate::element::{Element, Real};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
 use crate::typed::rules::{BroadcastToShape, KeepAxis, NonEmptyAxis, RemoveAxis};
 use crate::typed::shape::StaticShape;
 use crate::typed::storage::Data;
+
+/// Below this many elements a static reduction is a loop nest with constant trip counts and
+/// strides, which LLVM unrolls (a 4x4 sum over either axis: the hand loop's instructions);
+/// above, the shared kernels with pairwise sums. The same threshold as the elementwise kernel.
+const SMALL: usize = 4096;
 
 impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// A result of shape `O` whose elements `fill` writes (each of them).
@@ -24,12 +36,58 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         fill(out.as_mut_slice());
         out
     }
+
+    /// For shapes below [`SMALL`]: each output element of `O` (axis `A` removed, or kept as 1)
+    /// folds the elements along the axis in order: `empty` for none, else `first` and `step`.
+    /// Every stride is a constant, so the whole reduction unrolls.
+    #[inline(always)]
+    fn fold_small<V, A, O: StaticShape, F>(
+        &self,
+        axis: usize,
+        empty: V,
+        first: impl Fn(T) -> A,
+        step: impl Fn(A, usize, T) -> A,
+        finish: impl Fn(A) -> V,
+    ) -> OwnedIn<F, V, O>
+    where
+        T: Copy,
+        V: Copy,
+        F: crate::typed::storage::Family,
+    {
+        let data = &self.as_slice()[..S::LEN];
+        let n = S::DIMS[axis];
+        // Row-major strides of `S`; the output's coordinates skip `axis` when it is removed.
+        let mut strides = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        let mut step_size = 1;
+        for d in (0..S::RANK).rev() {
+            strides[d] = step_size;
+            step_size *= S::DIMS[d];
+        }
+        let removed = O::RANK < S::RANK;
+        OwnedIn::<F, V, O>::from_fn(|index| {
+            let index = index.as_ref();
+            let mut base = 0;
+            for (j, &i) in index.iter().enumerate() {
+                let d = if removed && j >= axis { j + 1 } else { j };
+                base += i * strides[d];
+            }
+            if n == 0 {
+                return empty;
+            }
+            let mut acc = first(data[base]);
+            for k in 1..n {
+                acc = step(acc, k, data[base + k * strides[axis]]);
+            }
+            finish(acc)
+        })
+    }
 }
 
 macro_rules! static_reductions {
     ($(
         $axis_name:ident $keep_name:ident [$($bound:tt)*] ($v:ty, $init:expr)
         [$($extra:tt)*] |$data:ident, $a:ident, $out:ident| $body:expr;
+        small($empty:expr, $first:expr, $step:expr, $finish:expr)
         $doc:literal;
     )*) => {
         /// Reductions over one axis `A` of a static shape (`A` counts from 0; a compile error
@@ -56,6 +114,9 @@ macro_rules! static_reductions {
                 <S as RemoveAxis<A>>::Output: StaticShape,
                 T: $($bound)*,
             {
+                if S::LEN < SMALL {
+                    return self.fold_small::<$v, _, _, D::Family>(A, $empty, $first, $step, $finish);
+                }
                 let $data = self.as_slice();
                 let $a = A;
                 Self::reduced::<$v, _, D::Family>($init, |$out| $body)
@@ -71,6 +132,9 @@ macro_rules! static_reductions {
                 <S as KeepAxis<A>>::Output: StaticShape,
                 T: $($bound)*,
             {
+                if S::LEN < SMALL {
+                    return self.fold_small::<$v, _, _, D::Family>(A, $empty, $first, $step, $finish);
+                }
                 let $data = self.as_slice();
                 let $a = A;
                 Self::reduced::<$v, _, D::Family>($init, |$out| $body)
@@ -81,6 +145,7 @@ macro_rules! static_reductions {
 
 static_reductions! {
     sum_axis sum_keepdims [Element] (T, T::ZERO) [] |data, a, out| sum_axis_into(data, S::DIMS, a, out);
+        small(T::ZERO, |x| x, |a, _, x| <T as Element>::add(a, x), |a| a)
         "The sum along axis `A` (integers wrap; floats are summed pairwise, so long axes stay \
          accurate). An empty axis sums to 0.";
     mean_axis mean_keepdims [Real] (T, T::ZERO) [] |data, a, out| {
@@ -90,38 +155,46 @@ static_reductions! {
             *x = *x / n;
         }
     };
+        small(T::from_f64(f64::NAN), |x| x, |a, _, x| <T as Element>::add(a, x), |a| a / T::from_f64(S::DIMS[A] as f64))
         "The mean along axis `A` (NaN for an empty axis).";
     prod_axis prod_keepdims [Element] (T, T::ONE) [] |data, a, out| {
         crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::ONE, |_, v| v, |p, _, v| T::mul(p, v))
     };
+        small(T::ONE, |x| x, |a, _, x| <T as Element>::mul(a, x), |a| a)
         "The product along axis `A` (integers wrap). An empty axis gives 1.";
     max_axis max_keepdims [Element] (T, T::ZERO) [+ NonEmptyAxis<A>] |data, a, out| {
         extreme_into(data, S::DIMS, a, out, core::cmp::Ordering::Greater)
     };
+        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Greater), |a| a)
         "The largest element along axis `A`, NaN-propagating like `maximum`. An axis of size 0 \
          is a compile error.";
     min_axis min_keepdims [Element] (T, T::ZERO) [+ NonEmptyAxis<A>] |data, a, out| {
         extreme_into(data, S::DIMS, a, out, core::cmp::Ordering::Less)
     };
+        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Less), |a| a)
         "The smallest element along axis `A`, NaN-propagating like `minimum`. An axis of size 0 \
          is a compile error.";
     argmax_axis argmax_keepdims [PartialOrd + Copy] (usize, 0) [+ NonEmptyAxis<A>] |data, a, out| {
         arg_into(data, S::DIMS, a, out, |x, best| x > best)
     };
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x > v) { (b, v) } else { (k, x) }, |(b, _)| b)
         "The index along axis `A` of the first largest element (of the first NaN, if any, as \
          numpy's `argmax`). An axis of size 0 is a compile error.";
     argmin_axis argmin_keepdims [PartialOrd + Copy] (usize, 0) [+ NonEmptyAxis<A>] |data, a, out| {
         arg_into(data, S::DIMS, a, out, |x, best| x < best)
     };
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x < v) { (b, v) } else { (k, x) }, |(b, _)| b)
         "The index along axis `A` of the first smallest element (of the first NaN, if any). An \
          axis of size 0 is a compile error.";
     all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(true)) [] |data, a, out| {
         crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::from(true), |_, v| v, |p, _, v| p & v)
     };
+        small(T::from(true), |x| x, |a, _, x| a & x, |a| a)
         "Whether every element along axis `A` is `true` (`true` for an empty axis).";
     any_axis any_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(false)) [] |data, a, out| {
         crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::from(false), |_, v| v, |p, _, v| p | v)
     };
+        small(T::from(false), |x| x, |a, _, x| a | x, |a| a)
         "Whether some element along axis `A` is `true` (`false` for an empty axis).";
 }
 
