@@ -25,6 +25,7 @@ fn main() -> ! {
     static_ranks_0_to_4(&mut r);
     static_every_op(&mut r);
     static_views(&mut r);
+    static_reductions_and_math(&mut r);
     dynamic_all_four_modes(&mut r);
     broadcast_op_modes(&mut r);
     binary_primitive(&mut r);
@@ -187,6 +188,45 @@ fn static_every_op(r: &mut Report) {
         "-= on a mixed view, no allocator",
         &buf,
         &[0, 1, 2, 3, 4, 5],
+    );
+}
+
+fn static_reductions_and_math(r: &mut Report) {
+    let x = Tensor::<f32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as f32);
+    let m = x.mean_keepdims::<2>();
+    r.eq("mean_keepdims shape", &m.shape(), &[2, 3, 1]);
+    let centered = &x - &m;
+    r.eq("x - mean broadcasts back", &centered[[1, 2, 0]], &-1.5);
+    r.eq("sum_axis::<1>", &x.sum_axis::<1>()[[0, 0]], &12.0);
+    r.eq("max_axis::<0>", &x.max_axis::<0>()[[2, 3]], &23.0);
+    r.eq("argmin_axis::<2>", x.argmin_axis::<2>().as_slice(), &[0; 6]);
+    let big = Tensor::<i32, Shape![3, 1]>::from([[1], [2], [3]]).broadcast_to::<Shape![2, 3, 4]>();
+    r.eq(
+        "sum_to undoes broadcast_to",
+        big.sum_to::<Shape![3, 1]>().as_slice(),
+        &[8, 16, 24],
+    );
+    let b = x.gt(10.0);
+    r.eq(
+        "any_axis / all_axis",
+        &(b.any_axis::<2>()[[0, 2]], b.all_axis::<2>()[[0, 2]]),
+        &(true, false),
+    );
+    let v = Tensor::<f32, Shape![3]>::from([-1.0, 0.25, 4.0]);
+    r.eq(
+        "relu, abs, clip",
+        &(v.relu()[[0]], v.abs()[[0]], v.clip(0.0, 1.0)[[2]]),
+        &(0.0, 1.0, 1.0),
+    );
+    r.eq(
+        "sqrt, exp, ln (libm)",
+        &(v.sqrt()[[2]], (v.exp().ln()[[2]] - 4.0).abs() < 1e-6),
+        &(2.0, true),
+    );
+    r.eq(
+        "sigmoid(0)",
+        &Tensor::<f32, Shape![1]>::from([0.0]).sigmoid()[[0]],
+        &0.5,
     );
 }
 
