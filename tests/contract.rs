@@ -132,6 +132,13 @@ fn integer_division_by_zero_is_an_error_value_or_a_panic_naming_it() {
         }),
         text
     );
+    assert_eq!(
+        panic_text(|| {
+            let mut a = d.clone();
+            a /= &dz;
+        }),
+        text
+    );
     // Floats follow IEEE: no error.
     let f = Tensor::<f32, Shape![2]>::from([1.0, -1.0]) / 0.0;
     assert_eq!(f.as_slice(), &[f32::INFINITY, f32::NEG_INFINITY]);

@@ -372,17 +372,6 @@ impl<T> DynTensor<T> {
         };
         Ok(DynTensor::from_parts(&shape, data))
     }
-
-    /// `f(self[i], rhs[i])` in place, `rhs` broadcast onto `self` one-directionally (B5): the
-    /// body of `+=` and its kin.
-    fn update_view<U>(
-        &mut self,
-        rhs: ArrayRef<'_, U>,
-        check: impl FnOnce() -> Result<(), Error>,
-        f: impl FnMut(&mut T, &U),
-    ) -> Result<(), Error> {
-        kernels::update_into(&self.shape, &mut self.data, rhs, check, f)
-    }
 }
 
 impl DynTensor<bool> {
@@ -520,10 +509,17 @@ operators! {
 
 impl<T: Element> DynTensor<T> {
     /// `self = self op rhs` in place, `rhs` broadcast onto `self`.
+    /// `self = self op rhs` in place, `rhs` broadcast onto `self` one-directionally (B5): the
+    /// body of `+=` and its kin.
     fn update_op(&mut self, rhs: ArrayRef<'_, T>, op: BinaryOp) -> Result<(), Error> {
-        let a = ArrayRef::trusted(&[], &[] as &[T]);
+        // The value check names this tensor's shape; only the shape of `a` is read.
+        let shape =
+            rules::ShapeBuf::<{ rules::MAX_RANK }>::from_slice(&self.shape).unwrap_or_default();
+        let a = ArrayRef::trusted(&shape, &[] as &[T]);
         let check = || kernels::check_values(&a, &rhs, op);
-        with_binary_op!(op, T, f => self.update_view(rhs, check, |x, y| *x = f(x, y)))
+        with_binary_op!(op, T, f => {
+            kernels::update_into(&self.shape, &mut self.data, rhs, check, |x, y| *x = f(x, y))
+        })
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) fn zip_runtime<T, U, V, S: Shape, S2: Shape>(
     mode: AutoBroadcast,
     f: &mut impl FnMut(&T, &U) -> V,
 ) -> Result<(ShapeBuf, Vec<V>), Error> {
-    zip_runtime_checked::<T, U, V, S, S2>(lhs, lhs_dims, rhs, rhs_dims, mode, |_, _| Ok(()), f)
+    zip_runtime_checked::<T, U, V, S, S2>(lhs, lhs_dims, rhs, rhs_dims, mode, no_check, f)
 }
 
 /// [`zip_runtime`] with a value check (zero divisors) that runs after the shapes, before any
