@@ -107,6 +107,16 @@ fn integer_division_by_zero_is_an_error_value_or_a_panic_naming_it() {
         }),
         text
     );
+    // Shapes are checked before values on every path: a mismatch wins over a zero divisor.
+    let z3 = Tensor::<i32, Shape![_]>::from_shape_vec([3], vec![0, 1, 2]).unwrap();
+    let mismatch = "cannot broadcast [2, 2] with [3] (numpy): axis 1 has 2 vs 3";
+    assert_eq!(m.try_div(&z3).unwrap_err().to_string(), mismatch);
+    assert_eq!(
+        panic_text(|| {
+            let _ = &m / &z3;
+        }),
+        mismatch
+    );
     assert_eq!(
         panic_text(|| {
             let _ = &d / &dz;

@@ -292,15 +292,19 @@ where
     type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
     #[track_caller]
     fn apply<V>(&self, rhs: R, check: Check<U>, mut f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
-        let rhs_dims = rhs.shape_value().dims();
+        let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
         let elements = elements_as::<U, R>(&rhs);
-        check(self.shape().as_ref(), elements, rhs_dims.as_ref());
-        let result = super::try_ops::zip_runtime::<T, U, V, S, R::Shape>(
+        // The values are checked after the shapes, as on every other path: a shape error wins.
+        let result = super::try_ops::zip_runtime_checked::<T, U, V, S, R::Shape>(
             self.as_slice(),
-            self.shape().as_ref(),
+            dims.as_ref(),
             elements,
             rhs_dims.as_ref(),
             AutoBroadcast::Numpy,
+            |_, _| {
+                check(dims.as_ref(), elements, rhs_dims.as_ref());
+                Ok(())
+            },
             &mut f,
         )
         .and_then(|(dims, out)| super::try_ops::finish::<V, NumpyOutput<S, R::Shape>>(&dims, out));

@@ -26,23 +26,10 @@ use {
 /// The runtime half of the `try_*` operations and of operators on mixed shapes: the output dims
 /// under `mode` (from the runtime rules) and the elements computed in place by the runtime
 /// kernel, whose inner loop gets the trailing dims that are static in both shapes as a
-/// constant. The right operand comes as elements and dims, so scalars fit too.
+/// constant. The right operand comes as elements and dims, so scalars fit too. `check` (zero
+/// divisors) runs after the shapes, before any element is written.
 #[cfg(feature = "alloc")]
-pub(crate) fn zip_runtime<T, U, V, S: Shape, S2: Shape>(
-    lhs: &[T],
-    lhs_dims: &[usize],
-    rhs: &[U],
-    rhs_dims: &[usize],
-    mode: AutoBroadcast,
-    f: &mut impl FnMut(&T, &U) -> V,
-) -> Result<(ShapeBuf, Vec<V>), Error> {
-    zip_runtime_checked::<T, U, V, S, S2>(lhs, lhs_dims, rhs, rhs_dims, mode, no_check, f)
-}
-
-/// [`zip_runtime`] with a value check (zero divisors) that runs after the shapes, before any
-/// element is written.
-#[cfg(feature = "alloc")]
-fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape>(
+pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape>(
     lhs: &[T],
     lhs_dims: &[usize],
     rhs: &[U],
