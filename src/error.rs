@@ -91,8 +91,11 @@ pub enum Operation {
     },
     /// Building a tensor or a strided input from a buffer and a shape.
     Layout,
-    /// Reshaping a tensor.
-    Reshape,
+    /// A shape manipulation (`reshape`, `squeeze`, `permute`, `concat`, ...; M1-M7).
+    Shape {
+        /// Which manipulation.
+        op: crate::op::ShapeOp,
+    },
     /// An elementwise computation (the shapes were fine; the values were not).
     Compute,
     /// Converting a dynamic tensor to a static shape.
@@ -122,7 +125,7 @@ impl fmt::Display for Operation {
             Operation::BroadcastToExplicit => f.write_str("broadcast_to explicit"),
             Operation::BroadcastToPdpd { axis } => write!(f, "broadcast_to pdpd, axis {axis}"),
             Operation::Layout => f.write_str("layout"),
-            Operation::Reshape => f.write_str("reshape"),
+            Operation::Shape { op } => f.write_str(op.name()),
             Operation::Compute => f.write_str("compute"),
             Operation::ToStatic => f.write_str("to static shape"),
             Operation::Binary => f.write_str("binary"),
@@ -224,6 +227,48 @@ pub enum ErrorKind {
         /// The axis (counted from 0).
         axis: usize,
     },
+    /// `squeeze` of an axis that is not 1 (M3).
+    NotOne {
+        /// The axis.
+        axis: usize,
+        /// Its dim.
+        dim: usize,
+    },
+    /// A runtime `reshape` target with a negative dim other than one `-1` (M2).
+    NegativeDim {
+        /// The position of the dim in the target.
+        index: usize,
+        /// The dim as given.
+        dim: i64,
+    },
+    /// A runtime `reshape` target whose `-1` cannot be inferred: the other dims multiply to
+    /// `known`, which does not divide the element count `count` (M2).
+    InferredDim {
+        /// The product of the given dims.
+        known: usize,
+        /// The element count.
+        count: usize,
+    },
+    /// A permutation that does not name every axis (M4).
+    PermutationLength {
+        /// How many axes were given.
+        len: usize,
+        /// The rank.
+        rank: usize,
+    },
+    /// `narrow` past the end of an axis (M5).
+    OutOfBounds {
+        /// The axis.
+        axis: usize,
+        /// The first element kept.
+        start: usize,
+        /// How many are kept.
+        len: usize,
+        /// The axis's dim.
+        dim: usize,
+    },
+    /// `concat` or `stack` of no tensors (M6, M7).
+    NoTensors,
     /// A reduction with no identity (`max`, `min`, `argmax`, `argmin`) over an axis with no
     /// elements.
     EmptyReduction {
@@ -335,12 +380,7 @@ impl fmt::Display for Error {
                     _ => write!(f, " ({op})"),
                 };
             }
-            ErrorKind::ShapeMismatch if *op == Operation::Reshape => {
-                return write!(
-                    f,
-                    "cannot reshape {lhs} into {rhs}: the element counts differ"
-                )
-            }
+            _ if matches!(op, Operation::Shape { .. }) => return self.fmt_shape_op(f),
             ErrorKind::ShapeMismatch if *op == Operation::Binary => {
                 return write!(
                     f,
@@ -361,9 +401,6 @@ impl fmt::Display for Error {
             }
             ErrorKind::DivisionByZero | ErrorKind::NegativeExponent | ErrorKind::Unsupported => {
                 write!(f, "cannot compute {lhs} with {rhs}: ")?;
-            }
-            ErrorKind::Overflow if *op == Operation::Reshape => {
-                write!(f, "cannot reshape {lhs} into {rhs}: ")?;
             }
             _ if *op
                 == (Operation::Reduce {
@@ -436,11 +473,102 @@ impl fmt::Display for Error {
                 f,
                 "axis {axis} has no elements, and {op} of no elements has no value"
             ),
+            ErrorKind::NotOne { .. }
+            | ErrorKind::NegativeDim { .. }
+            | ErrorKind::InferredDim { .. }
+            | ErrorKind::PermutationLength { .. }
+            | ErrorKind::OutOfBounds { .. }
+            | ErrorKind::NoTensors => Ok(()),
             ErrorKind::LengthMismatch { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }
             | ErrorKind::AnySource => Ok(()),
         }
+    }
+}
+
+impl Error {
+    /// The message of a shape manipulation's error: the operation, the shapes, what failed and
+    /// the rule (M1-M7).
+    fn fmt_shape_op(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::op::ShapeOp;
+        let Operation::Shape { op } = self.operation else {
+            return Ok(());
+        };
+        let (lhs, rhs) = (&self.lhs, &self.rhs);
+        let name = op.name();
+        let mut rule = match op {
+            ShapeOp::Reshape => "M1",
+            ShapeOp::InsertAxis | ShapeOp::Squeeze => "M3",
+            ShapeOp::Permute => "M4",
+            ShapeOp::Narrow => "M5",
+            ShapeOp::Concat => "M6",
+            ShapeOp::Stack => "M7",
+        };
+        match (op, self.kind) {
+            (ShapeOp::Reshape, ErrorKind::NegativeDim { .. } | ErrorKind::InferredDim { .. }) => {
+                rule = "M2";
+                write!(f, "cannot reshape {lhs}: ")?;
+            }
+            (ShapeOp::Reshape, _) => write!(f, "cannot reshape {lhs} into {rhs}: ")?,
+            (ShapeOp::Concat | ShapeOp::Stack, ErrorKind::NoTensors) => {
+                write!(f, "cannot {name}: ")?
+            }
+            // Errors between two of the tensors name both; the others, the first.
+            (
+                ShapeOp::Concat | ShapeOp::Stack,
+                ErrorKind::DimMismatch { .. }
+                | ErrorKind::RankMismatch
+                | ErrorKind::ShapeMismatch
+                | ErrorKind::Overflow,
+            ) => write!(f, "cannot {name} {lhs} with {rhs}: ")?,
+            _ => write!(f, "cannot {name} {lhs}: ")?,
+        }
+        match self.kind {
+            ErrorKind::ShapeMismatch if op == ShapeOp::Reshape => {
+                f.write_str("the element counts differ")?
+            }
+            ErrorKind::ShapeMismatch => f.write_str("the shapes differ")?,
+            ErrorKind::DimMismatch { axis, lhs, rhs } => write!(
+                f,
+                "axis {axis} has {lhs} vs {rhs}; every axis but the joined one must be equal"
+            )?,
+            ErrorKind::RankMismatch => {
+                write!(f, "ranks {} and {} differ", lhs.rank(), rhs.rank())?
+            }
+            ErrorKind::NotOne { axis, dim } => write!(f, "axis {axis} has {dim} elements, not 1")?,
+            ErrorKind::NegativeDim { index, dim } => write!(
+                f,
+                "target dim {index} is {dim}; one -1 (inferred) is allowed and no other negative dim"
+            )?,
+            ErrorKind::InferredDim { known, count } => write!(
+                f,
+                "the other target dims multiply to {known}, which does not divide {count} elements"
+            )?,
+            ErrorKind::PermutationLength { len, rank } => write!(
+                f,
+                "{len} axes given for rank {rank}; a permutation names every axis once"
+            )?,
+            ErrorKind::OutOfBounds {
+                axis,
+                start,
+                len,
+                dim,
+            } => write!(
+                f,
+                "{len} elements from {start} do not fit in axis {axis}, which has {dim}"
+            )?,
+            ErrorKind::NoTensors => f.write_str("no tensors given")?,
+            ErrorKind::BadAxis { axis, rank } => {
+                write!(f, "axis {axis} is out of range for rank {rank}")?
+            }
+            ErrorKind::DuplicateAxis { axis } => write!(f, "axis {axis} is given twice")?,
+            ErrorKind::RankLimit { max } => write!(f, "rank above the supported {max}")?,
+            ErrorKind::Overflow => f.write_str("the element count or byte size overflows")?,
+            // Any other kind is not made by a shape manipulation; its name is still clear.
+            kind => write!(f, "{kind:?}")?,
+        }
+        write!(f, " ({rule})")
     }
 }
 

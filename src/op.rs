@@ -76,6 +76,40 @@ pub enum LogicalOp {
     Xor,
 }
 
+/// A shape manipulation, for the shape methods of tensors and their errors (rules M1-M7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeOp {
+    /// The same elements under another shape (M1, M2).
+    Reshape,
+    /// A dim of 1 added (M3).
+    InsertAxis,
+    /// A dim of 1 removed (M3).
+    Squeeze,
+    /// The axes reordered (M4).
+    Permute,
+    /// A range of one axis (M5).
+    Narrow,
+    /// Tensors joined along an existing axis (M6).
+    Concat,
+    /// Tensors joined along a new axis (M7).
+    Stack,
+}
+
+impl ShapeOp {
+    /// The name in messages: the method's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ShapeOp::Reshape => "reshape",
+            ShapeOp::InsertAxis => "insert_axis",
+            ShapeOp::Squeeze => "squeeze",
+            ShapeOp::Permute => "permute",
+            ShapeOp::Narrow => "narrow",
+            ShapeOp::Concat => "concat",
+            ShapeOp::Stack => "stack",
+        }
+    }
+}
+
 /// A reduction over axes, for the reduction methods of tensors and their errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {

@@ -5,23 +5,8 @@
 
 mod common;
 
+use common::Lcg;
 use shaped::{DynTensor, ErrorKind};
-
-/// A small deterministic generator (no dependency needed for test data).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> usize {
-        (self.next() % n) as usize
-    }
-}
 
 /// `f` folded over the input elements that map to each output position (keepdims shape), in
 /// row-major order of the reduced axes.
@@ -178,7 +163,7 @@ fn float_sums_are_accurate() {
     let d = DynTensor::from_shape_vec([n], vec![0.1f32; n]).unwrap();
     let s = d.sum(&[0], false).unwrap().as_slice()[0];
     assert!((s - 1e6).abs() / 1e6 < 1e-5, "contiguous: {s}");
-    let d = d.reshape([n / 4, 4]).unwrap();
+    let d = d.reshape([n as i64 / 4, 4]).unwrap();
     for s in d.sum(&[0], false).unwrap().as_slice() {
         assert!((s - 2.5e5).abs() / 2.5e5 < 1e-5, "across rows: {s}");
     }

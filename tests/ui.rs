@@ -66,3 +66,47 @@ fn common_slips_have_short_errors_naming_the_cause() {
         );
     }
 }
+
+/// Each static misuse of a reduction or a shape manipulation names, on its first line, the
+/// shapes or the axis, and the rule.
+#[test]
+fn shape_manipulation_errors_name_the_shapes_and_the_rule() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
+    let cases = [
+        (
+            "reshape_count_mismatch",
+            &[
+                "`(shaped::Const<2>, shaped::Const<3>, shaped::Const<4>)`",
+                "(M1)",
+            ][..],
+        ),
+        (
+            "squeeze_not_one",
+            &["axis 1", "`shaped::Const<3>`, not 1", "(M3)"],
+        ),
+        ("insert_axis_out_of_range", &["at 3", "(M3)"]),
+        (
+            "permute_repeated_axis",
+            &["`(Axis<0>, Axis<2>, Axis<0>)`", "repeated (M4)"],
+        ),
+        ("permute_axis_out_of_range", &["axis 2", "(M4)"]),
+        (
+            "narrow_past_the_end",
+            &["axis 1", "2 elements from 4", "(M5)"],
+        ),
+        (
+            "concat_dim_mismatch",
+            &["`(shaped::Const<4>, shaped::Const<4>)`", "axis 0", "(M6)"],
+        ),
+        ("reduce_axis_out_of_range", &["axis 2", "(R1)"]),
+        ("sum_to_incompatible", &["`shaped::Const<4>`", "B5)"]),
+        ("reduce_max_of_empty_axis", &["`shaped::Const<0>`", "(R3)"]),
+    ];
+    for (case, needles) in cases {
+        let text = std::fs::read_to_string(dir.join(format!("{case}.stderr"))).unwrap();
+        let first = text.lines().next().unwrap();
+        for needle in needles {
+            assert!(first.contains(needle), "{case}: {first}");
+        }
+    }
+}

@@ -577,6 +577,16 @@ impl<T> Source<T> for DynTensor<T> {
     }
 }
 
+/// A strided view is a source like a tensor; its strides become the source's (no copy).
+#[cfg(feature = "alloc")]
+impl<T> Source<T> for crate::runtime::DynView<'_, T> {
+    type Shape = Unranked;
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
+        let (data, shape, strides) = self.parts();
+        MemRef::with_strides(shape, strides, data)
+    }
+}
+
 impl<T, S: Shape, D: Data<T>> Source<T> for Tensor<T, S, D> {
     type Shape = S;
     fn mem(&self) -> Result<MemRef<'_, T>, Error> {

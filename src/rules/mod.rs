@@ -14,7 +14,8 @@
 //! | `broadcast_op.rs` | B1-B5 | [`broadcast_to_shape`] with a [`BroadcastToMode`] |
 //! | `primitive.rs` | O1-O6 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`] |
 //! | `partial.rs` | I1-I4 | [`partial::broadcast_partial`] |
-//! | `reduce.rs` | reductions; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`] |
+//! | `reduce.rs` | R1-R4: reductions; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`] |
+//! | `manipulate.rs` | M1-M7: reshape, insert/squeeze, permute, narrow, concat, stack | [`reshape_shape`], [`insert_axis_shape`], [`squeeze_shape`], [`permute_shape`], [`narrow_shape`], [`concat_shape`], [`stack_shape`] |
 //!
 //! The kernels and the tensors take their output shapes and input placements from here and
 //! nowhere else. Nothing in this module allocates or panics.
@@ -22,6 +23,7 @@
 #![doc = include_str!("../../RULES.md")]
 
 mod broadcast_op;
+mod manipulate;
 mod none;
 mod numpy;
 pub mod partial;
@@ -32,6 +34,12 @@ mod shape_buf;
 
 pub(crate) use broadcast_op::resolve_to;
 pub use broadcast_op::{broadcast_to_shape, BroadcastToMode};
+#[cfg(feature = "alloc")]
+pub(crate) use manipulate::resolve_axis as resolve_shape_axis;
+pub use manipulate::{
+    concat_shape, insert_axis_shape, narrow_shape, permute_shape, reshape_shape, squeeze_shape,
+    stack_check, stack_shape,
+};
 pub use none::none_compatible;
 pub(crate) use numpy::checked_last_offset;
 pub use numpy::{

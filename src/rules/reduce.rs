@@ -28,13 +28,8 @@ pub fn reduce_axes(shape: &[usize], axes: &[i64], op: ReduceOp) -> Result<u64, E
     let rank = shape.len();
     let mut mask = 0u64;
     for &axis in axes {
-        let resolved = if axis < 0 {
-            // `unsigned_abs` cannot overflow for i64::MIN, unlike `-axis`.
-            rank.checked_sub(usize::try_from(axis.unsigned_abs()).unwrap_or(usize::MAX))
-        } else {
-            usize::try_from(axis).ok().filter(|&a| a < rank)
-        };
-        let a = resolved.ok_or_else(|| err(ErrorKind::BadAxis { axis, rank }))?;
+        let a = super::manipulate::resolve_axis(axis, rank)
+            .ok_or_else(|| err(ErrorKind::BadAxis { axis, rank }))?;
         if mask & (1 << a) != 0 {
             return Err(err(ErrorKind::DuplicateAxis { axis: a }));
         }

@@ -45,6 +45,12 @@ impl<const CAP: usize> ShapeBuf<CAP> {
         &self.dims[..self.len]
     }
 
+    /// The dims, mutably.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [usize] {
+        &mut self.dims[..self.len]
+    }
+
     /// The element count, or `None` on overflow.
     pub fn element_count(&self) -> Option<usize> {
         checked_element_count(self.as_slice())
@@ -54,6 +60,17 @@ impl<const CAP: usize> ShapeBuf<CAP> {
 impl<const CAP: usize> Default for ShapeBuf<CAP> {
     fn default() -> Self {
         ShapeBuf::new()
+    }
+}
+
+/// The shape of these dims. Panics when `N` is above the capacity, a mistake in the program
+/// (`N` is a constant); [`from_slice`](ShapeBuf::from_slice) is the checked form.
+impl<const CAP: usize, const N: usize> From<[usize; N]> for ShapeBuf<CAP> {
+    fn from(dims: [usize; N]) -> Self {
+        match ShapeBuf::from_slice(&dims) {
+            Some(s) => s,
+            None => panic!("a shape of rank {N} exceeds the capacity {CAP}"),
+        }
     }
 }
 

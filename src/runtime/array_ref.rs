@@ -109,6 +109,18 @@ impl<'a, T> ArrayRef<'a, T> {
         self.shape
     }
 
+    /// A strided input whose shape and strides the caller keeps inside `data` (a
+    /// [`DynView`](crate::runtime::DynView)'s own).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn trusted_strided(shape: &'a [usize], strides: &'a [usize], data: &'a [T]) -> Self {
+        debug_assert!(ArrayRef::with_strides(shape, strides, data).is_ok());
+        ArrayRef {
+            data,
+            shape,
+            strides: Strides::Given(strides),
+        }
+    }
+
     /// A row-major input whose length the caller has already checked (a tensor's own
     /// elements), for the kernels' internal use.
     pub(crate) fn trusted(shape: &'a [usize], data: &'a [T]) -> Self {

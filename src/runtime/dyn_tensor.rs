@@ -184,33 +184,6 @@ impl<T> DynTensor<T> {
         ArrayRef::trusted(&self.shape, &self.data)
     }
 
-    /// The same elements under another shape with the same element count (no copy).
-    ///
-    /// ```
-    /// use shaped::DynTensor;
-    /// let t = DynTensor::from_shape_vec([2, 3], vec![0; 6]).unwrap();
-    /// assert_eq!(t.clone().reshape([3, 2]).unwrap().shape(), &[3, 2]);
-    /// let err = t.reshape([4, 2]).unwrap_err();
-    /// assert_eq!(err.to_string(), "cannot reshape [2, 3] into [4, 2]: the element counts differ");
-    /// ```
-    pub fn reshape(self, shape: impl AsRef<[usize]>) -> Result<Self, Error> {
-        let shape = shape.as_ref();
-        let err = |kind| Error::new(kind, Operation::Reshape, &self.shape, shape);
-        if shape.len() > rules::MAX_RANK {
-            return Err(err(ErrorKind::RankLimit {
-                max: rules::MAX_RANK,
-            }));
-        }
-        match rules::checked_element_count(shape) {
-            None => Err(err(ErrorKind::Overflow)),
-            Some(n) if n != self.data.len() => Err(err(ErrorKind::ShapeMismatch)),
-            Some(_) => Ok(DynTensor {
-                shape: shape.to_vec(),
-                data: self.data,
-            }),
-        }
-    }
-
     /// Applies `f` to each element.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
         DynTensor {

@@ -26,13 +26,19 @@
 
 mod array_ref;
 #[cfg(feature = "alloc")]
+mod dyn_shape;
+#[cfg(feature = "alloc")]
 pub(crate) mod dyn_tensor;
 pub(crate) mod kernels;
+#[cfg(feature = "alloc")]
+pub(crate) mod manipulate;
 pub(crate) mod plan;
 mod prepared;
 pub(crate) mod reduce;
 
 pub use array_ref::ArrayRef;
+#[cfg(feature = "alloc")]
+pub use dyn_shape::DynView;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
 pub use prepared::BinaryPlan;
 

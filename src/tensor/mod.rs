@@ -19,6 +19,7 @@ mod access;
 mod construct;
 mod convert;
 mod fmt;
+mod manipulate;
 mod math;
 pub(crate) mod ops;
 mod reduce;

@@ -344,7 +344,12 @@ pub trait ToUnsigned {
     type Output: typenum::Unsigned;
 }
 
-include!(concat!(env!("OUT_DIR"), "/const_table.rs"));
+/// The generated table, in short names for typenum's parts.
+mod table {
+    use super::{Const, ToUnsigned};
+    use typenum::{UInt as N, UTerm as Z, B0 as O, B1 as I};
+    include!(concat!(env!("OUT_DIR"), "/const_table.rs"));
+}
 
 #[cfg(test)]
 mod tests {

@@ -330,6 +330,20 @@ macro_rules! Shape {
     ($($dims:tt)+) => { $crate::Shape!(@munch []; $($dims)+) };
 }
 
+/// A permutation of axes as a type, for [`Tensor::permute`](crate::Tensor::permute):
+/// `Axes![2, 0, 1]` is `(Axis<2>, Axis<0>, Axis<1>)`, output axis `i` taking axis `P[i]` (M4).
+///
+/// ```
+/// use shaped::{Axes, Shape, Tensor};
+/// let x = Tensor::<i32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 100 + j * 10 + k) as i32);
+/// let p: Tensor<i32, Shape![4, 2, 3]> = x.permute::<Axes![2, 0, 1]>();
+/// assert_eq!(p[[3, 1, 2]], 123);
+/// ```
+#[macro_export]
+macro_rules! Axes {
+    ($($a:expr),* $(,)?) => { ($($crate::typed::rules::Axis<{ $a }>,)*) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,3 +63,19 @@ pub fn reference<T: Copy, V>(
         .collect();
     (out, values)
 }
+
+/// A small deterministic generator (no dependency needed for test data).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+    pub fn below(&mut self, n: u64) -> usize {
+        (self.next() % n) as usize
+    }
+}

@@ -124,9 +124,15 @@ pub fn run(bytes: &[u8]) {
         }
     }
 
-    let new_shape = input.shape(5, true);
+    // Runtime reshape targets are numpy's `i64` dims; a dim past `i64::MAX` saturates.
+    let new_shape: Vec<usize> = input
+        .shape(5, true)
+        .into_iter()
+        .map(|d| d.min(i64::MAX as usize))
+        .collect();
+    let target: Vec<i64> = new_shape.iter().map(|&d| d as i64).collect();
     let same = count(&new_shape).is_some() && count(a.shape()) == count(&new_shape);
-    let reshaped = a.clone().reshape(&new_shape);
+    let reshaped = a.clone().reshape(&target);
     assert_eq!(
         reshaped.is_ok(),
         same && new_shape.len() <= shaped::rules::MAX_RANK,

@@ -39,7 +39,7 @@ pub struct OneWay;
 /// One-directional per-dim rule (B5): the input dim `A` is 1 or the target dim `B`. Implemented
 /// for [`Equal`] and [`StretchLeft`] only: the target never shrinks to the input.
 #[diagnostic::on_unimplemented(
-    message = "cannot stretch dim `{A}` to dim `{B}` (one-directional NUMPY: `broadcast_to`, `+=`, `sum_to`)",
+    message = "cannot stretch dim `{A}` to dim `{B}` (one-directional NUMPY: `broadcast_to`, `+=`, `sum_to`; B5)",
     label = "the input dim must be 1 or equal to the target dim; the target never changes (rule B5)"
 )]
 pub trait OneWayDimRule<A, B> {

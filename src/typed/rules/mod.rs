@@ -7,7 +7,8 @@
 //! | `numpy.rs` | P1-P6 | [`BroadcastShape`]`<_, `[`Numpy`]`>`, [`Broadcasts`] |
 //! | `broadcast_op.rs` | B1-B5 | [`BroadcastShape`]`<_, `[`Bidirectional`]`>`, [`BroadcastToShape`] |
 //! | `primitive.rs` | O1-O4 | [`BinaryShape`], [`PostOpShape`], [`DstShape`] |
-//! | `reduce.rs` | reductions | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
+//! | `reduce.rs` | R1-R3 | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
+//! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
 //! (`ToUnsigned`), three type-level booleans are computed
@@ -26,6 +27,11 @@ use crate::typed::shape::Shape;
 pub use broadcast_op::{
     Bidirectional, BidirectionalDimRule, BidirectionalOutput, BroadcastToDim, BroadcastToShape,
     OneWayDimRule,
+};
+pub use manipulate::{
+    AddDim, Axis, Concat, ConcatFits, Concatenated, Flatten, InRange, InsertAxis, IsPermutation,
+    JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, SameCount, SelectAxis,
+    SqueezeAxis, StaticCount, ToConst, UnitDim,
 };
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
@@ -263,6 +269,7 @@ macro_rules! for_each_rank {
 
 // Declared after the macros above, which are then in scope in each of these files.
 mod broadcast_op;
+mod manipulate;
 mod none;
 mod numpy;
 mod primitive;

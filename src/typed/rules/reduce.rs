@@ -16,7 +16,7 @@ use crate::typed::shape::Shape;
 /// same(<<Shape![2, 3, 4] as RemoveAxis<1>>::Output>::default(), <Shape![2, 4]>::default());
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "axis {A} is out of range for shape `{Self}`",
+    message = "axis {A} is out of range for shape `{Self}` (R1)",
     label = "a static shape of rank R has the axes 0 to R - 1"
 )]
 pub trait RemoveAxis<const A: usize>: Shape {
@@ -27,7 +27,7 @@ pub trait RemoveAxis<const A: usize>: Shape {
 /// `Self` with axis `A` replaced by a 1: the shape of `sum_keepdims::<A>()` and its kin, which
 /// broadcasts back against `Self` (`&x - &x.mean_keepdims::<A>()`).
 #[diagnostic::on_unimplemented(
-    message = "axis {A} is out of range for shape `{Self}`",
+    message = "axis {A} is out of range for shape `{Self}` (R1)",
     label = "a static shape of rank R has the axes 0 to R - 1"
 )]
 pub trait KeepAxis<const A: usize>: Shape {
@@ -38,7 +38,7 @@ pub trait KeepAxis<const A: usize>: Shape {
 /// Axis `A` of `Self` has elements (or is a [`Dyn`], checked at run time): what `max`, `min`,
 /// `argmax` and `argmin` need, since no elements have no largest one.
 #[diagnostic::on_unimplemented(
-    message = "axis {A} is out of range for shape `{Self}`",
+    message = "axis {A} is out of range for shape `{Self}` (R1)",
     label = "a static shape of rank R has the axes 0 to R - 1"
 )]
 pub trait NonEmptyAxis<const A: usize>: Shape {}
@@ -58,7 +58,7 @@ where
 /// Holds for `B0`, "the dim is not 0"; its message is the error of reducing an empty axis.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "the reduced axis is `{D}`, which has no elements: `max`, `min`, `argmax` and `argmin` have no value for no elements",
+    message = "the reduced axis is `{D}`, which has no elements: `max`, `min`, `argmax` and `argmin` have no value for no elements (R3)",
     label = "reducing an axis of size 0 with no identity"
 )]
 pub trait NotZero<D> {}

@@ -1,0 +1,381 @@
+//! Shape manipulation at run time (rules M1-M7): [`DynTensor`]'s `reshape`, `flatten`,
+//! `insert_axis`, `squeeze` (no copy: the elements move), `permute`, `transpose`, `narrow`
+//! (copies), `concat` and `stack`; and [`DynView`], the strided view that permutes and narrows
+//! without copying and feeds the runtime kernels and the binary primitive.
+
+use alloc::vec::Vec;
+use core::mem::MaybeUninit;
+
+use super::array_ref::ArrayRef;
+use super::dyn_tensor::DynTensor;
+use super::filled_vec;
+use super::manipulate::{gather_into, interleave, row_major_strides};
+use crate::error::{Error, ErrorKind, Operation};
+use crate::op::ShapeOp;
+use crate::rules;
+
+/// A read-only view of a [`DynTensor`]'s elements (or of another view's) under a shape and
+/// strides of its own: permuting, transposing, narrowing, inserting or squeezing an axis
+/// costs no copy. Pass [`as_array_ref`](Self::as_array_ref) to the runtime kernels, or the
+/// view itself to the binary primitive; [`to_tensor`](Self::to_tensor) copies it out.
+///
+/// ```
+/// use shaped::{runtime::binary_into, AutoBroadcast, BinaryOp, DynTensor};
+/// let x = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+/// let t = x.strided().transpose()?;                 // [3, 2], no copy
+/// assert_eq!(t.shape(), [3, 2]);
+/// assert_eq!(t.strides(), [1, 3]);
+/// assert_eq!(t[[2, 1]], 6);
+/// let mut out = [0; 6];
+/// binary_into(t.as_array_ref(), x.strided().transpose()?.as_array_ref(), BinaryOp::Add, AutoBroadcast::None, &mut out)?;
+/// assert_eq!(out, [2, 8, 4, 10, 6, 12]);
+/// assert_eq!(t.narrow(0, 1, 2)?.to_tensor().as_slice(), &[2, 5, 3, 6]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[derive(Clone, Debug)]
+pub struct DynView<'a, T> {
+    // Every element the shape and strides address lies inside `data` (each constructor keeps
+    // this), so `as_array_ref` need not check again.
+    data: &'a [T],
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+}
+
+impl<'a, T> DynView<'a, T> {
+    /// The dims.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// The number of dims.
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True when some dim is 0.
+    pub fn is_empty(&self) -> bool {
+        self.shape.contains(&0)
+    }
+
+    /// True when the elements are row-major and contiguous, as in a tensor.
+    pub fn is_row_major(&self) -> bool {
+        self.is_empty() || {
+            let row_major = row_major_strides(&self.shape);
+            self.shape
+                .iter()
+                .zip(&self.strides)
+                .zip(row_major.iter())
+                .all(|((&d, &s), &r)| d == 1 || s == r)
+        }
+    }
+
+    /// The element at `index`, or `None` if the rank or a coordinate is wrong.
+    pub fn get(&self, index: impl AsRef<[usize]>) -> Option<&'a T> {
+        let index = index.as_ref();
+        if index.len() != self.shape.len() || index.iter().zip(&self.shape).any(|(i, d)| i >= d) {
+            return None;
+        }
+        let offset: usize = index.iter().zip(&self.strides).map(|(i, s)| i * s).sum();
+        self.data.get(offset)
+    }
+
+    /// The elements, shape and strides, for the binary primitive's sources.
+    pub(crate) fn parts(&self) -> (&'a [T], &[usize], &[usize]) {
+        (self.data, &self.shape, &self.strides)
+    }
+
+    /// The input the runtime kernels take (`binary_into`, `compare_into`, `zip_into`, ...).
+    pub fn as_array_ref(&self) -> ArrayRef<'_, T> {
+        ArrayRef::trusted_strided(&self.shape, &self.strides, self.data)
+    }
+
+    /// The elements copied into a row-major tensor.
+    pub fn to_tensor(&self) -> DynTensor<T>
+    where
+        T: Clone,
+    {
+        let count = self.len();
+        // SAFETY: `gather_into` writes every element of its output when it returns Ok; it
+        // cannot fail here, since the view's shape and strides were checked when it was made.
+        let data = unsafe {
+            filled_vec(count, |out| {
+                gather_into(self.as_array_ref(), out, |x| MaybeUninit::new(x.clone()))
+            })
+        };
+        match data {
+            Ok(data) => DynTensor::from_parts(&self.shape, data),
+            Err(_) => unreachable!("a view's shape and strides are valid"),
+        }
+    }
+
+    /// The axes reordered: output axis `i` is axis `axes[i]` (negative from the end), which
+    /// must name every axis once (M4). No copy.
+    pub fn permute(&self, axes: impl AsRef<[i64]>) -> Result<Self, Error> {
+        let (shape, resolved) = rules::permute_shape(&self.shape, axes.as_ref())?;
+        Ok(DynView {
+            data: self.data,
+            shape: shape.to_vec(),
+            strides: resolved.iter().map(|&a| self.strides[a]).collect(),
+        })
+    }
+
+    /// The two axes of a rank-2 view swapped (M4). No copy.
+    pub fn transpose(&self) -> Result<Self, Error> {
+        self.permute([1, 0])
+    }
+
+    /// Elements `start..start + len` of axis `axis` (M5). No copy.
+    pub fn narrow(&self, axis: i64, start: usize, len: usize) -> Result<Self, Error> {
+        let (shape, a) = rules::narrow_shape(&self.shape, axis, start, len)?;
+        // An empty view addresses nothing; else `start` is an element of the axis.
+        let offset = if shape.contains(&0) {
+            0
+        } else {
+            start * self.strides[a]
+        };
+        Ok(DynView {
+            data: &self.data[offset..],
+            shape: shape.to_vec(),
+            strides: self.strides.clone(),
+        })
+    }
+
+    /// A dim of 1 inserted before axis `axis` (`-r - 1..=r`; M3). No copy.
+    pub fn insert_axis(&self, axis: i64) -> Result<Self, Error> {
+        let (shape, a) = rules::insert_axis_shape(&self.shape, axis)?;
+        let mut strides = self.strides.clone();
+        strides.insert(a, 0);
+        Ok(DynView {
+            data: self.data,
+            shape: shape.to_vec(),
+            strides,
+        })
+    }
+
+    /// Axis `axis` removed; it must be 1 (M3). No copy.
+    pub fn squeeze(&self, axis: i64) -> Result<Self, Error> {
+        let (shape, a) = rules::squeeze_shape(&self.shape, axis)?;
+        let mut strides = self.strides.clone();
+        strides.remove(a);
+        Ok(DynView {
+            data: self.data,
+            shape: shape.to_vec(),
+            strides,
+        })
+    }
+}
+
+impl<T, I: AsRef<[usize]>> core::ops::Index<I> for DynView<'_, T> {
+    type Output = T;
+
+    /// Panics when the index does not fit the shape, naming both.
+    fn index(&self, index: I) -> &T {
+        let index = index.as_ref();
+        match self.get(index) {
+            Some(x) => x,
+            None => panic!(
+                "index {index:?} is out of bounds for shape {:?}",
+                self.shape
+            ),
+        }
+    }
+}
+
+impl<T> DynTensor<T> {
+    /// A zero-copy strided view of the elements, to permute or narrow without copying.
+    pub fn strided(&self) -> DynView<'_, T> {
+        DynView {
+            data: self.as_slice(),
+            shape: self.shape().to_vec(),
+            strides: row_major_strides(self.shape()).to_vec(),
+        }
+    }
+
+    /// The same elements under another shape (M1), one dim of which may be `-1`, inferred as
+    /// in numpy (M2). No copy: the elements move.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([2, 3, 4], (0..24).collect())?;
+    /// let r = t.clone().reshape([-1, 4])?;
+    /// assert_eq!(r.shape(), [6, 4]);
+    /// let e = t.reshape([5, 5]).unwrap_err();
+    /// assert_eq!(e.to_string(), "cannot reshape [2, 3, 4] into [5, 5]: the element counts differ (M1)");
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn reshape(self, shape: impl AsRef<[i64]>) -> Result<Self, Error> {
+        let shape = rules::reshape_shape(self.shape(), shape.as_ref())?;
+        Ok(DynTensor::from_parts(&shape, self.into_vec()))
+    }
+
+    /// The elements as one dim (M1). No copy.
+    pub fn flatten(self) -> Self {
+        let n = self.len();
+        DynTensor::from_parts(&[n], self.into_vec())
+    }
+
+    /// A dim of 1 inserted before axis `axis` (`-r - 1..=r`, negative from the end of the
+    /// result; M3). No copy.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([2, 3], vec![0; 6])?;
+    /// assert_eq!(t.insert_axis(-1)?.squeeze(0).unwrap_err().to_string(),
+    ///            "cannot squeeze [2, 3, 1]: axis 0 has 2 elements, not 1 (M3)");
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn insert_axis(self, axis: i64) -> Result<Self, Error> {
+        let (shape, _) = rules::insert_axis_shape(self.shape(), axis)?;
+        Ok(DynTensor::from_parts(&shape, self.into_vec()))
+    }
+
+    /// Axis `axis` removed; it must be 1 (M3). No copy.
+    pub fn squeeze(self, axis: i64) -> Result<Self, Error> {
+        let (shape, _) = rules::squeeze_shape(self.shape(), axis)?;
+        Ok(DynTensor::from_parts(&shape, self.into_vec()))
+    }
+
+    /// The axes reordered into a new tensor: output axis `i` is axis `axes[i]` (negative from
+    /// the end), which must name every axis once (M4). [`strided`](Self::strided)`.permute`
+    /// is the view that does not copy.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let x = DynTensor::from_shape_vec([2, 3, 4], (0..24).collect())?;
+    /// let p = x.permute([2, 0, 1])?;
+    /// assert_eq!(p.shape(), [4, 2, 3]);
+    /// assert_eq!(p[[3, 1, 2]], x[[1, 2, 3]]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn permute(&self, axes: impl AsRef<[i64]>) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        Ok(self.strided().permute(axes)?.to_tensor())
+    }
+
+    /// The two axes of a rank-2 tensor swapped, into a new tensor (M4).
+    pub fn transpose(&self) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        self.permute([1, 0])
+    }
+
+    /// Elements `start..start + len` of axis `axis` (negative from the end), into a new tensor
+    /// (M5). Narrowing axis 0 of a tensor keeps the layout; [`strided`](Self::strided) gives
+    /// the view of any axis without copying.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let x = DynTensor::from_shape_vec([2, 4], (0..8).collect())?;
+    /// assert_eq!(x.narrow(-1, 1, 2)?.as_slice(), &[1, 2, 5, 6]);
+    /// assert_eq!(
+    ///     x.narrow(1, 3, 2).unwrap_err().to_string(),
+    ///     "cannot narrow [2, 4]: 2 elements from 3 do not fit in axis 1, which has 4 (M5)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn narrow(&self, axis: i64, start: usize, len: usize) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        Ok(self.strided().narrow(axis, start, len)?.to_tensor())
+    }
+
+    /// The tensors joined along axis `axis` (negative from the end): equal ranks, equal dims on
+    /// every other axis, and the axis the sum (M6).
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let a = DynTensor::from_shape_vec([2, 1], vec![1, 2])?;
+    /// let b = DynTensor::from_shape_vec([2, 2], vec![3, 4, 5, 6])?;
+    /// let c = DynTensor::concat(&[&a, &b], 1)?;
+    /// assert_eq!((c.shape(), c.as_slice()), (&[2, 3][..], &[1, 3, 4, 2, 5, 6][..]));
+    /// let e = DynTensor::concat(&[&a, &b], 0).unwrap_err();
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "cannot concat [2, 1] with [2, 2]: axis 1 has 1 vs 2; every axis but the joined one must be equal (M6)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn concat(parts: &[&DynTensor<T>], axis: i64) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        let Some((first, rest)) = parts.split_first() else {
+            let op = Operation::Shape {
+                op: ShapeOp::Concat,
+            };
+            return Err(Error::new(ErrorKind::NoTensors, op, &[], &[]));
+        };
+        let mut shape = rules::ShapeBuf::from_slice(first.shape()).unwrap_or_default();
+        let mut a = rules::resolve_shape_axis(axis, first.rank());
+        for part in rest {
+            let (joined, resolved) = rules::concat_shape(&shape, part.shape(), axis)?;
+            (shape, a) = (joined, Some(resolved));
+        }
+        let Some(a) = a else {
+            // A single part: the axis must still be one of its axes.
+            let rank = first.rank();
+            let op = Operation::Shape {
+                op: ShapeOp::Concat,
+            };
+            return Err(Error::new(
+                ErrorKind::BadAxis { axis, rank },
+                op,
+                first.shape(),
+                &[],
+            ));
+        };
+        let outer = shape[..a].iter().product();
+        Ok(Self::joined(parts, &shape, outer))
+    }
+
+    /// The tensors, all of one shape, stacked along a new axis `axis` (`-r - 1..=r`) whose dim
+    /// is their number (M7).
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let a = DynTensor::from_shape_vec([2], vec![1, 2])?;
+    /// let b = DynTensor::from_shape_vec([2], vec![3, 4])?;
+    /// let s = DynTensor::stack(&[&a, &b], 1)?;
+    /// assert_eq!((s.shape(), s.as_slice()), (&[2, 2][..], &[1, 3, 2, 4][..]));
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn stack(parts: &[&DynTensor<T>], axis: i64) -> Result<Self, Error>
+    where
+        T: Clone,
+    {
+        let first = parts.first().map_or(&[][..], |p| p.shape());
+        let (shape, a) = rules::stack_shape(first, parts.len(), axis)?;
+        for part in parts {
+            rules::stack_check(first, part.shape())?;
+        }
+        let outer = shape[..a].iter().product();
+        Ok(Self::joined(parts, &shape, outer))
+    }
+
+    /// `parts` interleaved in `outer` blocks into a tensor of `shape` (checked by the caller).
+    fn joined(parts: &[&DynTensor<T>], shape: &[usize], outer: usize) -> Self
+    where
+        T: Clone,
+    {
+        let mut data = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        interleave(parts.iter().map(|p| p.as_slice()), outer, |block| {
+            data.extend_from_slice(block)
+        });
+        DynTensor::from_parts(shape, data)
+    }
+}

@@ -1,0 +1,361 @@
+//! Shape manipulation of typed tensors (rules M1-M7), every shape decided at compile time.
+//!
+//! `reshape`, `flatten`, `insert_axis` and `squeeze` keep the row-major order, so they are
+//! views over the same elements ([`TensorView`], usable wherever a tensor is: every
+//! elementwise operation, the binary primitive). `permute`, `transpose`, `narrow`, `concat`
+//! and `stack` reorder or gather elements, so they build a tensor stored like `self` (a typed
+//! tensor is always contiguous; `DynTensor::strided` gives zero-copy strided views at run
+//! time). The misuses are compile errors: a reshape that changes the count, squeezing a dim
+//! that is not 1, an axis out of range, a range past the end, a permutation that repeats an
+//! axis, a concat with other dims unequal.
+
+use super::{OwnedIn, Tensor, TensorView, TensorViewMut};
+use crate::typed::dim::Const;
+use crate::typed::rules::{
+    Axis, Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis, ReshapeInto,
+    SqueezeAxis,
+};
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::{Data, DataMut, Join};
+#[cfg(feature = "alloc")]
+use crate::{error::Error, typed::dim::Dyn, typed::rules::ReplaceAxis};
+
+/// The shape value of `Out` for `dims`, which the type-level rule has already proven right.
+#[inline(always)]
+fn shape_of<Out: Shape>(dims: &[usize]) -> Out {
+    match Out::from_dims(dims) {
+        Some(s) => s,
+        None => unreachable!("the output shape type is derived from these dims"),
+    }
+}
+
+/// Row-major strides of a static shape.
+#[inline(always)]
+fn strides<S: StaticShape>() -> [usize; crate::typed::shape::MAX_STATIC_RANK] {
+    let mut out = [0; crate::typed::shape::MAX_STATIC_RANK];
+    let mut step = 1;
+    for d in (0..S::RANK).rev() {
+        out[d] = step;
+        step *= S::DIMS[d];
+    }
+    out
+}
+
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The same elements under the static shape `Target`, which must have the same element
+    /// count: a compile error otherwise (M1). No copy.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as i32);
+    /// let r = x.reshape::<Shape![6, 4]>();
+    /// assert_eq!(r[[5, 3]], 23);
+    /// let y = &r + 1;                                   // a view is an operand like any tensor
+    /// assert_eq!(y[[0, 0]], 1);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3, 4]>::zeros();
+    /// let r = x.reshape::<Shape![5, 5]>();              // 24 elements vs 25
+    /// ```
+    #[inline]
+    pub fn reshape<Target: StaticShape>(&self) -> TensorView<'_, T, Target>
+    where
+        S: ReshapeInto<Target>,
+    {
+        Tensor::from_parts(self.as_slice(), Target::default())
+    }
+
+    /// [`reshape`](Self::reshape), writable. No copy.
+    #[inline]
+    pub fn reshape_mut<Target: StaticShape>(&mut self) -> TensorViewMut<'_, T, Target>
+    where
+        S: ReshapeInto<Target>,
+        D: DataMut<T>,
+    {
+        Tensor::from_parts(self.as_mut_slice(), Target::default())
+    }
+
+    /// The elements as one static dim (M1). No copy. The count must be in the static-dim
+    /// table; [`reshape`](Self::reshape) to `Shape![N]` names it otherwise.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
+    /// let f: shaped::TensorView<i32, Shape![6]> = x.flatten();
+    /// assert_eq!(f.as_slice(), &[0, 1, 2, 3, 4, 5]);
+    /// ```
+    #[inline]
+    pub fn flatten(&self) -> TensorView<'_, T, <S as Flatten>::Output>
+    where
+        S: Flatten,
+        <S as Flatten>::Output: StaticShape,
+    {
+        Tensor::from_parts(self.as_slice(), Default::default())
+    }
+
+    /// A dim of 1 inserted before axis `A` (`0..=rank`; M3). No copy; works on mixed shapes.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::zeros();
+    /// let y: shaped::TensorView<i32, Shape![2, 1, 3]> = x.insert_axis::<1>();
+    /// let back: shaped::TensorView<i32, Shape![2, 3]> = y.squeeze::<1>();
+    /// # let _ = back;
+    /// ```
+    #[inline]
+    pub fn insert_axis<const A: usize>(
+        &self,
+    ) -> TensorView<'_, T, <S as InsertAxis<A, Const<1>>>::Output>
+    where
+        S: InsertAxis<A, Const<1>>,
+    {
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        let mut out = [1usize; crate::typed::shape::MAX_STATIC_RANK];
+        out[..A].copy_from_slice(&dims[..A]);
+        out[A + 1..=dims.len()].copy_from_slice(&dims[A..]);
+        Tensor::from_parts(self.as_slice(), shape_of(&out[..=dims.len()]))
+    }
+
+    /// Axis `A` removed, which must be a static 1: squeezing any other dim is a compile error
+    /// (M3). No copy; works on mixed shapes.
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::zeros();
+    /// let y = x.squeeze::<1>();                         // axis 1 is 3, not 1
+    /// ```
+    #[inline]
+    pub fn squeeze<const A: usize>(&self) -> TensorView<'_, T, <S as RemoveAxis<A>>::Output>
+    where
+        S: RemoveAxis<A> + SqueezeAxis<A>,
+    {
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        let mut out = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        out[..A].copy_from_slice(&dims[..A]);
+        out[A..dims.len() - 1].copy_from_slice(&dims[A + 1..]);
+        Tensor::from_parts(self.as_slice(), shape_of(&out[..dims.len() - 1]))
+    }
+}
+
+impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
+    /// The axes reordered by `P`, written [`Axes!`](crate::Axes!): output axis `i` is axis
+    /// `P[i]`, and `P` must name every axis once (M4), a compile error otherwise. Builds a
+    /// tensor stored like `self`.
+    ///
+    /// ```
+    /// use shaped::{Axes, Shape, Tensor};
+    /// let nchw = Tensor::<i32, Shape![1, 3, 2, 2]>::from_fn(|[_, c, h, w]| (c * 100 + h * 10 + w) as i32);
+    /// let nhwc: Tensor<i32, Shape![1, 2, 2, 3]> = nchw.permute::<Axes![0, 2, 3, 1]>();
+    /// assert_eq!(nhwc[[0, 1, 0, 2]], 210);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Axes, Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::zeros();
+    /// let y = x.permute::<Axes![0, 0]>();               // axis 0 twice
+    /// ```
+    #[inline]
+    pub fn permute<P>(&self) -> OwnedIn<D::Family, T, <S as Permute<P>>::Output>
+    where
+        S: Permute<P>,
+        <S as Permute<P>>::Output: StaticShape,
+    {
+        let strides = strides::<S>();
+        let data = self.as_slice();
+        OwnedIn::<D::Family, T, <S as Permute<P>>::Output>::from_fn(|index| {
+            let offset = index
+                .as_ref()
+                .iter()
+                .zip(<S as Permute<P>>::AXES)
+                .map(|(&i, &a)| i * strides[a])
+                .sum::<usize>();
+            data[offset].clone()
+        })
+    }
+
+    /// The two axes of a rank-2 tensor swapped (M4). Builds a tensor stored like `self`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
+    /// let t: Tensor<i32, Shape![3, 2]> = x.transpose();
+    /// assert_eq!(t.as_slice(), &[0, 3, 1, 4, 2, 5]);
+    /// ```
+    #[inline]
+    pub fn transpose(&self) -> OwnedIn<D::Family, T, <S as Permute<(Axis<1>, Axis<0>)>>::Output>
+    where
+        S: Permute<(Axis<1>, Axis<0>)>,
+        <S as Permute<(Axis<1>, Axis<0>)>>::Output: StaticShape,
+    {
+        self.permute::<(Axis<1>, Axis<0>)>()
+    }
+
+    /// Elements `START..START + LEN` of axis `A`, which must fit: a compile error otherwise
+    /// (M5). Axis `A` becomes `Const<LEN>`. Builds a tensor stored like `self`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 5]>::from_fn(|[i, j]| (i * 5 + j) as i32);
+    /// let n: Tensor<i32, Shape![2, 2]> = x.narrow::<1, 3, 2>();
+    /// assert_eq!(n.as_slice(), &[3, 4, 8, 9]);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 5]>::zeros();
+    /// let n = x.narrow::<1, 4, 2>();                    // elements 4..6 of 5
+    /// ```
+    #[inline]
+    pub fn narrow<const A: usize, const START: usize, const LEN: usize>(
+        &self,
+    ) -> OwnedIn<D::Family, T, <S as Narrow<A, START, LEN>>::Output>
+    where
+        S: Narrow<A, START, LEN>,
+        <S as Narrow<A, START, LEN>>::Output: StaticShape,
+    {
+        let strides = strides::<S>();
+        let data = self.as_slice();
+        let base = START * strides[A];
+        OwnedIn::<D::Family, T, <S as Narrow<A, START, LEN>>::Output>::from_fn(|index| {
+            let offset = index
+                .as_ref()
+                .iter()
+                .zip(&strides)
+                .map(|(&i, &s)| i * s)
+                .sum::<usize>();
+            data[base + offset].clone()
+        })
+    }
+
+    /// `self` and `other` joined along axis `A` (M6): equal ranks and equal dims off the axis,
+    /// a compile error otherwise; axis `A` of the result is the sum, computed at compile time.
+    /// Stored on the heap if either operand is.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2, 1]>::from_fn(|[i, _]| i as i32);
+    /// let b = Tensor::<i32, Shape![2, 2]>::from_fn(|[i, j]| (10 + i * 2 + j) as i32);
+    /// let c: Tensor<i32, Shape![2, 3]> = a.concat::<1, _, _>(&b);
+    /// assert_eq!(c.as_slice(), &[0, 10, 11, 1, 12, 13]);
+    /// ```
+    #[inline]
+    // The type is the joined shape in the joined storage family, each already an alias.
+    #[allow(clippy::type_complexity)]
+    pub fn concat<const A: usize, S2, D2>(
+        &self,
+        other: &Tensor<T, S2, D2>,
+    ) -> OwnedIn<<D::Family as Join<D2::Family>>::Out, T, Concatenated<S, A, S2>>
+    where
+        S2: StaticShape,
+        D2: Data<T>,
+        D::Family: Join<D2::Family>,
+        S: Concat<A, S2>,
+        <S as Concat<A, S2>>::Output: StaticShape,
+    {
+        let (left, right) = (self.as_slice(), other.as_slice());
+        let (ls, rs) = (strides::<S>(), strides::<S2>());
+        let split = S::DIMS[A];
+        OwnedIn::<<D::Family as Join<D2::Family>>::Out, T, <S as Concat<A, S2>>::Output>::from_fn(
+            |index| {
+                let index = index.as_ref();
+                // Below `split` on axis `A` the element is the left operand's, else the right's
+                // at the index shifted back.
+                let (data, strides, shift) = if index[A] < split {
+                    (left, &ls, 0)
+                } else {
+                    (right, &rs, split)
+                };
+                let mut offset = 0;
+                for (d, &i) in index.iter().enumerate() {
+                    offset += if d == A { i - shift } else { i } * strides[d];
+                }
+                data[offset].clone()
+            },
+        )
+    }
+
+    /// The tensors stacked along a new axis `A` (`0..=rank`) of dim `N`, their number (M7).
+    /// They share one shape by their type.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_fn(|[i]| i as i32);
+    /// let b = Tensor::<i32, Shape![2]>::from_fn(|[i]| 10 + i as i32);
+    /// let s: Tensor<i32, Shape![2, 2]> = Tensor::stack::<1, 2>([&a, &b]);
+    /// assert_eq!(s.as_slice(), &[0, 10, 1, 11]);
+    /// ```
+    #[inline]
+    pub fn stack<const A: usize, const N: usize>(
+        parts: [&Self; N],
+    ) -> OwnedIn<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>
+    where
+        S: InsertAxis<A, Const<N>>,
+        <S as InsertAxis<A, Const<N>>>::Output: StaticShape,
+    {
+        let strides = strides::<S>();
+        OwnedIn::<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>::from_fn(|index| {
+            let index = index.as_ref();
+            let mut offset = 0;
+            for (d, &i) in index.iter().enumerate() {
+                match d.cmp(&A) {
+                    core::cmp::Ordering::Less => offset += i * strides[d],
+                    core::cmp::Ordering::Equal => {}
+                    core::cmp::Ordering::Greater => offset += i * strides[d - 1],
+                }
+            }
+            parts[index[A]].as_slice()[offset].clone()
+        })
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// Elements `start..start + len` of axis `A`, both known only at run time: axis `A`
+    /// becomes [`Dyn`](crate::Dyn), the others keep their types (M5). An error when the range
+    /// does not fit. Works on mixed shapes; feature `alloc`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 5]>::from_fn(|[i, j]| (i * 5 + j) as i32);
+    /// let n: Tensor<i32, Shape![2, _]> = x.narrow_dyn::<1>(1, 3)?;
+    /// assert_eq!((n.shape(), n.as_slice()), ([2, 3], &[1, 2, 3, 6, 7, 8][..]));
+    /// let e = x.narrow_dyn::<1>(4, 2).unwrap_err();
+    /// assert_eq!(e.to_string(), "cannot narrow [2, 5]: 2 elements from 4 do not fit in axis 1, which has 5 (M5)");
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn narrow_dyn<const A: usize>(
+        &self,
+        start: usize,
+        len: usize,
+    ) -> Result<Tensor<T, <S as ReplaceAxis<A, Dyn>>::Output>, Error>
+    where
+        S: ReplaceAxis<A, Dyn>,
+    {
+        use crate::runtime::manipulate::{gather_into, row_major_strides};
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        let (out, _) = crate::rules::narrow_shape(dims, A as i64, start, len)?;
+        let strides = row_major_strides(dims);
+        // An empty result reads nothing; else `start` is an element of the axis.
+        let offset = if out.contains(&0) {
+            0
+        } else {
+            start * strides[A]
+        };
+        let src =
+            crate::runtime::ArrayRef::with_strides(&out, &strides, &self.as_slice()[offset..])?;
+        let count = crate::runtime::element_count::<T>(&out)?;
+        // SAFETY: `gather_into` writes every element of its output when it returns Ok.
+        let data = unsafe {
+            crate::runtime::filled_vec(count, |buf| {
+                gather_into(src, buf, |x| core::mem::MaybeUninit::new(x.clone()))
+            })?
+        };
+        Tensor::from_shape_vec(out, data)
+    }
+}

@@ -1,0 +1,6 @@
+use shaped::{Axes, Shape, Tensor};
+
+fn main() {
+    let x = Tensor::<f32, Shape![2, 3, 4]>::splat(1.0);
+    let _ = x.permute::<Axes![0, 2, 0]>();
+}
