@@ -103,7 +103,7 @@ mod util;
 pub use element::Float;
 pub use element::{Boolean, Element, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
-pub use op::{BinaryOp, CompareOp, LogicalOp};
+pub use op::{BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
 pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastToMode, ShapeBuf};
 #[cfg(feature = "alloc")]
 pub use runtime::dyn_tensor::DynTensor;
@@ -111,7 +111,7 @@ pub use runtime::dyn_tensor::DynTensor;
 pub use tensor::HeapTensor;
 pub use tensor::{
     AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
-    SameElement, Tensor, TensorView, TensorViewMut,
+    ReduceOutput, Reduced, SameElement, Tensor, TensorView, TensorViewMut,
 };
 pub use typed::dim::{Const, Dim, Dyn, StaticDim};
 pub use typed::rules::{BroadcastOutput, Broadcasts};

@@ -385,3 +385,84 @@ fn large_static_reductions_take_the_shared_kernels_and_agree() {
     let s = t.sum_to::<Shape![1, 80]>();
     assert_eq!(s.as_slice(), d.sum_to([1, 80]).unwrap().as_slice());
 }
+
+/// Mixed shapes (`Dyn` dims among static ones): the same values and dims as `DynTensor` on
+/// random dims 0-3, every reduction and axis; a `Dyn` dim stays `Dyn`.
+#[test]
+fn mixed_and_runtime_reductions_agree() {
+    use shaped::{Shape, Tensor};
+    let mut rng = Lcg(23);
+    macro_rules! agree {
+        ($shape:ty, $fixed:expr, $($axis:literal)*) => {{
+            for _ in 0..40 {
+                let dims: Vec<usize> = $fixed.iter().map(|f: &Option<usize>| f.unwrap_or_else(|| rng.below(4))).collect();
+                let n: usize = dims.iter().product();
+                let data: Vec<i64> = (0..n).map(|i| (i as i64 * 7919) % 11 - 5).collect();
+                let t = Tensor::<i64, $shape>::from_shape_vec(&dims, data.clone()).unwrap();
+                let d = DynTensor::from_shape_vec(&dims, data).unwrap();
+                let f = t.map(|&x| x as f64 / 4.0);
+                let df = f.to_dyn();
+                let b = t.map(|&x| x > 0);
+                let db = b.to_dyn();
+                $(
+                    let a = $axis as i64;
+                    let (s, r) = (t.sum_axis::<$axis>(), d.sum(&[a], false).unwrap());
+                    assert_eq!((s.shape().as_ref(), s.as_slice()), (r.shape(), r.as_slice()), "{dims:?} axis {a}");
+                    assert_eq!(t.sum_keepdims::<$axis>().shape().as_ref(), d.sum(&[a], true).unwrap().shape());
+                    assert_eq!(t.prod_keepdims::<$axis>().as_slice(), d.prod(&[a], true).unwrap().as_slice());
+                    // Compared as text: the mean of an empty axis is NaN on both paths.
+                    assert_eq!(format!("{:?}", f.mean_axis::<$axis>().to_dyn()), format!("{:?}", df.mean(&[a], false).unwrap()));
+                    assert_eq!(b.all_axis::<$axis>().as_slice(), db.all(&[a], false).unwrap().as_slice());
+                    assert_eq!(b.any_keepdims::<$axis>().as_slice(), db.any(&[a], true).unwrap().as_slice());
+                    if dims[$axis] > 0 {
+                        assert_eq!(t.max_axis::<$axis>().as_slice(), d.max(&[a], false).unwrap().as_slice());
+                        assert_eq!(t.min_keepdims::<$axis>().as_slice(), d.min(&[a], true).unwrap().as_slice());
+                        assert_eq!(t.argmax_axis::<$axis>().as_slice(), d.argmax(a, false).unwrap().as_slice());
+                        assert_eq!(t.argmin_keepdims::<$axis>().as_slice(), d.argmin(a, true).unwrap().as_slice());
+                    }
+                )*
+            }
+        }};
+    }
+    agree!(Shape![_, 3, 4], [None, Some(3), Some(4)], 0 1 2);
+    agree!(Shape![2, _, _], [Some(2), None, None], 0 1 2);
+    agree!(Shape![_], [None], 0);
+    agree!(Shape![_, 1, _, 2], [None, Some(1), None, Some(2)], 0 1 2 3);
+    // Types: a `Dyn` dim stays `Dyn`; reducing it away leaves a static shape.
+    let t = Tensor::<f32, Shape![_, 4]>::from_shape_vec([3, 4], vec![1.0; 12]).unwrap();
+    let rows: Tensor<f32, Shape![_]> = t.sum_axis::<1>();
+    let cols: Tensor<f32, Shape![4]> = t.sum_axis::<0>();
+    let kept: Tensor<f32, Shape![1, 4]> = t.mean_keepdims::<0>();
+    assert_eq!(
+        (rows.shape(), cols.as_slice(), kept.as_slice()),
+        ([3], &[3.0; 4][..], &[1.0; 4][..])
+    );
+    let centered = &t - kept;
+    assert_eq!(centered.as_slice(), &[0.0; 12]);
+    // Above the small-shape threshold, the shared kernels.
+    let data: Vec<f32> = (0..128 * 64).map(|i| (i % 13) as f32).collect();
+    let big = Tensor::<f32, Shape![_, 64]>::from_shape_vec([128, 64], data.clone()).unwrap();
+    let d = DynTensor::from_shape_vec([128, 64], data).unwrap();
+    assert_eq!(
+        big.sum_axis::<0>().as_slice(),
+        d.sum(&[0], false).unwrap().as_slice()
+    );
+    assert_eq!(
+        big.max_keepdims::<1>().as_slice(),
+        d.max(&[1], true).unwrap().as_slice()
+    );
+    assert_eq!(
+        big.argmin_axis::<1>().as_slice(),
+        d.argmin(1, false).unwrap().as_slice()
+    );
+}
+
+#[test]
+#[should_panic(
+    expected = "cannot reduce [0, 4] (max): axis 0 has no elements, and max of no elements has no value"
+)]
+fn mixed_max_of_an_empty_dyn_axis_panics_with_the_error() {
+    use shaped::{Shape, Tensor};
+    let t = Tensor::<f32, Shape![_, 4]>::from_shape_vec([0, 4], vec![]).unwrap();
+    let _ = t.max_axis::<0>();
+}

@@ -28,6 +28,7 @@ mod try_ops;
 pub use ops::{
     AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, PathOutput, SameElement,
 };
+pub use reduce::{ReduceOutput, Reduced};
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///

@@ -16,56 +16,132 @@ fn is_nan<T: PartialOrd>(x: T) -> bool {
 }
 use crate::element::{Element, Real};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
+#[cfg(feature = "alloc")]
+use crate::typed::dim::DynKind;
+use crate::typed::dim::{DimKind, StaticKind};
 use crate::typed::rules::{BroadcastToShape, KeepAxis, NonEmptyAxis, RemoveAxis};
-use crate::typed::shape::StaticShape;
-use crate::typed::storage::Data;
+use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
+use crate::typed::storage::{Data, Family};
 
 /// Below this many elements a static reduction is a loop nest with constant trip counts and
 /// strides, which LLVM unrolls (a 4x4 sum over either axis: the hand loop's instructions);
 /// above, the shared kernels with pairwise sums. The same threshold as the elementwise kernel.
 const SMALL: usize = 4096;
 
-impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
-    /// A result of shape `O` whose elements `fill` writes (each of them).
+/// Where a reduction's result of shape `O` goes, chosen by `O`'s kind: a static result is
+/// stored like the input (stack or heap), a result that keeps a `Dyn` dim in a `Vec`
+/// (feature `alloc`).
+#[doc(hidden)]
+pub trait ReduceOutput<F: Family, O: Shape>: DimKind {
+    /// The result, holding `V`s.
+    type Output<V>;
+    /// A result whose element at each multi-index of `dims` (row-major) is `f(index)`.
+    fn from_fn<V>(dims: &[usize], f: impl FnMut(&[usize]) -> V) -> Self::Output<V>;
+    /// A result of `dims` whose every element `fill` writes (starting from `init`).
+    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Self::Output<V>;
+}
+
+impl<F: Family, O: StaticShape> ReduceOutput<F, O> for StaticKind {
+    type Output<V> = OwnedIn<F, V, O>;
     #[inline(always)]
-    fn reduced<V: Copy, O: StaticShape, F>(init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O>
-    where
-        F: crate::typed::storage::Family,
-    {
+    fn from_fn<V>(_: &[usize], mut f: impl FnMut(&[usize]) -> V) -> OwnedIn<F, V, O> {
+        OwnedIn::<F, V, O>::from_fn(|index| f(index.as_ref()))
+    }
+    #[inline(always)]
+    fn filled<V: Copy>(_: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O> {
         let mut out = OwnedIn::<F, V, O>::from_fn(|_| init);
         fill(out.as_mut_slice());
         out
     }
+}
 
-    /// For shapes below [`SMALL`]: each output element of `O` (axis `A` removed, or kept as 1)
-    /// folds the elements along the axis in order: `empty` for none, else `first` and `step`.
-    /// Every stride is a constant, so the whole reduction unrolls.
+#[cfg(feature = "alloc")]
+impl<F: Family, O: Shape> ReduceOutput<F, O> for DynKind {
+    type Output<V> = Tensor<V, O>;
+    fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
+        let count = dims.iter().product();
+        let mut data = alloc::vec::Vec::with_capacity(count);
+        let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        let index = &mut index[..dims.len()];
+        for _ in 0..count {
+            data.push(f(index));
+            // The odometer: the last coordinate moves fastest.
+            for (i, &d) in index.iter_mut().zip(dims).rev() {
+                *i += 1;
+                if *i < d {
+                    break;
+                }
+                *i = 0;
+            }
+        }
+        finish(dims, data)
+    }
+    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
+        let mut data = alloc::vec![init; dims.iter().product()];
+        fill(&mut data);
+        finish(dims, data)
+    }
+}
+
+/// A mixed result from its dims, which the type-level rule derived `O` from.
+#[cfg(feature = "alloc")]
+fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O> {
+    match Tensor::from_shape_vec(dims, data) {
+        Ok(t) => t,
+        Err(_) => unreachable!("the output shape type is derived from these dims"),
+    }
+}
+
+/// The result type of a reduction of a tensor stored in `F` to the shape `O`.
+pub type Reduced<F, V, O> = <<O as Shape>::Kind as ReduceOutput<F, O>>::Output<V>;
+
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The dims left by reducing `axis`: removed when `O` has a lower rank, else kept as 1.
     #[inline(always)]
-    fn fold_small<V, A, O: StaticShape, F>(
+    fn reduced_dims<O: Shape>(dims: &[usize], axis: usize) -> ([usize; MAX_STATIC_RANK], usize) {
+        let mut out = [0usize; MAX_STATIC_RANK];
+        let removed = O::RANK < dims.len();
+        let mut len = 0;
+        for (d, &n) in dims.iter().enumerate() {
+            if d == axis && removed {
+                continue;
+            }
+            out[len] = if d == axis { 1 } else { n };
+            len += 1;
+        }
+        (out, len)
+    }
+
+    /// For shapes below [`SMALL`]: each output element of `O` (axis `axis` removed, or kept
+    /// as 1) folds the elements along the axis in order: `empty` for none, else `first` and
+    /// `step`, then `finish` with the axis length. For a static shape every dim and stride is a constant, so it all unrolls.
+    #[inline(always)]
+    fn fold_small<V, A, O: Shape>(
         &self,
         axis: usize,
         empty: V,
         first: impl Fn(T) -> A,
         step: impl Fn(A, usize, T) -> A,
-        finish: impl Fn(A) -> V,
-    ) -> OwnedIn<F, V, O>
+        finish: impl Fn(A, usize) -> V,
+    ) -> Reduced<D::Family, V, O>
     where
         T: Copy,
         V: Copy,
-        F: crate::typed::storage::Family,
+        O::Kind: ReduceOutput<D::Family, O>,
     {
-        let data = &self.as_slice()[..S::LEN];
-        let n = S::DIMS[axis];
-        // Row-major strides of `S`; the output's coordinates skip `axis` when it is removed.
-        let mut strides = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        let data = self.as_slice();
+        let n = dims[axis];
+        let mut strides = [0usize; MAX_STATIC_RANK];
         let mut step_size = 1;
-        for d in (0..S::RANK).rev() {
+        for d in (0..dims.len()).rev() {
             strides[d] = step_size;
-            step_size *= S::DIMS[d];
+            step_size *= dims[d];
         }
-        let removed = O::RANK < S::RANK;
-        OwnedIn::<F, V, O>::from_fn(|index| {
-            let index = index.as_ref();
+        let removed = O::RANK < dims.len();
+        let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
+        <O::Kind as ReduceOutput<D::Family, O>>::from_fn(&out_dims[..out_rank], |index| {
             let mut base = 0;
             for (j, &i) in index.iter().enumerate() {
                 let d = if removed && j >= axis { j + 1 } else { j };
@@ -78,20 +154,64 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
             for k in 1..n {
                 acc = step(acc, k, data[base + k * strides[axis]]);
             }
-            finish(acc)
+            finish(acc, n)
         })
+    }
+
+    /// A reduction over `axis` by the shared kernel `fill` (pairwise sums and the like).
+    #[inline(always)]
+    fn reduce_large<V: Copy, O: Shape>(
+        &self,
+        axis: usize,
+        init: V,
+        fill: impl FnOnce(&[T], &[usize], usize, &mut [V]),
+    ) -> Reduced<D::Family, V, O>
+    where
+        O::Kind: ReduceOutput<D::Family, O>,
+    {
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
+        <O::Kind as ReduceOutput<D::Family, O>>::filled(&out_dims[..out_rank], init, |out| {
+            fill(self.as_slice(), dims, axis, out)
+        })
+    }
+
+    /// The element count, a constant for a static shape.
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.shape.element_count()
+    }
+
+    /// Panics with the [`EmptyReduction`](crate::ErrorKind::EmptyReduction) error when a `Dyn`
+    /// axis turns out empty for a reduction with no identity (a static one cannot compile).
+    #[inline(always)]
+    #[track_caller]
+    fn check_nonempty(&self, axis: usize, op: crate::op::ReduceOp) {
+        let dims = self.shape.dims();
+        if dims.as_ref()[axis] == 0 {
+            let kind = crate::error::ErrorKind::EmptyReduction { axis };
+            let op = crate::error::Operation::Reduce { op };
+            super::ops::fail(crate::error::Error::new(kind, op, dims.as_ref(), &[]))
+        }
     }
 }
 
 macro_rules! static_reductions {
     ($(
-        $axis_name:ident $keep_name:ident [$($bound:tt)*] ($v:ty, $init:expr)
-        [$($extra:tt)*] |$data:ident, $a:ident, $out:ident| $body:expr;
+        $axis_name:ident $keep_name:ident [$($bound:tt)*] ($v:ty, $init:expr) $op:ident
+        [$($extra:tt)*] |$data:ident, $dims:ident, $a:ident, $out:ident| $body:expr;
         small($empty:expr, $first:expr, $step:expr, $finish:expr)
         $doc:literal;
     )*) => {
-        /// Reductions over one axis `A` of a static shape (`A` counts from 0; a compile error
-        /// outside the shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1.
+        /// Reductions over one axis `A` (R1; `A` counts from 0, a compile error outside the
+        /// shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1 (R2).
+        ///
+        /// On mixed shapes the other dims keep their types (a `Dyn` stays `Dyn`) and the
+        /// result with a `Dyn` dim is in a `Vec` (feature `alloc`); `max`, `min`, `argmax` and
+        /// `argmin` of a `Dyn` axis that turns out empty panic with the
+        /// [`EmptyReduction`](crate::ErrorKind::EmptyReduction) error (R3), like the operators
+        /// on a runtime mismatch (`DynTensor`'s reductions return it).
         ///
         /// ```
         /// use shaped::{Shape, Tensor};
@@ -102,100 +222,119 @@ macro_rules! static_reductions {
         /// let s: Tensor<f32, Shape![2, 4]> = x.sum_axis::<1>();
         /// assert_eq!(s[[0, 0]], 0.0 + 4.0 + 8.0);
         /// assert_eq!(x.argmax_axis::<0>()[[2, 3]], 1);
+        /// # #[cfg(feature = "alloc")] {
+        /// let batch: Tensor<f32, Shape![_, 4]> = Tensor::from_shape_vec([3, 4], vec![1.0; 12]).unwrap();
+        /// let rows: Tensor<f32, Shape![_]> = batch.sum_axis::<1>();   // the `Dyn` dim stays
+        /// assert_eq!(rows.as_slice(), &[4.0; 3]);
+        /// let cols: Tensor<f32, Shape![4]> = batch.sum_axis::<0>();   // static again
+        /// assert_eq!(cols.as_slice(), &[3.0; 4]);
+        /// # }
         /// ```
-        impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {$(
+        impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
             #[doc = $doc]
             #[doc = ""]
             #[doc = "The axis is removed from the shape."]
             #[inline]
-            pub fn $axis_name<const A: usize>(&self) -> OwnedIn<D::Family, $v, <S as RemoveAxis<A>>::Output>
+            #[track_caller]
+            pub fn $axis_name<const A: usize>(&self) -> Reduced<D::Family, $v, <S as RemoveAxis<A>>::Output>
             where
                 S: RemoveAxis<A> $($extra)*,
-                <S as RemoveAxis<A>>::Output: StaticShape,
+                <<S as RemoveAxis<A>>::Output as Shape>::Kind:
+                    ReduceOutput<D::Family, <S as RemoveAxis<A>>::Output>,
                 T: $($bound)*,
             {
-                if S::LEN < SMALL {
-                    return self.fold_small::<$v, _, _, D::Family>(A, $empty, $first, $step, $finish);
-                }
-                let $data = self.as_slice();
-                let $a = A;
-                Self::reduced::<$v, _, D::Family>($init, |$out| $body)
+                static_reductions!(@body self, A, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                    |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
 
             #[doc = $doc]
             #[doc = ""]
             #[doc = "The axis is kept as 1, so the result broadcasts against `self`."]
             #[inline]
-            pub fn $keep_name<const A: usize>(&self) -> OwnedIn<D::Family, $v, <S as KeepAxis<A>>::Output>
+            #[track_caller]
+            pub fn $keep_name<const A: usize>(&self) -> Reduced<D::Family, $v, <S as KeepAxis<A>>::Output>
             where
                 S: KeepAxis<A> $($extra)*,
-                <S as KeepAxis<A>>::Output: StaticShape,
+                <<S as KeepAxis<A>>::Output as Shape>::Kind:
+                    ReduceOutput<D::Family, <S as KeepAxis<A>>::Output>,
                 T: $($bound)*,
             {
-                if S::LEN < SMALL {
-                    return self.fold_small::<$v, _, _, D::Family>(A, $empty, $first, $step, $finish);
-                }
-                let $data = self.as_slice();
-                let $a = A;
-                Self::reduced::<$v, _, D::Family>($init, |$out| $body)
+                static_reductions!(@body self, A, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                    |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
         )*}
     };
+    (@body $self:ident, $axis:ident, $o:ty, $op:ident, $v:ty, $init:expr, [],
+        |$data:ident, $dims:ident, $a:ident, $out:ident| $body:expr,
+        small($empty:expr, $first:expr, $step:expr, $finish:expr)) => {{
+        if $self.count() < SMALL {
+            return $self.fold_small::<$v, _, $o>($axis, $empty, $first, $step, $finish);
+        }
+        $self.reduce_large::<$v, $o>($axis, $init, |$data, $dims, $a, $out| $body)
+    }};
+    (@body $self:ident, $axis:ident, $o:ty, $op:ident, $v:ty, $init:expr, [$($extra:tt)+],
+        |$data:ident, $dims:ident, $a:ident, $out:ident| $body:expr,
+        small($empty:expr, $first:expr, $step:expr, $finish:expr)) => {{
+        // No identity: a static empty axis does not compile, a `Dyn` one is checked here.
+        $self.check_nonempty($axis, crate::op::ReduceOp::$op);
+        static_reductions!(@body $self, $axis, $o, $op, $v, $init, [], |$data, $dims, $a, $out| $body,
+            small($empty, $first, $step, $finish))
+    }};
 }
 
 static_reductions! {
-    sum_axis sum_keepdims [Element] (T, T::ZERO) [] |data, a, out| sum_axis_into(data, S::DIMS, a, out);
-        small(T::ZERO, |x| x, |a, _, x| <T as Element>::add(a, x), |a| a)
+    sum_axis sum_keepdims [Element] (T, T::ZERO) Sum [] |data, dims, a, out| sum_axis_into(data, dims, a, out);
+        small(T::ZERO, |x| x, |a, _, x| <T as Element>::add(a, x), |a, _| a)
         "The sum along axis `A` (integers wrap; floats are summed pairwise, so long axes stay \
-         accurate). An empty axis sums to 0.";
-    mean_axis mean_keepdims [Real] (T, T::ZERO) [] |data, a, out| {
-        sum_axis_into(data, S::DIMS, a, out);
-        let n = T::from_f64(S::DIMS[a] as f64);
+         accurate). An empty axis sums to 0 (R3).";
+    mean_axis mean_keepdims [Real] (T, T::ZERO) Mean [] |data, dims, a, out| {
+        sum_axis_into(data, dims, a, out);
+        let n = T::from_f64(dims[a] as f64);
         for x in out {
             *x = *x / n;
         }
     };
-        small(T::from_f64(f64::NAN), |x| x, |a, _, x| <T as Element>::add(a, x), |a| a / T::from_f64(S::DIMS[A] as f64))
-        "The mean along axis `A` (NaN for an empty axis).";
-    prod_axis prod_keepdims [Element] (T, T::ONE) [] |data, a, out| {
-        crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::ONE, |_, v| v, |p, _, v| T::mul(p, v))
+        small(T::from_f64(f64::NAN), |x| x, |a, _, x| <T as Element>::add(a, x), |a, n| a / T::from_f64(n as f64))
+        "The mean along axis `A` (NaN for an empty axis, R3).";
+    prod_axis prod_keepdims [Element] (T, T::ONE) Prod [] |data, dims, a, out| {
+        crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::ONE, |_, v| v, |p, _, v| T::mul(p, v))
     };
-        small(T::ONE, |x| x, |a, _, x| <T as Element>::mul(a, x), |a| a)
-        "The product along axis `A` (integers wrap). An empty axis gives 1.";
-    max_axis max_keepdims [Element] (T, T::ZERO) [+ NonEmptyAxis<A>] |data, a, out| {
-        extreme_into(data, S::DIMS, a, out, core::cmp::Ordering::Greater)
+        small(T::ONE, |x| x, |a, _, x| <T as Element>::mul(a, x), |a, _| a)
+        "The product along axis `A` (integers wrap). An empty axis gives 1 (R3).";
+    max_axis max_keepdims [Element] (T, T::ZERO) Max [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        extreme_into(data, dims, a, out, core::cmp::Ordering::Greater)
     };
-        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Greater), |a| a)
+        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Greater), |a, _| a)
         "The largest element along axis `A`, NaN-propagating like `maximum`. An axis of size 0 \
-         is a compile error.";
-    min_axis min_keepdims [Element] (T, T::ZERO) [+ NonEmptyAxis<A>] |data, a, out| {
-        extreme_into(data, S::DIMS, a, out, core::cmp::Ordering::Less)
+         is a compile error (R3).";
+    min_axis min_keepdims [Element] (T, T::ZERO) Min [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        extreme_into(data, dims, a, out, core::cmp::Ordering::Less)
     };
-        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Less), |a| a)
+        small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Less), |a, _| a)
         "The smallest element along axis `A`, NaN-propagating like `minimum`. An axis of size 0 \
-         is a compile error.";
-    argmax_axis argmax_keepdims [PartialOrd + Copy] (usize, 0) [+ NonEmptyAxis<A>] |data, a, out| {
-        arg_into(data, S::DIMS, a, out, |x, best| x > best)
+         is a compile error (R3).";
+    argmax_axis argmax_keepdims [PartialOrd + Copy] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        arg_into(data, dims, a, out, |x, best| x > best)
     };
-        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x > v) { (b, v) } else { (k, x) }, |(b, _)| b)
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x > v) { (b, v) } else { (k, x) }, |(b, _), _| b)
         "The index along axis `A` of the first largest element (of the first NaN, if any, as \
-         numpy's `argmax`). An axis of size 0 is a compile error.";
-    argmin_axis argmin_keepdims [PartialOrd + Copy] (usize, 0) [+ NonEmptyAxis<A>] |data, a, out| {
-        arg_into(data, S::DIMS, a, out, |x, best| x < best)
+         numpy's `argmax`). An axis of size 0 is a compile error (R3).";
+    argmin_axis argmin_keepdims [PartialOrd + Copy] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        arg_into(data, dims, a, out, |x, best| x < best)
     };
-        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x < v) { (b, v) } else { (k, x) }, |(b, _)| b)
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x < v) { (b, v) } else { (k, x) }, |(b, _), _| b)
         "The index along axis `A` of the first smallest element (of the first NaN, if any). An \
-         axis of size 0 is a compile error.";
-    all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(true)) [] |data, a, out| {
-        crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::from(true), |_, v| v, |p, _, v| p & v)
+         axis of size 0 is a compile error (R3).";
+    all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(true)) All [] |data, dims, a, out| {
+        crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::from(true), |_, v| v, |p, _, v| p & v)
     };
-        small(T::from(true), |x| x, |a, _, x| a & x, |a| a)
-        "Whether every element along axis `A` is `true` (`true` for an empty axis).";
-    any_axis any_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(false)) [] |data, a, out| {
-        crate::runtime::reduce::fold_axis_into(data, S::DIMS, a, out, T::from(false), |_, v| v, |p, _, v| p | v)
+        small(T::from(true), |x| x, |a, _, x| a & x, |a, _| a)
+        "Whether every element along axis `A` is `true` (`true` for an empty axis, R3).";
+    any_axis any_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(false)) Any [] |data, dims, a, out| {
+        crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::from(false), |_, v| v, |p, _, v| p | v)
     };
-        small(T::from(false), |x| x, |a, _, x| a | x, |a| a)
-        "Whether some element along axis `A` is `true` (`false` for an empty axis).";
+        small(T::from(false), |x| x, |a, _, x| a | x, |a, _| a)
+        "Whether some element along axis `A` is `true` (`false` for an empty axis, R3).";
 }
 
 impl<T: Element, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
