@@ -1,7 +1,8 @@
-//! Reductions against a hand-written loop and against ndarray (`sum_axis`, `mean_axis`), all in
-//! one criterion run: f32 sums over the last and the first axis of 1024x1024, and
-//! `x - x.mean_keepdims()` over the last axis of 4096x1024; then small static sums over each
-//! axis of a 4x4 against the loop written for that shape.
+//! Reductions and permutations against a hand-written loop and against ndarray (`sum_axis`,
+//! `mean_axis`, `permuted_axes` + `to_owned`), all in one criterion run: f32 sums over the last
+//! and the first axis of 1024x1024, `x - x.mean_keepdims()` over the last axis of 4096x1024,
+//! a 1024x1024 transpose and an NCHW to NHWC permutation of 8x64x56x56; then small static sums
+//! over each axis of a 4x4 against the loop written for that shape.
 
 use std::time::Duration;
 
@@ -28,6 +29,30 @@ mod hand {
         for row in x.chunks_exact(cols) {
             for (o, &v) in out.iter_mut().zip(row) {
                 *o += v;
+            }
+        }
+    }
+
+    /// The transpose of a square matrix, element by element in output order.
+    pub fn transpose(x: &[f32], n: usize, out: &mut [f32]) {
+        for i in 0..n {
+            for j in 0..n {
+                out[i * n + j] = x[j * n + i];
+            }
+        }
+    }
+
+    /// NCHW to NHWC, in output order.
+    pub fn nchw_to_nhwc(x: &[f32], [n, c, h, w]: [usize; 4], out: &mut [f32]) {
+        let mut o = 0;
+        for b in 0..n {
+            for y in 0..h {
+                for z in 0..w {
+                    for k in 0..c {
+                        out[o] = x[((b * c + k) * h + y) * w + z];
+                        o += 1;
+                    }
+                }
             }
         }
     }
@@ -142,6 +167,71 @@ fn large(c: &mut Criterion) {
     g.finish();
 }
 
+fn permute(c: &mut Criterion) {
+    let n = 1024;
+    let x = data(n * n);
+    let d = DynTensor::from_shape_vec([n, n], x.clone()).unwrap();
+    let h = HeapTensor::<f32, Shape![1024, 1024]>::from_vec(x.clone()).unwrap();
+    let nd = Array2::from_shape_vec((n, n), x.clone()).unwrap();
+    let mut out = vec![0.0f32; n * n];
+    hand::transpose(&x, n, &mut out);
+    assert_eq!(d.transpose().unwrap().as_slice(), &out[..]);
+    assert_eq!(h.transpose().as_slice(), &out[..]);
+    let mut g = c.benchmark_group("transpose 1024x1024 f32");
+    g.bench_function("hand loop", |b| {
+        b.iter(|| hand::transpose(black_box(&x), n, &mut out))
+    });
+    g.bench_function("shaped DynTensor", |b| {
+        b.iter(|| black_box(&d).transpose().unwrap())
+    });
+    g.bench_function("shaped static (heap)", |b| {
+        b.iter(|| black_box(&h).transpose())
+    });
+    // ndarray's `to_owned` keeps the permuted strides (a copy in memory order); the
+    // row-major result that shaped builds is `as_standard_layout`.
+    g.bench_function("ndarray permuted_axes + to_owned", |b| {
+        b.iter(|| black_box(&nd).view().permuted_axes([1, 0]).to_owned())
+    });
+    g.bench_function("ndarray permuted_axes + as_standard_layout", |b| {
+        b.iter(|| {
+            black_box(&nd)
+                .view()
+                .permuted_axes([1, 0])
+                .as_standard_layout()
+                .into_owned()
+        })
+    });
+    g.finish();
+
+    let dims = [8, 64, 56, 56];
+    let x = data(dims.iter().product());
+    let d = DynTensor::from_shape_vec(dims, x.clone()).unwrap();
+    let nd = ndarray::Array4::from_shape_vec(dims, x.clone()).unwrap();
+    let mut out = vec![0.0f32; x.len()];
+    hand::nchw_to_nhwc(&x, dims, &mut out);
+    assert_eq!(d.permute([0, 2, 3, 1]).unwrap().as_slice(), &out[..]);
+    let mut g = c.benchmark_group("NCHW to NHWC 8x64x56x56 f32");
+    g.bench_function("hand loop", |b| {
+        b.iter(|| hand::nchw_to_nhwc(black_box(&x), dims, &mut out))
+    });
+    g.bench_function("shaped DynTensor", |b| {
+        b.iter(|| black_box(&d).permute([0, 2, 3, 1]).unwrap())
+    });
+    g.bench_function("ndarray permuted_axes + to_owned", |b| {
+        b.iter(|| black_box(&nd).view().permuted_axes([0, 2, 3, 1]).to_owned())
+    });
+    g.bench_function("ndarray permuted_axes + as_standard_layout", |b| {
+        b.iter(|| {
+            black_box(&nd)
+                .view()
+                .permuted_axes([0, 2, 3, 1])
+                .as_standard_layout()
+                .into_owned()
+        })
+    });
+    g.finish();
+}
+
 fn small(c: &mut Criterion) {
     let t = Tensor::<f32, Shape![4, 4]>::from_fn(|[i, j]| (i * 4 + j) as f32);
     let raw = t.into_inner();
@@ -176,5 +266,5 @@ fn config() -> Criterion {
         .sample_size(30)
 }
 
-criterion_group! { name = benches; config = config(); targets = large, small }
+criterion_group! { name = benches; config = config(); targets = large, permute, small }
 criterion_main!(benches);

