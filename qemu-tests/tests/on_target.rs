@@ -1,7 +1,7 @@
 //! shaped on an emulated Cortex-M4: 32-bit `usize`, hard-float f32, no allocator.
-//! Static tensors of ranks 0-4 with every op, views, the no-alloc runtime kernels in all four
-//! modes, the binary primitive, error values (including overflows only a 32-bit `usize`
-//! reaches) and `Display` into a fixed buffer.
+//! Static tensors of ranks 0-4 with every op, reductions, shape manipulation, views, the
+//! no-alloc runtime kernels in all four modes, the binary primitive, error values (including
+//! overflows only a 32-bit `usize` reaches) and `Display` into a fixed buffer.
 #![no_std]
 #![no_main]
 // By-reference operators are what users write for tensors that are used again.
@@ -26,6 +26,7 @@ fn main() -> ! {
     static_every_op(&mut r);
     static_views(&mut r);
     static_reductions_and_math(&mut r);
+    static_shape_manipulation(&mut r);
     dynamic_all_four_modes(&mut r);
     broadcast_op_modes(&mut r);
     binary_primitive(&mut r);
@@ -228,6 +229,46 @@ fn static_reductions_and_math(r: &mut Report) {
         &Tensor::<f32, Shape![1]>::from([0.0]).sigmoid()[[0]],
         &0.5,
     );
+}
+
+fn static_shape_manipulation(r: &mut Report) {
+    let x = Tensor::<i32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as i32);
+    let rows = x.reshape::<Shape![6, 4]>();
+    r.eq(
+        "reshape is a view",
+        &(rows.shape(), rows[[5, 3]]),
+        &([6, 4], 23),
+    );
+    r.check(
+        "reshape shares the elements",
+        core::ptr::eq(rows.as_slice(), x.as_slice()),
+    );
+    r.eq(
+        "flatten",
+        &(x.flatten().shape(), x.flatten()[[13]]),
+        &([24], 13),
+    );
+    let col = x.sum_keepdims::<2>();
+    let sq = col.squeeze::<2>();
+    r.eq(
+        "squeeze a kept axis",
+        &(sq.shape(), sq[[1, 2]]),
+        &([2, 3], 12 + 13 + 14 + 15 + 32),
+    );
+    r.eq("insert_axis", &x.insert_axis::<1>().shape(), &[2, 1, 3, 4]);
+    let p = x.permute::<shaped::Axes![2, 0, 1]>();
+    r.eq("permute", &(p.shape(), p[[3, 1, 2]]), &([4, 2, 3], 23));
+    let t = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32).transpose();
+    r.eq("transpose", t.as_slice(), &[0, 3, 1, 4, 2, 5]);
+    let n = x.narrow::<2, 1, 2>();
+    r.eq("narrow", &(n.shape(), n[[1, 2, 1]]), &([2, 3, 2], 22));
+    let c = x.concat::<1, _, _>(&n.narrow::<2, 0, 1>().broadcast_to::<Shape![2, 3, 4]>());
+    r.eq("concat", &(c.shape(), c[[1, 5, 0]]), &([2, 6, 4], 21));
+    let s = Tensor::stack::<0, 3>([&x, &x, &x]);
+    r.eq("stack", &(s.shape(), s[[2, 1, 2, 3]]), &([3, 2, 3, 4], 23));
+    // A view takes part in an operation with the static checks.
+    let bias = Tensor::<i32, Shape![4]>::from([100, 200, 300, 400]);
+    r.eq("view + tensor after reshape", &(rows + bias)[[5, 3]], &423);
 }
 
 fn static_views(r: &mut Report) {
