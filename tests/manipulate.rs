@@ -341,6 +341,28 @@ fn views_feed_the_kernels_and_the_primitive_without_copying() {
     )
     .unwrap();
     assert_eq!(out, [10.0, 80.0, 20.0, 100.0, 30.0, 120.0]);
+    // The tensor and view methods take views on either side.
+    let m = t.binary(&row, BinaryOp::Mul, AutoBroadcast::Numpy).unwrap();
+    assert_eq!(m.as_slice(), &out);
+    let back = x
+        .binary(&t.transpose().unwrap(), BinaryOp::Sub, AutoBroadcast::None)
+        .unwrap();
+    assert_eq!(back.as_slice(), &[0.0; 6]);
+    let e = x
+        .binary(&t, BinaryOp::Add, AutoBroadcast::None)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [2, 3] with [3, 2] (none): axis 0 has 2 vs 3"
+    );
+    let gt = t
+        .compare(&row, shaped::CompareOp::Gt, AutoBroadcast::Numpy)
+        .unwrap();
+    assert_eq!(gt.shape(), [3, 2]);
+    assert_eq!(
+        t.map(|v| v * 2.0).as_slice(),
+        &[2.0, 8.0, 4.0, 10.0, 6.0, 12.0]
+    );
     let dst = Binary::<f32>::new(Alg::Add).run(&t, &t).unwrap();
     // The destination takes the transposed layout of its sources (O5).
     assert_eq!((dst.shape(), dst.strides()), (&[3, 2][..], &[1, 3][..]));

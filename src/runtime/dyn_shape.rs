@@ -7,12 +7,18 @@ use alloc::vec::Vec;
 use core::mem::MaybeUninit;
 
 use super::array_ref::ArrayRef;
-use super::dyn_tensor::DynTensor;
+use super::dyn_tensor::{
+    binary_inputs, compare_inputs, elementwise, logical_inputs, AsInput, DynTensor,
+};
 use super::filled_vec;
+use super::kernels;
 use super::manipulate::{gather_into, interleave, row_major_strides};
+use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::ShapeOp;
+use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules;
+use crate::rules::AutoBroadcast;
 
 /// A read-only view of a [`DynTensor`]'s elements (or of another view's) under a shape and
 /// strides of its own: permuting, transposing, narrowing, inserting or squeezing an axis
@@ -105,18 +111,7 @@ impl<'a, T> DynView<'a, T> {
     where
         T: Clone,
     {
-        let count = self.len();
-        // SAFETY: `gather_into` writes every element of its output when it returns Ok; it
-        // cannot fail here, since the view's shape and strides were checked when it was made.
-        let data = unsafe {
-            filled_vec(count, |out| {
-                gather_into(self.as_array_ref(), out, |x| MaybeUninit::new(x.clone()))
-            })
-        };
-        match data {
-            Ok(data) => DynTensor::from_parts(&self.shape, data),
-            Err(_) => unreachable!("a view's shape and strides are valid"),
-        }
+        self.map(T::clone)
     }
 
     /// The axes reordered: output axis `i` is axis `axes[i]` (negative from the end), which
@@ -173,6 +168,95 @@ impl<'a, T> DynView<'a, T> {
             shape: shape.to_vec(),
             strides,
         })
+    }
+}
+
+/// The elementwise operations of [`DynTensor`], on a view: the same kernels read it through its
+/// strides, with no copy. The right operand is a tensor, a view or an [`ArrayRef`].
+///
+/// ```
+/// use shaped::{AutoBroadcast, BinaryOp, CompareOp, DynTensor};
+/// let x = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+/// let col = DynTensor::from_shape_vec([2], vec![10, 20])?;
+/// let t = x.strided().transpose()?;                          // [3, 2]
+/// let y = t.binary(&col, BinaryOp::Mul, AutoBroadcast::Numpy)?;
+/// assert_eq!(y.as_slice(), &[10, 80, 20, 100, 30, 120]);
+/// let z = x.binary(&t.transpose()?, BinaryOp::Sub, AutoBroadcast::None)?;
+/// assert_eq!(z.as_slice(), &[0; 6]);
+/// assert_eq!(t.compare(&t, CompareOp::Eq, AutoBroadcast::None)?.as_slice(), &[true; 6]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+impl<T> DynView<'_, T> {
+    /// [`DynTensor::zip_with`] on a view.
+    pub fn zip_with<U, V>(
+        &self,
+        rhs: &(impl AsInput<U> + ?Sized),
+        mode: AutoBroadcast,
+        mut f: impl FnMut(&T, &U) -> V,
+    ) -> Result<DynTensor<V>, Error> {
+        elementwise(self.as_array_ref(), rhs.as_input(), mode, |a, b, out| {
+            kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
+        })
+    }
+
+    /// [`DynTensor::binary`] on a view.
+    pub fn binary(
+        &self,
+        rhs: &(impl AsInput<T> + ?Sized),
+        op: BinaryOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Element,
+    {
+        binary_inputs(self.as_array_ref(), rhs.as_input(), op, mode)
+    }
+
+    /// [`DynTensor::compare`] on a view.
+    pub fn compare(
+        &self,
+        rhs: &(impl AsInput<T> + ?Sized),
+        op: CompareOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error>
+    where
+        T: PartialOrd,
+    {
+        compare_inputs(self.as_array_ref(), rhs.as_input(), op, mode)
+    }
+
+    /// [`DynTensor::map`] on a view: `f` of each element, into a row-major tensor.
+    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> DynTensor<U> {
+        let count = self.len();
+        // SAFETY: `gather_into` writes every element of its output when it returns Ok; it
+        // cannot fail here, since the view's shape and strides were checked when it was made.
+        let data = unsafe {
+            filled_vec(count, |out| {
+                gather_into(self.as_array_ref(), out, |x| MaybeUninit::new(f(x)))
+            })
+        };
+        match data {
+            Ok(data) => DynTensor::from_parts(&self.shape, data),
+            Err(_) => unreachable!("a view's shape and strides are valid"),
+        }
+    }
+}
+
+impl DynView<'_, bool> {
+    /// [`DynTensor::logical`] on a view.
+    pub fn logical(
+        &self,
+        rhs: &(impl AsInput<bool> + ?Sized),
+        op: LogicalOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error> {
+        logical_inputs(self.as_array_ref(), rhs.as_input(), op, mode)
+    }
+}
+
+impl<T> AsInput<T> for DynView<'_, T> {
+    fn as_input(&self) -> ArrayRef<'_, T> {
+        self.as_array_ref()
     }
 }
 

@@ -19,6 +19,87 @@ use crate::rules::{self, AutoBroadcast, BroadcastToMode};
 use crate::util::fmt::{debug_elem, display_elem, write_nested};
 use crate::util::row_major_offset;
 
+/// The shared body of the elementwise operations of tensors and views: the output shape of
+/// `lhs` with `rhs` under `mode`, a new buffer of that size written in place by `run` (a
+/// [`runtime`](crate::runtime) kernel).
+pub(crate) fn elementwise<T, U, V>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, U>,
+    mode: AutoBroadcast,
+    run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [MaybeUninit<V>]) -> Result<(), Error>,
+) -> Result<DynTensor<V>, Error> {
+    let shape = rules::broadcast_shapes(lhs.shape(), rhs.shape(), mode)?;
+    let count = element_count::<V>(&shape)?;
+    // SAFETY: `run` is one of the runtime kernels, which write every element of the output
+    // slice when they return Ok (they check its length against the output shape first).
+    let data = unsafe { filled_vec(count, |out| run(lhs, rhs, out))? };
+    Ok(DynTensor::from_parts(&shape, data))
+}
+
+/// The operations of runtime shapes on two inputs run the same kernels on each.
+pub(crate) fn binary_inputs<T: Element>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, T>,
+    op: BinaryOp,
+    mode: AutoBroadcast,
+) -> Result<DynTensor<T>, Error> {
+    elementwise(lhs, rhs, mode, |a, b, out| {
+        let check = || kernels::check_values(&a, &b, op);
+        with_binary_op!(op, T, f => kernels::zip_checked(a, b, mode, out, check, |x, y| {
+            MaybeUninit::new(f(x, y))
+        }))
+    })
+}
+
+/// See [`binary_inputs`].
+pub(crate) fn compare_inputs<T: PartialOrd>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, T>,
+    op: CompareOp,
+    mode: AutoBroadcast,
+) -> Result<DynTensor<bool>, Error> {
+    elementwise(lhs, rhs, mode, |a, b, out| {
+        crate::op::with_compare_op!(op, f => kernels::zip_into(a, b, mode, out, |x: &T, y: &T| {
+            MaybeUninit::new(f(x, y))
+        }))
+    })
+}
+
+/// See [`binary_inputs`].
+pub(crate) fn logical_inputs(
+    lhs: ArrayRef<'_, bool>,
+    rhs: ArrayRef<'_, bool>,
+    op: LogicalOp,
+    mode: AutoBroadcast,
+) -> Result<DynTensor<bool>, Error> {
+    elementwise(lhs, rhs, mode, |a, b, out| {
+        crate::op::with_logical_op!(op, f => kernels::zip_into(a, b, mode, out, |x, y| {
+            MaybeUninit::new(f(x, y))
+        }))
+    })
+}
+
+/// Anything the runtime operations take as an operand: a [`DynTensor`], a
+/// [`DynView`](crate::runtime::DynView) (a permuted or narrowed view, no copy) or an
+/// [`ArrayRef`].
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub trait AsInput<T> {
+    /// The elements with their shape and strides.
+    fn as_input(&self) -> ArrayRef<'_, T>;
+}
+
+impl<T> AsInput<T> for DynTensor<T> {
+    fn as_input(&self) -> ArrayRef<'_, T> {
+        self.view()
+    }
+}
+
+impl<T> AsInput<T> for ArrayRef<'_, T> {
+    fn as_input(&self) -> ArrayRef<'_, T> {
+        *self
+    }
+}
+
 /// A row-major tensor with a runtime shape (rank up to [`MAX_RANK`](crate::rules::MAX_RANK)).
 ///
 /// ```
@@ -192,21 +273,14 @@ impl<T> DynTensor<T> {
         }
     }
 
-    /// The shared body of the elementwise operations: the output shape of `self` with `rhs`
-    /// (elements and dims) under `mode`, a new buffer of that size written in place by `run`
-    /// (a [`runtime`](crate::runtime) kernel).
+    /// The shared body of the elementwise operations: see [`elementwise`].
     fn elementwise<U, V>(
         &self,
         rhs: ArrayRef<'_, U>,
         mode: AutoBroadcast,
         run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [MaybeUninit<V>]) -> Result<(), Error>,
     ) -> Result<DynTensor<V>, Error> {
-        let shape = rules::broadcast_shapes(&self.shape, rhs.shape(), mode)?;
-        let count = element_count::<V>(&shape)?;
-        // SAFETY: `run` is one of the runtime kernels, which write every element of the output
-        // slice when they return Ok (they check its length against the output shape first).
-        let data = unsafe { filled_vec(count, |out| run(self.view(), rhs, out))? };
-        Ok(DynTensor::from_parts(&shape, data))
+        elementwise(self.view(), rhs, mode, run)
     }
 
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
@@ -220,11 +294,11 @@ impl<T> DynTensor<T> {
     /// ```
     pub fn zip_with<U, V>(
         &self,
-        rhs: &DynTensor<U>,
+        rhs: &(impl AsInput<U> + ?Sized),
         mode: AutoBroadcast,
         mut f: impl FnMut(&T, &U) -> V,
     ) -> Result<DynTensor<V>, Error> {
-        self.elementwise(rhs.view(), mode, |a, b, out| {
+        self.elementwise(rhs.as_input(), mode, |a, b, out| {
             kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
         })
     }
@@ -233,14 +307,14 @@ impl<T> DynTensor<T> {
     /// integer exponents are errors; integer arithmetic wraps.
     pub fn binary(
         &self,
-        rhs: &DynTensor<T>,
+        rhs: &(impl AsInput<T> + ?Sized),
         op: BinaryOp,
         mode: AutoBroadcast,
     ) -> Result<DynTensor<T>, Error>
     where
         T: Element,
     {
-        self.binary_view(rhs.view(), op, mode)
+        binary_inputs(self.view(), rhs.as_input(), op, mode)
     }
 
     fn binary_view(
@@ -252,29 +326,20 @@ impl<T> DynTensor<T> {
     where
         T: Element,
     {
-        self.elementwise(rhs, mode, |a, b, out| {
-            let check = || kernels::check_values(&a, &b, op);
-            with_binary_op!(op, T, f => kernels::zip_checked(a, b, mode, out, check, |x, y| {
-                MaybeUninit::new(f(x, y))
-            }))
-        })
+        binary_inputs(self.view(), rhs, op, mode)
     }
 
     /// A comparison, broadcast under `mode`, giving a `bool` tensor.
     pub fn compare(
         &self,
-        rhs: &DynTensor<T>,
+        rhs: &(impl AsInput<T> + ?Sized),
         op: CompareOp,
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, Error>
     where
         T: PartialOrd,
     {
-        self.elementwise(rhs.view(), mode, |a, b, out| {
-            crate::op::with_compare_op!(op, f => kernels::zip_into(a, b, mode, out, |x: &T, y: &T| {
-                MaybeUninit::new(f(x, y))
-            }))
-        })
+        compare_inputs(self.view(), rhs.as_input(), op, mode)
     }
 
     /// One-directional broadcasting to `target`, numpy's `broadcast_to` (B5): the result has
@@ -351,15 +416,11 @@ impl DynTensor<bool> {
     /// A logical operation on `bool` tensors, broadcast under `mode`.
     pub fn logical(
         &self,
-        rhs: &DynTensor<bool>,
+        rhs: &(impl AsInput<bool> + ?Sized),
         op: LogicalOp,
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, Error> {
-        self.elementwise(rhs.view(), mode, |a, b, out| {
-            crate::op::with_logical_op!(op, f => kernels::zip_into(a, b, mode, out, |x, y| {
-                MaybeUninit::new(f(x, y))
-            }))
-        })
+        logical_inputs(self.view(), rhs.as_input(), op, mode)
     }
 }
 

@@ -39,6 +39,8 @@ pub(crate) mod reduce;
 pub use array_ref::ArrayRef;
 #[cfg(feature = "alloc")]
 pub use dyn_shape::DynView;
+#[cfg(feature = "alloc")]
+pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
 pub use prepared::BinaryPlan;
 
