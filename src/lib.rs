@@ -34,6 +34,18 @@
 //! assert_eq!(e.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
 //! ```
 //!
+//! Reductions and shape manipulation keep the shapes in the types (rules R1-R4, M1-M7):
+//!
+//! ```
+//! use shaped::{Axes, Shape, Tensor};
+//! let x = Tensor::<f32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as f32);
+//! let centered = &x - &x.mean_keepdims::<2>();             // [2, 3, 1] broadcasts back
+//! let g: Tensor<f32, Shape![3, 1]> = centered.sum_to::<Shape![3, 1]>(); // adjoint of broadcasting
+//! let r = x.reshape::<Shape![6, 4]>();                      // a view; 24 = 24 checked at compile time
+//! let p: Tensor<f32, Shape![4, 2, 3]> = x.permute::<Axes![2, 0, 1]>();
+//! assert_eq!((g[[0, 0]], r[[5, 3]], p[[3, 1, 2]]), (0.0, 23.0, 23.0));
+//! ```
+//!
 //! ## Functions generic over shapes
 //!
 //! State the rule as a bound: [`Broadcasts`] reads like NUMPY broadcasting, and its
