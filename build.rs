@@ -235,6 +235,94 @@ fn reverse_table(values: &[u64]) -> String {
     out
 }
 
+/// The impls of `MatMulShape` (rules G1-G5, `src/typed/rules/matmul.rs`) for every pair of
+/// ranks 1..=8, and `Append` (a dim added at the end) for ranks 0..=7.
+fn matmul_impls() -> String {
+    let mut out = String::new();
+    for rank in 0..8usize {
+        let dims: Vec<String> = (0..rank).map(|i| format!("D{i}")).collect();
+        let mut with = dims.clone();
+        with.push("X".to_string());
+        let mut params: Vec<String> = dims.iter().map(|d| format!("{d}: Dim")).collect();
+        params.push("X: Dim".to_string());
+        writeln!(
+            out,
+            "impl<{}> Append<X> for {} {{ type Output = {}; }}",
+            params.join(", "),
+            tuple(&dims),
+            tuple(&with)
+        )
+        .unwrap();
+        if rank < 7 {
+            with.push("Y".to_string());
+            params.push("Y: Dim".to_string());
+            writeln!(
+                out,
+                "impl<{}> Append2<X, Y> for {} {{ type Output = {}; }}",
+                params.join(", "),
+                tuple(&dims),
+                tuple(&with)
+            )
+            .unwrap();
+        }
+    }
+    for ra in 1..=8usize {
+        for rb in 1..=8usize {
+            let a: Vec<String> = (0..ra).map(|i| format!("A{i}")).collect();
+            let b: Vec<String> = (0..rb).map(|i| format!("B{i}")).collect();
+            let (own_a, own_b) = (tuple(&a), tuple(&b));
+            // G3: a rank-1 left operand is a row, a rank-1 right operand a column.
+            let (batch_a, m, ka) = if ra == 1 {
+                (Vec::new(), None, a[0].clone())
+            } else {
+                (
+                    a[..ra - 2].to_vec(),
+                    Some(a[ra - 2].clone()),
+                    a[ra - 1].clone(),
+                )
+            };
+            let (batch_b, kb, n) = if rb == 1 {
+                (Vec::new(), b[0].clone(), None)
+            } else {
+                (
+                    b[..rb - 2].to_vec(),
+                    b[rb - 2].clone(),
+                    Some(b[rb - 1].clone()),
+                )
+            };
+            let (batch_a, batch_b) = (tuple(&batch_a), tuple(&batch_b));
+            let mut params: Vec<String> = a.iter().chain(&b).map(|d| format!("{d}: Dim")).collect();
+            params.sort();
+            let mut bounds = vec![
+                format!("{ka}: InnerDim<{kb}, {own_a}, {own_b}>"),
+                format!("{batch_a}: BroadcastShape<{batch_b}, Numpy>"),
+            ];
+            // One projection for the matrix dims: a chain of two does not normalize in rustc.
+            let batch = format!("NumpyOutput<{batch_a}, {batch_b}>");
+            let append = match (m, n) {
+                (Some(m), Some(n)) => Some(format!("Append2<{m}, {n}>")),
+                (Some(d), None) | (None, Some(d)) => Some(format!("Append<{d}>")),
+                (None, None) => None,
+            };
+            let output = match append {
+                Some(ap) => {
+                    bounds.push(format!("{batch}: {ap}"));
+                    format!("<{batch} as {ap}>::Output")
+                }
+                None => batch,
+            };
+            writeln!(
+                out,
+                "impl<{}> MatMulShape<{own_b}> for {own_a} where {} {{ type Output = {output}; }}",
+                params.join(", "),
+                bounds.join(", ")
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
 fn main() {
     let mut values: Vec<u64> = (0..=2048).collect();
     values.extend((2048..=65536).step_by(64).skip(1));
@@ -251,6 +339,7 @@ fn main() {
     let dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(format!("{dir}/const_table.rs"), out).expect("write dims table");
     std::fs::write(format!("{dir}/axis_impls.rs"), axis_impls()).expect("write axis impls");
+    std::fs::write(format!("{dir}/matmul_impls.rs"), matmul_impls()).expect("write matmul impls");
     std::fs::write(format!("{dir}/manipulate_impls.rs"), manipulate_impls())
         .expect("write manipulation impls");
     // The reverse table is smaller: each of its impls costs more to check than a forward one

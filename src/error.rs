@@ -107,6 +107,8 @@ pub enum Operation {
         /// The post-op's position in the chain.
         index: usize,
     },
+    /// A matrix product (`matmul`; G1-G6).
+    MatMul,
     /// A reduction over axes (`sum`, `max`, ...), or `sum_to`.
     Reduce {
         /// Which reduction.
@@ -131,6 +133,7 @@ impl fmt::Display for Operation {
             Operation::Binary => f.write_str("binary"),
             Operation::BinaryPostOp { index } => write!(f, "binary post-op {index}"),
             Operation::Reduce { op } => f.write_str(op.name()),
+            Operation::MatMul => f.write_str("matmul"),
         }
     }
 }
@@ -226,6 +229,24 @@ pub enum ErrorKind {
     DuplicateAxis {
         /// The axis (counted from 0).
         axis: usize,
+    },
+    /// A matrix product with a rank-0 operand (G1).
+    RankZero,
+    /// A matrix product whose inner dims differ (G4).
+    InnerDims {
+        /// The left operand's columns.
+        lhs: usize,
+        /// The right operand's rows.
+        rhs: usize,
+    },
+    /// A matrix product whose batch dims do not broadcast (G5).
+    BatchDims {
+        /// The axis of the broadcast batch shape.
+        axis: usize,
+        /// The left operand's dim there.
+        lhs: usize,
+        /// The right operand's dim there.
+        rhs: usize,
     },
     /// `squeeze` of an axis that is not 1 (M3).
     NotOne {
@@ -381,6 +402,9 @@ impl fmt::Display for Error {
                 };
             }
             _ if matches!(op, Operation::Shape { .. }) => return self.fmt_shape_op(f),
+            _ if *op == Operation::MatMul => {
+                write!(f, "cannot multiply {lhs} by {rhs} (matmul): ")?
+            }
             ErrorKind::ShapeMismatch if *op == Operation::Binary => {
                 return write!(
                     f,
@@ -473,6 +497,11 @@ impl fmt::Display for Error {
                 f,
                 "axis {axis} has no elements, and {op} of no elements has no value"
             ),
+            ErrorKind::RankZero => f.write_str("an operand has rank 0 (G1)"),
+            ErrorKind::InnerDims { lhs, rhs } => write!(f, "inner dims {lhs} vs {rhs} (G4)"),
+            ErrorKind::BatchDims { axis, lhs, rhs } => {
+                write!(f, "batch axis {axis} has {lhs} vs {rhs} (G5)")
+            }
             ErrorKind::NotOne { .. }
             | ErrorKind::NegativeDim { .. }
             | ErrorKind::InferredDim { .. }

@@ -15,6 +15,7 @@
 //! | `primitive.rs` | O1-O6 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`] |
 //! | `partial.rs` | I1-I4 | [`partial::broadcast_partial`] |
 //! | `reduce.rs` | R1-R4: reductions; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`] |
+//! | `matmul.rs` | G1-G6: matrix products | [`matmul_shape`] with [`MatMulOptions`] |
 //! | `manipulate.rs` | M1-M7: reshape, insert/squeeze, permute, narrow, concat, stack | [`reshape_shape`], [`insert_axis_shape`], [`squeeze_shape`], [`permute_shape`], [`narrow_shape`], [`concat_shape`], [`stack_shape`] |
 //!
 //! The kernels and the tensors take their output shapes and input placements from here and
@@ -24,6 +25,7 @@
 
 mod broadcast_op;
 mod manipulate;
+mod matmul;
 mod none;
 mod numpy;
 pub mod partial;
@@ -40,6 +42,8 @@ pub use manipulate::{
     concat_shape, insert_axis_shape, narrow_shape, permute_shape, reshape_shape, squeeze_shape,
     stack_check, stack_shape,
 };
+pub(crate) use matmul::{matmul_error, resolve as resolve_matmul};
+pub use matmul::{matmul_shape, MatMulOptions};
 pub use none::none_compatible;
 pub(crate) use numpy::checked_last_offset;
 pub use numpy::{

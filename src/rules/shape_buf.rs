@@ -45,8 +45,19 @@ impl<const CAP: usize> ShapeBuf<CAP> {
         &self.dims[..self.len]
     }
 
+    /// Appends a dim; false (and nothing changes) at capacity.
+    pub(crate) fn push(&mut self, dim: usize) -> bool {
+        match self.dims.get_mut(self.len) {
+            Some(slot) => {
+                *slot = dim;
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The dims, mutably.
-    #[cfg(feature = "alloc")]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [usize] {
         &mut self.dims[..self.len]
     }

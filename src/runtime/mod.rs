@@ -32,6 +32,7 @@ pub(crate) mod dyn_tensor;
 pub(crate) mod kernels;
 #[cfg(feature = "alloc")]
 pub(crate) mod manipulate;
+pub(crate) mod matmul;
 pub(crate) mod plan;
 mod prepared;
 pub(crate) mod reduce;
@@ -42,6 +43,7 @@ pub use dyn_shape::DynView;
 #[cfg(feature = "alloc")]
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
+pub use matmul::matmul_into;
 pub use prepared::BinaryPlan;
 
 #[cfg(feature = "alloc")]

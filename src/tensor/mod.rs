@@ -21,6 +21,7 @@ mod convert;
 mod fmt;
 mod manipulate;
 mod math;
+mod matmul;
 pub(crate) mod ops;
 mod reduce;
 mod try_ops;

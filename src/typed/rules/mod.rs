@@ -8,6 +8,7 @@
 //! | `broadcast_op.rs` | B1-B5 | [`BroadcastShape`]`<_, `[`Bidirectional`]`>`, [`BroadcastToShape`] |
 //! | `primitive.rs` | O1-O4 | [`BinaryShape`], [`PostOpShape`], [`DstShape`] |
 //! | `reduce.rs` | R1-R3 | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
+//! | `matmul.rs` | G1-G5 | [`MatMulShape`], [`MatMulOutput`] |
 //! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
@@ -33,6 +34,7 @@ pub use manipulate::{
     JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, SameCount, SelectAxis,
     SqueezeAxis, StaticCount, ToConst, UnitDim,
 };
+pub use matmul::{Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulShape};
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
 pub use primitive::{
@@ -270,6 +272,7 @@ macro_rules! for_each_rank {
 // Declared after the macros above, which are then in scope in each of these files.
 mod broadcast_op;
 mod manipulate;
+mod matmul;
 mod none;
 mod numpy;
 mod primitive;

@@ -1,0 +1,220 @@
+//! The matrix product kernel (rules G1-G6) over inputs with any strides: a transposed, permuted
+//! or narrowed operand is read in place. Each batch position is one `m x k` by `k x n`
+//! product: a blocked gemm for large `f32`/`f64` products (feature `matrixmultiply`), else a
+//! loop nest that adds `k` ascending for each output element.
+
+use super::array_ref::{ArrayRef, Strides};
+use crate::element::Element;
+use crate::error::{Error, ErrorKind};
+use crate::rules::{self, MatMulOptions, ShapeBuf};
+
+/// Products with at least this many multiply-adds (`m * k * n`) go to the blocked gemm, when
+/// the element type has one; below, its packing costs more than it saves.
+const GEMM_MIN: usize = 32 * 32 * 32;
+
+/// How an operand is read: its strides along the output's batch axes (0 where it is
+/// broadcast or absent), then its row and column strides after G2 and G3.
+struct Reader {
+    batch: ShapeBuf,
+    row: usize,
+    col: usize,
+}
+
+fn reader<T>(x: &ArrayRef<'_, T>, transpose: bool, left: bool, batch_rank: usize) -> Reader {
+    let shape = x.shape;
+    let strides: ShapeBuf = match x.strides {
+        Strides::Given(s) => ShapeBuf::from_slice(s).unwrap_or_default(),
+        Strides::RowMajor => {
+            let mut s: ShapeBuf = ShapeBuf::from_slice(shape).unwrap_or_default();
+            let mut step = 1usize;
+            for (st, &d) in s.as_mut_slice().iter_mut().zip(shape).rev() {
+                *st = step;
+                step = step.wrapping_mul(d);
+            }
+            s
+        }
+    };
+    let r = shape.len();
+    let (row, col) = match r {
+        // G3: a row [1, k] (its one row never stepped) or a column [k, 1].
+        1 if left => (0, strides[0]),
+        1 => (strides[0], 0),
+        _ if transpose => (strides[r - 1], strides[r - 2]),
+        _ => (strides[r - 2], strides[r - 1]),
+    };
+    let own = r.saturating_sub(2);
+    let mut batch: ShapeBuf = ShapeBuf::new();
+    for axis in 0..batch_rank {
+        // Right-aligned (P1); a dim of 1 stretches with stride 0 (P5).
+        let stride = (axis + own)
+            .checked_sub(batch_rank)
+            .filter(|&i| shape[i] != 1)
+            .map_or(0, |i| strides[i]);
+        batch.push(stride);
+    }
+    Reader { batch, row, col }
+}
+
+/// `a` times `b` (numpy's `matmul`, with OpenVINO's transposes: G1-G6) into `out`, row-major
+/// with the shape [`matmul_shape`](crate::rules::matmul_shape) gives. Either input may be
+/// strided (a transposed or permuted view is read in place). Integers wrap.
+///
+/// ```
+/// use shaped::runtime::{matmul_into, ArrayRef};
+/// use shaped::rules::MatMulOptions;
+/// let (a, b) = ([1, 2, 3, 4, 5, 6], [1, 0, 0, 1, 1, 1]);
+/// let mut out = [0; 4];
+/// // [2, 3] x [3, 2]
+/// matmul_into(ArrayRef::new(&[2, 3], &a)?, ArrayRef::new(&[3, 2], &b)?, MatMulOptions::default(), &mut out)?;
+/// assert_eq!(out, [4, 5, 10, 11]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+pub fn matmul_into<T: Element>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    options: MatMulOptions,
+    out: &mut [T],
+) -> Result<(), Error> {
+    let dims = rules::resolve_matmul(a.shape, b.shape, options)?;
+    let count = dims.out.element_count().unwrap_or(usize::MAX);
+    if out.len() != count {
+        let kind = ErrorKind::LengthMismatch {
+            expected: count,
+            actual: out.len(),
+        };
+        return Err(rules::matmul_error(kind, a.shape, b.shape));
+    }
+    let rank = dims.batch.len();
+    let ra = reader(&a, options.transpose_a, true, rank);
+    let rb = reader(&b, options.transpose_b, false, rank);
+    let (m, k, n) = (dims.m, dims.k, dims.n);
+    if m * n == 0 {
+        return Ok(());
+    }
+    let mut index = dims.batch;
+    index.as_mut_slice().fill(0);
+    for block in out.chunks_exact_mut(m * n) {
+        let (mut a0, mut b0) = (0, 0);
+        for (axis, &i) in index.iter().enumerate() {
+            a0 += i * ra.batch[axis];
+            b0 += i * rb.batch[axis];
+        }
+        product(
+            [m, k, n],
+            a.data,
+            [a0, ra.row, ra.col],
+            b.data,
+            [b0, rb.row, rb.col],
+            block,
+        );
+        // The batch odometer, last axis fastest.
+        for (i, &d) in index.as_mut_slice().iter_mut().zip(dims.batch.iter()).rev() {
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    Ok(())
+}
+
+/// One `m x k` by `k x n` product into `c` (row-major, `m * n`); `a_at` and `b_at` are
+/// `[offset, row stride, column stride]`.
+#[inline(always)]
+pub(crate) fn product<T: Element>(
+    [m, k, n]: [usize; 3],
+    a: &[T],
+    a_at: [usize; 3],
+    b: &[T],
+    b_at: [usize; 3],
+    c: &mut [T],
+) {
+    if m.saturating_mul(k).saturating_mul(n) >= GEMM_MIN && T::gemm([m, k, n], a, a_at, b, b_at, c)
+    {
+        return;
+    }
+    // `i`, then `k`, then `j`: the row of `b` streams along `j` (it vectorizes when the row is
+    // contiguous), and each output element still adds its terms in `k` order.
+    for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
+        row.fill(T::ZERO);
+        let a_row = a_at[0] + i * a_at[1];
+        for kk in 0..k {
+            let x = a[a_row + kk * a_at[2]];
+            let b_row = b_at[0] + kk * b_at[1];
+            for (j, o) in row.iter_mut().enumerate() {
+                *o = T::add(*o, T::mul(x, b[b_row + j * b_at[2]]));
+            }
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+mod owned {
+    use super::{matmul_into, Element, Error, MatMulOptions};
+    use crate::runtime::dyn_tensor::{AsInput, DynTensor};
+    use crate::runtime::element_count;
+
+    /// The product into a new tensor: shared by tensors and views.
+    fn matmul_new<T: Element>(
+        a: crate::runtime::ArrayRef<'_, T>,
+        b: crate::runtime::ArrayRef<'_, T>,
+        options: MatMulOptions,
+    ) -> Result<DynTensor<T>, Error> {
+        let shape = crate::rules::matmul_shape(a.shape(), b.shape(), options)?;
+        let count = element_count::<T>(&shape)?;
+        // Zeros first: the kernel overwrites them, one pass against its `k` passes.
+        let mut data = alloc::vec![T::ZERO; count];
+        matmul_into(a, b, options, &mut data)?;
+        Ok(DynTensor::from_parts(&shape, data))
+    }
+
+    impl<T: Element> DynTensor<T> {
+        /// The matrix product, numpy's `matmul` (G1-G6): the last two dims multiply, the
+        /// others broadcast by NUMPY; a rank-1 operand is a row (left) or a column (right).
+        /// The right operand is a tensor, a strided view (read in place) or an `ArrayRef`.
+        ///
+        /// ```
+        /// use shaped::DynTensor;
+        /// let q = DynTensor::from_elem([2, 1, 5, 3], 1.0f32)?;
+        /// let k = DynTensor::from_elem([4, 3, 7], 1.0f32)?;
+        /// assert_eq!(q.matmul(&k)?.shape(), [2, 4, 5, 7]);
+        /// let e = q.matmul(&q).unwrap_err();
+        /// assert_eq!(e.to_string(), "cannot multiply [2, 1, 5, 3] by [2, 1, 5, 3] (matmul): inner dims 3 vs 5 (G4)");
+        /// # Ok::<(), shaped::Error>(())
+        /// ```
+        pub fn matmul(&self, rhs: &(impl AsInput<T> + ?Sized)) -> Result<DynTensor<T>, Error> {
+            matmul_new(self.view(), rhs.as_input(), MatMulOptions::default())
+        }
+
+        /// [`matmul`](Self::matmul) with OpenVINO's `transpose_a`/`transpose_b` (G2): the
+        /// transposed operand is read in place.
+        ///
+        /// ```
+        /// use shaped::{rules::MatMulOptions, DynTensor};
+        /// let a = DynTensor::from_shape_vec([3, 2], vec![1, 4, 2, 5, 3, 6])?; // [2, 3] stored transposed
+        /// let b = DynTensor::from_shape_vec([3], vec![1, 1, 1])?;
+        /// let t = MatMulOptions { transpose_a: true, transpose_b: false };
+        /// assert_eq!(a.matmul_with(&b, t)?.as_slice(), &[6, 15]);
+        /// # Ok::<(), shaped::Error>(())
+        /// ```
+        pub fn matmul_with(
+            &self,
+            rhs: &(impl AsInput<T> + ?Sized),
+            options: MatMulOptions,
+        ) -> Result<DynTensor<T>, Error> {
+            matmul_new(self.view(), rhs.as_input(), options)
+        }
+    }
+
+    impl<T: Element> crate::runtime::DynView<'_, T> {
+        /// [`DynTensor::matmul_with`] on a view, read in place.
+        pub fn matmul_with(
+            &self,
+            rhs: &(impl AsInput<T> + ?Sized),
+            options: MatMulOptions,
+        ) -> Result<DynTensor<T>, Error> {
+            matmul_new(self.as_array_ref(), rhs.as_input(), options)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Matrix products of typed tensors (rules G1-G6): `a.matmul(&b)`, the shape computed and
+//! checked at compile time for static shapes (inner dims equal, batch dims broadcast), at run
+//! time for the `Dyn` dims of mixed shapes.
+
+use super::reduce::{ReduceOutput, Reduced};
+use super::Tensor;
+use crate::element::Element;
+use crate::rules::MatMulOptions;
+use crate::typed::rules::{MatMulOutput, MatMulShape};
+use crate::typed::shape::{Shape, MAX_STATIC_RANK};
+use crate::typed::storage::{Data, Join};
+
+/// Below this many multiply-adds a product is computed output element by output element, a
+/// loop nest that unrolls to straight-line code for static shapes (a `[4, 4] x [4, 4]` `f32`
+/// product: the hand-written triple loop's instructions); above, the shared kernel (and the
+/// blocked gemm for large `f32`/`f64` products).
+const SMALL: usize = 4096;
+
+/// Row-major strides of `dims`.
+#[inline(always)]
+fn strides(dims: &[usize]) -> [usize; MAX_STATIC_RANK] {
+    let mut out = [0; MAX_STATIC_RANK];
+    let mut step = 1;
+    for d in (0..dims.len()).rev() {
+        out[d] = step;
+        step *= dims[d];
+    }
+    out
+}
+
+/// The result family of an operation of tensors stored in `D` and `D2`.
+type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
+
+impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The matrix product, numpy's `matmul` (G1-G6): the last two dims multiply, the batch
+    /// dims before them broadcast by NUMPY, a rank-1 left operand is a row and a rank-1 right
+    /// operand a column (their 1 removed from the result). For static shapes the inner dims
+    /// and the batch dims are checked at compile time; a `Dyn` dim is checked at run time and
+    /// a mismatch panics with the error (as operators do; `DynTensor::matmul` returns it).
+    /// Integers wrap. Each output element adds its terms in `k` order, except in large
+    /// `f32`/`f64` products, which take a blocked gemm (feature `matrixmultiply`).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![4, 8]>::splat(1.0);
+    /// let w = Tensor::<f32, Shape![8, 16]>::splat(0.5);
+    /// let b = Tensor::<f32, Shape![16]>::splat(0.1);
+    /// let y: Tensor<f32, Shape![4, 16]> = (x.matmul(&w) + &b).relu();
+    /// assert_eq!(y[[3, 15]], 4.1);
+    /// let q = Tensor::<f32, Shape![2, 1, 5, 3]>::splat(1.0);
+    /// let k = Tensor::<f32, Shape![4, 3, 7]>::splat(1.0);
+    /// let s: Tensor<f32, Shape![2, 4, 5, 7]> = q.matmul(&k);
+    /// assert_eq!(s[[1, 3, 4, 6]], 3.0);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![4, 8]>::splat(1.0);
+    /// let bad = x.matmul(&x);                              // inner dims 8 vs 4
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn matmul<S2, D2>(
+        &self,
+        rhs: &Tensor<T, S2, D2>,
+    ) -> Reduced<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>
+    where
+        S2: Shape,
+        D2: Data<T>,
+        S: MatMulShape<S2>,
+        D::Family: Join<D2::Family>,
+        <MatMulOutput<S, S2> as Shape>::Kind: ReduceOutput<JoinOf<T, D, D2>, MatMulOutput<S, S2>>,
+    {
+        type Out<S, S2> = MatMulOutput<S, S2>;
+        let (ad, bd) = (self.shape.dims(), rhs.shape.dims());
+        let (ad, bd) = (ad.as_ref(), bd.as_ref());
+        let (ra, rb) = (ad.len(), bd.len());
+        let is_static = |dims: &[Option<usize>]| dims.iter().all(Option::is_some);
+        // Static shapes were checked by the compiler; a `Dyn` dim is checked here, and the
+        // result's dims come from the same rule.
+        let mut out_dims = [0usize; MAX_STATIC_RANK];
+        let out_rank = <Out<S, S2> as Shape>::RANK;
+        if !(is_static(S::STATIC_DIMS) && is_static(S2::STATIC_DIMS)) {
+            match crate::rules::matmul_shape(ad, bd, MatMulOptions::default()) {
+                Ok(dims) => out_dims[..out_rank].copy_from_slice(&dims),
+                Err(e) => super::ops::fail(e),
+            }
+        }
+        let out_dims = &out_dims[..out_rank];
+        let (m, k, n) = (
+            if ra > 1 { ad[ra - 2] } else { 1 },
+            ad[ra - 1],
+            if rb > 1 { bd[rb - 1] } else { 1 },
+        );
+        let batch = out_rank - usize::from(ra > 1) - usize::from(rb > 1);
+        // The multiply-adds: the broadcast batch count (a 1 stretches) times `m * k * n`.
+        let dim_at = |dims: &[usize], t: usize| {
+            (t + dims.len().saturating_sub(2))
+                .checked_sub(batch)
+                .map_or(1, |x| dims[x])
+        };
+        let batches = (0..batch).fold(1usize, |c, t| {
+            let (x, y) = (dim_at(ad, t), dim_at(bd, t));
+            c.saturating_mul(if x == 1 { y } else { x })
+        });
+        let (a, b) = (self.as_slice(), rhs.as_slice());
+        let work = batches
+            .saturating_mul(m)
+            .saturating_mul(k)
+            .saturating_mul(n);
+        if work >= SMALL {
+            return <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::filled(
+                out_dims,
+                T::ZERO,
+                |out| {
+                    let (a, b) = (
+                        crate::runtime::ArrayRef::trusted(ad, a),
+                        crate::runtime::ArrayRef::trusted(bd, b),
+                    );
+                    if let Err(e) = crate::runtime::matmul_into(a, b, MatMulOptions::default(), out)
+                    {
+                        super::ops::fail(e)
+                    }
+                },
+            );
+        }
+        // Element by element: every stride is a constant for static shapes.
+        let (sa, sb) = (strides(ad), strides(bd));
+        let (a_row, a_col) = if ra > 1 {
+            (sa[ra - 2], sa[ra - 1])
+        } else {
+            (0, 1)
+        };
+        let (b_row, b_col) = if rb > 1 {
+            (sb[rb - 2], sb[rb - 1])
+        } else {
+            (1, 0)
+        };
+        <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::from_fn(out_dims, |index| {
+            let (mut a0, mut b0) = (0, 0);
+            // Batch axes, right-aligned on each operand's own (P1); a 1 stretches (P5).
+            for (t, &i) in index[..batch].iter().enumerate() {
+                if let Some(x) = (t + ra.saturating_sub(2)).checked_sub(batch) {
+                    if ad[x] != 1 {
+                        a0 += i * sa[x];
+                    }
+                }
+                if let Some(x) = (t + rb.saturating_sub(2)).checked_sub(batch) {
+                    if bd[x] != 1 {
+                        b0 += i * sb[x];
+                    }
+                }
+            }
+            let i = if ra > 1 { index[batch] } else { 0 };
+            let j = if rb > 1 { index[index.len() - 1] } else { 0 };
+            let (a0, b0) = (a0 + i * a_row, b0 + j * b_col);
+            let mut acc = T::ZERO;
+            for kk in 0..k {
+                acc = T::add(acc, T::mul(a[a0 + kk * a_col], b[b0 + kk * b_row]));
+            }
+            acc
+        })
+    }
+}

@@ -1,0 +1,326 @@
+//! Matrix products (rules G1-G6) against an index-by-index reference on random shapes: batch
+//! ranks 0-3, dims 0-5, rank-1 operands, zero-size dims, transposes and strided views; static,
+//! mixed and runtime tensors agree; each rule has a test named after it.
+
+mod common;
+
+use common::{indices, Lcg};
+use shaped::rules::MatMulOptions;
+use shaped::{DynTensor, ErrorKind, Shape, Tensor};
+
+/// Random cases: fewer under Miri, which interprets every step.
+const CASES: usize = if cfg!(miri) { 30 } else { 400 };
+
+fn tensor(rng: &mut Lcg, shape: &[usize]) -> DynTensor<i64> {
+    let n: usize = shape.iter().product();
+    DynTensor::from_shape_vec(shape, (0..n).map(|_| rng.below(19) as i64 - 9).collect()).unwrap()
+}
+
+/// numpy's `matmul`, by the textbook: promote rank-1 operands, broadcast the batch dims,
+/// sum over `k` for each output element, then drop the promoted dims.
+fn reference(a: &DynTensor<i64>, b: &DynTensor<i64>) -> Option<(Vec<usize>, Vec<i64>)> {
+    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+    if sa.is_empty() || sb.is_empty() {
+        return None;
+    }
+    let pa = if sa.len() == 1 {
+        vec![1, sa[0]]
+    } else {
+        sa.clone()
+    };
+    let pb = if sb.len() == 1 {
+        vec![sb[0], 1]
+    } else {
+        sb.clone()
+    };
+    let (m, k) = (pa[pa.len() - 2], pa[pa.len() - 1]);
+    let (kb, n) = (pb[pb.len() - 2], pb[pb.len() - 1]);
+    if k != kb {
+        return None;
+    }
+    let batch = common::numpy_shape(&pa[..pa.len() - 2], &pb[..pb.len() - 2])?;
+    let mut full = batch.clone();
+    full.extend([m, n]);
+    let mut out = Vec::new();
+    for idx in indices(&full) {
+        let (bi, i, j) = (&idx[..batch.len()], idx[batch.len()], idx[batch.len() + 1]);
+        let mut acc = 0i64;
+        for kk in 0..k {
+            let mut ia = bi.to_vec();
+            ia.extend([i, kk]);
+            let mut ib = bi.to_vec();
+            ib.extend([kk, j]);
+            let x = common::read_broadcast(a.as_slice(), &pa, &ia);
+            let y = common::read_broadcast(b.as_slice(), &pb, &ib);
+            acc = acc.wrapping_add(x.wrapping_mul(y));
+        }
+        out.push(acc);
+    }
+    let mut shape = batch;
+    if sa.len() > 1 {
+        shape.push(m);
+    }
+    if sb.len() > 1 {
+        shape.push(n);
+    }
+    Some((shape, out))
+}
+
+#[test]
+fn g4_g5_runtime_products_match_the_reference_on_random_shapes() {
+    let mut rng = Lcg(31);
+    let mut checked = 0;
+    for _ in 0..CASES {
+        let (m, k, n) = (rng.below(6), rng.below(6), rng.below(6));
+        let shape = |rng: &mut Lcg, rows: usize, cols: usize, vector: usize| -> Vec<usize> {
+            if rng.below(5) == 0 {
+                return vec![vector];
+            }
+            let mut s: Vec<usize> = (0..rng.below(4))
+                .map(|_| [1, 1, 2, 3, 0][rng.below(5)])
+                .collect();
+            s.extend([rows, cols]);
+            s
+        };
+        let sa = shape(&mut rng, m, k, k);
+        let mut sb = shape(&mut rng, k, n, k);
+        // Now and then a mismatch, to see the error.
+        if rng.below(8) == 0 {
+            let l = sb.len();
+            sb[l.saturating_sub(2)] += 1;
+        }
+        let (a, b) = (tensor(&mut rng, &sa), tensor(&mut rng, &sb));
+        match (a.matmul(&b), reference(&a, &b)) {
+            (Ok(c), Some((shape, data))) => {
+                assert_eq!(
+                    (c.shape(), c.as_slice()),
+                    (&shape[..], &data[..]),
+                    "{sa:?} x {sb:?}"
+                );
+                checked += 1;
+            }
+            (Err(e), None) => assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::InnerDims { .. } | ErrorKind::BatchDims { .. }
+                ),
+                "{sa:?} x {sb:?}: {e}"
+            ),
+            (got, want) => panic!("{sa:?} x {sb:?}: {got:?} vs {want:?}"),
+        }
+    }
+    assert!(checked > CASES / 2, "only {checked} products");
+}
+
+#[test]
+fn g1_rank_zero_is_an_error() {
+    let s = DynTensor::scalar(2i64);
+    let v = DynTensor::from_shape_vec([3], vec![1i64, 2, 3]).unwrap();
+    let e = s.matmul(&v).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RankZero);
+    assert_eq!(
+        e.to_string(),
+        "cannot multiply [] by [3] (matmul): an operand has rank 0 (G1)"
+    );
+}
+
+#[test]
+fn g2_transposes_read_the_operand_in_place() {
+    let mut rng = Lcg(5);
+    for (ta, tb) in [(false, true), (true, false), (true, true)] {
+        let (m, k, n) = (3, 4, 5);
+        let a = tensor(&mut rng, &if ta { [2, k, m] } else { [2, m, k] });
+        let b = tensor(&mut rng, &if tb { [n, k] } else { [k, n] });
+        let options = MatMulOptions {
+            transpose_a: ta,
+            transpose_b: tb,
+        };
+        let got = a.matmul_with(&b, options).unwrap();
+        let a2 = if ta {
+            a.permute([0, 2, 1]).unwrap()
+        } else {
+            a.clone()
+        };
+        let b2 = if tb {
+            b.transpose().unwrap()
+        } else {
+            b.clone()
+        };
+        assert_eq!(got, a2.matmul(&b2).unwrap(), "{ta} {tb}");
+        // The same through strided views: no copy, same values.
+        let av = a
+            .strided()
+            .permute(if ta { [0, 2, 1] } else { [0, 1, 2] })
+            .unwrap();
+        let bv = if tb {
+            b.strided().transpose().unwrap()
+        } else {
+            b.strided()
+        };
+        assert_eq!(av.matmul_with(&bv, MatMulOptions::default()).unwrap(), got);
+    }
+    // On a rank-1 operand a transpose does nothing.
+    let v = DynTensor::from_shape_vec([3], vec![1i64, 2, 3]).unwrap();
+    let t = MatMulOptions {
+        transpose_a: true,
+        transpose_b: true,
+    };
+    assert_eq!(v.matmul_with(&v, t).unwrap().as_slice(), &[14]);
+}
+
+#[test]
+fn g3_rank_one_operands_are_a_row_and_a_column() {
+    let v = DynTensor::from_shape_vec([3], vec![1i64, 2, 3]).unwrap();
+    let m = DynTensor::from_shape_vec([3, 2], vec![1i64, 0, 0, 1, 1, 1]).unwrap();
+    let r = v.matmul(&m).unwrap();
+    assert_eq!((r.shape(), r.as_slice()), (&[2][..], &[4, 5][..]));
+    let mt = m.transpose().unwrap();
+    let c = mt.matmul(&v).unwrap();
+    assert_eq!((c.shape(), c.as_slice()), (&[2][..], &[4, 5][..]));
+    let dot = v.matmul(&v).unwrap();
+    assert_eq!((dot.shape(), dot.as_slice()), (&[][..], &[14][..]));
+}
+
+#[test]
+fn g4_inner_dims_must_be_equal_and_1_does_not_stretch() {
+    let a = DynTensor::from_elem([4, 8], 1.0f32).unwrap();
+    let e = a.matmul(&a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InnerDims { lhs: 8, rhs: 4 });
+    assert_eq!(
+        e.to_string(),
+        "cannot multiply [4, 8] by [4, 8] (matmul): inner dims 8 vs 4 (G4)"
+    );
+    let one = DynTensor::from_elem([1, 3], 1.0f32).unwrap();
+    assert!(a.matmul(&one).is_err());
+}
+
+#[test]
+fn g5_batch_dims_broadcast_by_numpy() {
+    let q = DynTensor::from_elem([2, 1, 5, 3], 1i64).unwrap();
+    let k = DynTensor::from_elem([4, 3, 7], 2i64).unwrap();
+    let s = q.matmul(&k).unwrap();
+    assert_eq!(s.shape(), [2, 4, 5, 7]);
+    assert!(s.iter().all(|&x| x == 6));
+    let e = DynTensor::from_elem([2, 5, 3], 1i64)
+        .unwrap()
+        .matmul(&DynTensor::from_elem([4, 3, 7], 1i64).unwrap())
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::BatchDims {
+            axis: 0,
+            lhs: 2,
+            rhs: 4
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "cannot multiply [2, 5, 3] by [4, 3, 7] (matmul): batch axis 0 has 2 vs 4 (G5)"
+    );
+}
+
+#[test]
+fn g6_integers_wrap_and_floats_agree_across_kernels() {
+    let a = DynTensor::from_shape_vec([1, 2], vec![i32::MAX, 2]).unwrap();
+    let b = DynTensor::from_shape_vec([2, 1], vec![2, 1]).unwrap();
+    assert_eq!(
+        a.matmul(&b).unwrap().as_slice(),
+        &[i32::MAX.wrapping_mul(2).wrapping_add(2)]
+    );
+    // Large enough for the blocked gemm (f32 and f64), small enough for exact integer sums.
+    for (m, k, n) in [(40, 33, 35), (64, 64, 64)] {
+        let mut rng = Lcg(m as u64);
+        let (ai, bi) = (tensor(&mut rng, &[m, k]), tensor(&mut rng, &[k, n]));
+        let exact = ai.matmul(&bi).unwrap();
+        let f32s = ai
+            .map(|&x| x as f32)
+            .matmul(&bi.map(|&x| x as f32))
+            .unwrap();
+        let f64s = ai
+            .map(|&x| x as f64)
+            .matmul(&bi.map(|&x| x as f64))
+            .unwrap();
+        assert_eq!(f32s.as_slice(), exact.map(|&x| x as f32).as_slice());
+        assert_eq!(f64s.as_slice(), exact.map(|&x| x as f64).as_slice());
+        // Transposed operands through the gemm's strides.
+        let t = MatMulOptions {
+            transpose_a: true,
+            transpose_b: true,
+        };
+        let ft = ai
+            .map(|&x| x as f32)
+            .transpose()
+            .unwrap()
+            .matmul_with(&bi.map(|&x| x as f32).transpose().unwrap(), t);
+        assert_eq!(ft.unwrap(), f32s);
+    }
+}
+
+/// The same products through static shapes, mixed shapes and `DynTensor`.
+#[test]
+fn static_mixed_and_runtime_agree() {
+    let mut rng = Lcg(77);
+    macro_rules! agree {
+        ($sa:ty, $sb:ty, $out:ty, $da:expr, $db:expr) => {{
+            let (a, b) = (tensor(&mut rng, &$da), tensor(&mut rng, &$db));
+            let ta = Tensor::<i64, $sa>::try_from(a.as_slice()).unwrap();
+            let tb = Tensor::<i64, $sb>::try_from(b.as_slice()).unwrap();
+            let s: Tensor<i64, $out> = ta.matmul(&tb);
+            let d = a.matmul(&b).unwrap();
+            assert_eq!(s.to_dyn(), d);
+            let (expected_shape, expected) = reference(&a, &b).unwrap();
+            assert_eq!(
+                (d.shape(), d.as_slice()),
+                (&expected_shape[..], &expected[..])
+            );
+            // Heap storage takes the shared kernel for the larger cases: the same values.
+            assert_eq!(ta.to_heap().matmul(&tb).to_dyn(), d);
+        }};
+    }
+    agree!(Shape![4, 4], Shape![4, 4], Shape![4, 4], [4, 4], [4, 4]);
+    agree!(Shape![3, 3], Shape![3, 1], Shape![3, 1], [3, 3], [3, 1]);
+    agree!(Shape![2, 8], Shape![8, 4], Shape![2, 4], [2, 8], [8, 4]);
+    agree!(
+        Shape![2, 1, 5, 3],
+        Shape![4, 3, 7],
+        Shape![2, 4, 5, 7],
+        [2, 1, 5, 3],
+        [4, 3, 7]
+    );
+    agree!(Shape![3], Shape![3, 2], Shape![2], [3], [3, 2]);
+    agree!(Shape![2, 3], Shape![3], Shape![2], [2, 3], [3]);
+    agree!(Shape![3], Shape![3], Shape![], [3], [3]);
+    agree!(Shape![0, 3], Shape![3, 2], Shape![0, 2], [0, 3], [3, 2]);
+    agree!(Shape![2, 0], Shape![0, 2], Shape![2, 2], [2, 0], [0, 2]);
+    agree!(
+        Shape![16, 24, 32],
+        Shape![32, 8],
+        Shape![16, 24, 8],
+        [16, 24, 32],
+        [32, 8]
+    );
+    // Mixed: the `Dyn` dims stay `Dyn`, checked at run time.
+    let a = tensor(&mut rng, &[5, 3, 4]);
+    let b = tensor(&mut rng, &[4, 2]);
+    let ma =
+        Tensor::<i64, Shape![_, 3, 4]>::from_shape_vec([5, 3, 4], a.as_slice().to_vec()).unwrap();
+    let mb = Tensor::<i64, Shape![_, 2]>::from_shape_vec([4, 2], b.as_slice().to_vec()).unwrap();
+    let c: Tensor<i64, Shape![_, 3, 2]> = ma.matmul(&mb);
+    assert_eq!(c.to_dyn(), a.matmul(&b).unwrap());
+    let big_a = tensor(&mut rng, &[9, 20, 30]);
+    let mba =
+        Tensor::<i64, Shape![_, 20, _]>::from_shape_vec([9, 20, 30], big_a.as_slice().to_vec())
+            .unwrap();
+    let w = tensor(&mut rng, &[30, 11]);
+    let tw = Tensor::<i64, Shape![30, 11]>::try_from(w.as_slice()).unwrap();
+    let big: Tensor<i64, Shape![_, 20, 11]> = mba.matmul(&tw);
+    assert_eq!(big.to_dyn(), big_a.matmul(&w).unwrap());
+}
+
+#[test]
+#[should_panic(expected = "cannot multiply [2, 3] by [4, 2] (matmul): inner dims 3 vs 4 (G4)")]
+fn mixed_inner_mismatch_panics_with_the_error() {
+    let a = Tensor::<f32, Shape![2, _]>::from_shape_vec([2, 3], vec![0.0; 6]).unwrap();
+    let b = Tensor::<f32, Shape![_, 2]>::from_shape_vec([4, 2], vec![0.0; 8]).unwrap();
+    let _ = a.matmul(&b);
+}
