@@ -266,6 +266,18 @@ fn matmul_impls() -> String {
             .unwrap();
         }
     }
+    // A rank-0 right operand: an impl whose bound never holds carries the error (G1).
+    for ra in 1..=8usize {
+        let a: Vec<String> = (0..ra).map(|i| format!("A{i}")).collect();
+        let params: Vec<String> = a.iter().map(|d| format!("{d}: Dim")).collect();
+        let own = tuple(&a);
+        writeln!(
+            out,
+            "impl<{}> MatMulShape<()> for {own} where {own}: RankZeroOperand<{own}, ()> {{ type Output = (); }}",
+            params.join(", ")
+        )
+        .unwrap();
+    }
     for ra in 1..=8usize {
         for rb in 1..=8usize {
             let a: Vec<String> = (0..ra).map(|i| format!("A{i}")).collect();

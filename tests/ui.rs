@@ -67,7 +67,7 @@ fn common_slips_have_short_errors_naming_the_cause() {
     }
 }
 
-/// Each static misuse of a reduction or a shape manipulation names, on its first line, the
+/// Each static misuse of a reduction, a shape manipulation or a matrix product names, on its first line, the
 /// shapes or the axis, and the rule.
 #[test]
 fn shape_manipulation_errors_name_the_shapes_and_the_rule() {
@@ -100,6 +100,15 @@ fn shape_manipulation_errors_name_the_shapes_and_the_rule() {
         ),
         ("reduce_axis_out_of_range", &["axis 2", "(R1)"]),
         ("sum_to_incompatible", &["`shaped::Const<4>`", "B5)"]),
+        (
+            "matmul_inner_mismatch",
+            &["`shaped::Const<8>` vs `shaped::Const<4>`", "(G4)"],
+        ),
+        (
+            "matmul_batch_mismatch",
+            &["`shaped::Const<2>` with dim `shaped::Const<4>`", "(NUMPY)"],
+        ),
+        ("matmul_rank_zero", &["`()`", "(G1)"]),
         ("reduce_max_of_empty_axis", &["`shaped::Const<0>`", "(R3)"]),
     ];
     for (case, needles) in cases {

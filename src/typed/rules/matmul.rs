@@ -27,6 +27,22 @@ pub trait MatMulShape<Rhs: Shape>: Shape {
     type Output: Shape;
 }
 
+/// Never holds: the bound of a product with a rank-0 operand, whose message is the error (G1).
+/// (Without these impls the method would not be found at all, a less helpful error.)
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "cannot multiply `{L}` by `{R}`: matmul needs operands of rank 1 or more (G1)",
+    label = "a rank-0 operand has no matrix dims"
+)]
+pub trait RankZeroOperand<L, R> {}
+
+impl<R: Shape> MatMulShape<R> for ()
+where
+    R: RankZeroOperand<(), R>,
+{
+    type Output = ();
+}
+
 /// The product's shape: `<A as MatMulShape<B>>::Output`.
 pub type MatMulOutput<A, B> = <A as MatMulShape<B>>::Output;
 

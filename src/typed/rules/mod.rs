@@ -34,7 +34,9 @@ pub use manipulate::{
     JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, SameCount, SelectAxis,
     SqueezeAxis, StaticCount, ToConst, UnitDim,
 };
-pub use matmul::{Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulShape};
+pub use matmul::{
+    Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulShape, RankZeroOperand,
+};
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
 pub use primitive::{
