@@ -4,9 +4,10 @@
 //! a 1024x1024 transpose and an NCHW to NHWC permutation of 8x64x56x56; then small static sums
 //! over each axis of a 4x4 against the loop written for that shape.
 
-use std::time::Duration;
-
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+
+#[path = "support/quick.rs"]
+mod quick;
 use ndarray::{Array2, Axis};
 use shaped::{DynTensor, HeapTensor, Shape, Tensor};
 
@@ -259,12 +260,5 @@ fn small(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(30)
-}
-
-criterion_group! { name = benches; config = config(); targets = large, permute, small }
+criterion_group! { name = benches; config = quick::config(); targets = large, permute, small }
 criterion_main!(benches);

@@ -24,4 +24,18 @@ for k in $kernels; do
     echo "| $k | ${profile#size-} | ${size[$profile,shaped,$k]} | ${size[$profile,shaped_into,$k]} | ${size[$profile,hand,$k]} |"
   done
 done
+for profile in size-s size-3; do
+  elf="target/thumbv7em-none-eabihf/$profile/codesize"
+  for who in shaped hand; do
+    s=$(readelf -sW "$elf" | awk -v f="${who}_mlp_16_32_4" '$8 == f { print $3 }')
+    [ -n "$s" ] || { echo "symbol ${who}_mlp_16_32_4 not found in $elf" >&2; exit 1; }
+    size[$profile,$who,mlp]=$((s))
+  done
+done
+echo
+echo "| network | opt-level | shaped matmul, bias add, relu (bytes) | hand-written (bytes) |"
+echo "|---|---|---|---|"
+for profile in size-s size-3; do
+  echo "| mlp_16_32_4 (examples/dense_layer.rs) | ${profile#size-} | ${size[$profile,shaped,mlp]} | ${size[$profile,hand,mlp]} |"
+done
 cargo run -q --profile size-s --bin codesize

@@ -106,3 +106,50 @@ pub fn text<const N: usize>(value: impl fmt::Display) -> FixedBuf<N> {
     let _ = fmt::write(&mut buf, format_args!("{value}"));
     buf
 }
+
+/// The two-layer perceptron of `examples/dense_layer.rs` (16 -> 32 -> 4, ReLU between), with
+/// the same deterministic weights: its outputs are checked to the bit against the example's.
+pub mod mlp {
+    use shaped::{Shape, Tensor};
+
+    /// A batch of inputs.
+    pub type Input = Tensor<f32, Shape![2, 16]>;
+    /// The first layer's weights and bias.
+    pub type Layer1 = (Tensor<f32, Shape![16, 32]>, Tensor<f32, Shape![32]>);
+    /// The second layer's weights and bias.
+    pub type Layer2 = (Tensor<f32, Shape![32, 4]>, Tensor<f32, Shape![4]>);
+    /// The outputs.
+    pub type Output = Tensor<f32, Shape![2, 4]>;
+
+    /// The example's weight at `(i, j)` of the layer numbered `seed`.
+    pub fn weight(i: usize, j: usize, seed: usize) -> f32 {
+        ((i * 7 + j * 3 + seed) % 11) as f32 * 0.1 - 0.5
+    }
+
+    /// The example's input and weights.
+    pub fn parameters() -> (Input, Layer1, Layer2) {
+        (
+            Input::from_fn(|[b, i]| ((b * 16 + i) % 5) as f32 * 0.25),
+            (
+                Tensor::from_fn(|[i, j]: [usize; 2]| weight(i, j, 1)),
+                Tensor::from_fn(|[j]: [usize; 1]| j as f32 * 0.01),
+            ),
+            (
+                Tensor::from_fn(|[i, j]: [usize; 2]| weight(i, j, 2)),
+                Tensor::splat(-0.1),
+            ),
+        )
+    }
+
+    /// The forward pass: `relu(x w1 + b1) w2 + b2`.
+    #[inline(always)]
+    pub fn forward(x: &Input, l1: &Layer1, l2: &Layer2) -> Output {
+        let hidden = (x.matmul(&l1.0) + l1.1).relu();
+        hidden.matmul(&l2.0) + l2.1
+    }
+
+    /// What `cargo run --example dense_layer` prints as its exact output.
+    pub const EXPECTED: [f32; 8] = [
+        0.27100003, 1.7440001, -2.0245004, 0.3285, 0.16400003, 0.97950006, -0.2234999, -1.4100001,
+    ];
+}

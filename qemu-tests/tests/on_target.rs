@@ -27,6 +27,7 @@ fn main() -> ! {
     static_views(&mut r);
     static_reductions_and_math(&mut r);
     static_shape_manipulation(&mut r);
+    static_matmul_and_dense_layer(&mut r);
     dynamic_all_four_modes(&mut r);
     broadcast_op_modes(&mut r);
     binary_primitive(&mut r);
@@ -269,6 +270,33 @@ fn static_shape_manipulation(r: &mut Report) {
     // A view takes part in an operation with the static checks.
     let bias = Tensor::<i32, Shape![4]>::from([100, 200, 300, 400]);
     r.eq("view + tensor after reshape", &(rows + bias)[[5, 3]], &423);
+}
+
+fn static_matmul_and_dense_layer(r: &mut Report) {
+    let a = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
+    let b = Tensor::<i32, Shape![3, 2]>::from([[1, 0], [0, 1], [1, 1]]);
+    r.eq(
+        "matmul [2, 3] x [3, 2]",
+        a.matmul(&b).as_slice(),
+        &[2, 3, 8, 9],
+    );
+    let v = Tensor::<i32, Shape![3]>::from([1, 2, 3]);
+    r.eq("matmul rank-1 row", v.matmul(&b).as_slice(), &[4, 5]);
+    let q = Tensor::<f32, Shape![2, 1, 2, 3]>::splat(1.0);
+    let k = Tensor::<f32, Shape![3, 3, 2]>::splat(0.5);
+    let s = q.matmul(&k);
+    r.eq(
+        "batched matmul broadcasts",
+        &(s.shape(), s[[1, 2, 1, 1]]),
+        &([2, 3, 2, 2], 1.5),
+    );
+    let (x, l1, l2) = qemu_tests::mlp::parameters();
+    let y = qemu_tests::mlp::forward(&x, &l1, &l2);
+    r.eq(
+        "dense layer 16 -> 32 -> 4 matches the example bit for bit",
+        y.as_slice(),
+        &qemu_tests::mlp::EXPECTED,
+    );
 }
 
 fn static_views(r: &mut Report) {

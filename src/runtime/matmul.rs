@@ -91,6 +91,32 @@ pub fn matmul_into<T: Element>(
     if m * n == 0 {
         return Ok(());
     }
+    // A right operand shared by every batch (its batch strides all 0) over a left operand
+    // whose batch and row axes step alike: one product of `batches * m` rows, a single gemm
+    // call rather than one per batch (the `[4096, 64]` reshape a user would write by hand).
+    if rb.batch.iter().all(|&s| s == 0) {
+        let mut step = ra.row.saturating_mul(m);
+        let mut merged = true;
+        for (&d, &s) in dims.batch.iter().zip(ra.batch.iter()).rev() {
+            if d != 1 && s != step {
+                merged = false;
+                break;
+            }
+            step = step.saturating_mul(d);
+        }
+        if merged && (ra.row != 0 || m == 1) {
+            let rows = out.len() / n;
+            product(
+                [rows, k, n],
+                a.data,
+                [0, ra.row, ra.col],
+                b.data,
+                [0, rb.row, rb.col],
+                out,
+            );
+            return Ok(());
+        }
+    }
     let mut index = dims.batch;
     index.as_mut_slice().fill(0);
     for block in out.chunks_exact_mut(m * n) {

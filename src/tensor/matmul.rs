@@ -136,29 +136,50 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         } else {
             (1, 0)
         };
-        <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::from_fn(out_dims, |index| {
-            let (mut a0, mut b0) = (0, 0);
-            // Batch axes, right-aligned on each operand's own (P1); a 1 stretches (P5).
-            for (t, &i) in index[..batch].iter().enumerate() {
-                if let Some(x) = (t + ra.saturating_sub(2)).checked_sub(batch) {
-                    if ad[x] != 1 {
-                        a0 += i * sa[x];
+        <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::filled(
+            out_dims,
+            T::ZERO,
+            |out| {
+                // Plain loops with constant bounds: unrolled where the optimizer finds it
+                // pays (a [4, 4] x [4, 4] product is straight-line at opt-level 3), rolled at
+                // opt-level "s".
+                let mut index = [0usize; MAX_STATIC_RANK];
+                for block in out.chunks_exact_mut((m * n).max(1)) {
+                    let (mut a0, mut b0) = (0, 0);
+                    // Batch axes, right-aligned on each operand's own (P1); a 1 stretches (P5).
+                    for (t, &i) in index[..batch].iter().enumerate() {
+                        if let Some(x) = (t + ra.saturating_sub(2)).checked_sub(batch) {
+                            if ad[x] != 1 {
+                                a0 += i * sa[x];
+                            }
+                        }
+                        if let Some(x) = (t + rb.saturating_sub(2)).checked_sub(batch) {
+                            if bd[x] != 1 {
+                                b0 += i * sb[x];
+                            }
+                        }
+                    }
+                    for i in 0..m {
+                        for j in 0..n {
+                            let (ai, bj) = (a0 + i * a_row, b0 + j * b_col);
+                            let mut acc = T::ZERO;
+                            for kk in 0..k {
+                                acc = T::add(acc, T::mul(a[ai + kk * a_col], b[bj + kk * b_row]));
+                            }
+                            block[i * n + j] = acc;
+                        }
+                    }
+                    // The batch odometer, last axis fastest.
+                    for t in (0..batch).rev() {
+                        index[t] += 1;
+                        let (x, y) = (dim_at(ad, t), dim_at(bd, t));
+                        if index[t] < if x == 1 { y } else { x } {
+                            break;
+                        }
+                        index[t] = 0;
                     }
                 }
-                if let Some(x) = (t + rb.saturating_sub(2)).checked_sub(batch) {
-                    if bd[x] != 1 {
-                        b0 += i * sb[x];
-                    }
-                }
-            }
-            let i = if ra > 1 { index[batch] } else { 0 };
-            let j = if rb > 1 { index[index.len() - 1] } else { 0 };
-            let (a0, b0) = (a0 + i * a_row, b0 + j * b_col);
-            let mut acc = T::ZERO;
-            for kk in 0..k {
-                acc = T::add(acc, T::mul(a[a0 + kk * a_col], b[b0 + kk * b_row]));
-            }
-            acc
-        })
+            },
+        )
     }
 }

@@ -49,6 +49,16 @@ impl<F: Family, O: StaticShape> ReduceOutput<F, O> for StaticKind {
     }
     #[inline(always)]
     fn filled<V: Copy>(_: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O> {
+        // On the heap, one `vec!` fill instead of a walk over every multi-index (a 64x64x64
+        // `f32` product: 588 us before, against 447 us for the same kernel from `DynTensor`).
+        #[cfg(feature = "alloc")]
+        if F::HEAP {
+            if let Some(owned) = F::from_vec::<V, O>(alloc::vec![init; O::LEN]) {
+                let mut out = Tensor::from_parts(owned, O::default());
+                fill(out.as_mut_slice());
+                return out;
+            }
+        }
         let mut out = OwnedIn::<F, V, O>::from_fn(|_| init);
         fill(out.as_mut_slice());
         out

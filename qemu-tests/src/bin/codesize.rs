@@ -73,6 +73,47 @@ pub fn hand_mul_2x3x4_1x3x1(
     }
 }
 
+/// shaped: the dense layers of `examples/dense_layer.rs`, `relu(x w1 + b1) w2 + b2`.
+#[no_mangle]
+#[inline(never)]
+pub fn shaped_mlp_16_32_4(
+    x: &qemu_tests::mlp::Input,
+    l1: &qemu_tests::mlp::Layer1,
+    l2: &qemu_tests::mlp::Layer2,
+    out: &mut qemu_tests::mlp::Output,
+) {
+    *out = qemu_tests::mlp::forward(x, l1, l2);
+}
+
+/// By hand: the same network, each sum over `k` in order.
+#[no_mangle]
+#[inline(never)]
+pub fn hand_mlp_16_32_4(
+    x: &[[f32; 16]; 2],
+    (w1, b1): (&[[f32; 32]; 16], &[f32; 32]),
+    (w2, b2): (&[[f32; 4]; 32], &[f32; 4]),
+    out: &mut [[f32; 4]; 2],
+) {
+    for b in 0..2 {
+        let mut hidden = [0.0f32; 32];
+        for (j, h) in hidden.iter_mut().enumerate() {
+            let mut s = 0.0;
+            for i in 0..16 {
+                s += x[b][i] * w1[i][j];
+            }
+            let v = s + b1[j];
+            *h = if 0.0 > v { 0.0 } else { v };
+        }
+        for o in 0..4 {
+            let mut s = 0.0;
+            for (j, h) in hidden.iter().enumerate() {
+                s += h * w2[j][o];
+            }
+            out[b][o] = s + b2[o];
+        }
+    }
+}
+
 #[entry]
 fn main() -> ! {
     let a = A44::from_fn(|[i, j]| (i * 4 + j) as f32);
@@ -103,8 +144,26 @@ fn main() -> ! {
     shaped_into_mul_2x3x4_1x3x1(black_box(&x), black_box(&y), &mut si);
     let mul_ok = s.into_inner() == h && si.into_inner() == h;
 
-    hprintln!("add agrees: {}, mul agrees: {}", add_ok, mul_ok);
-    debug::exit(if add_ok && mul_ok {
+    let (x, l1, l2) = qemu_tests::mlp::parameters();
+    let mut s = qemu_tests::mlp::Output::zeros();
+    shaped_mlp_16_32_4(black_box(&x), black_box(&l1), black_box(&l2), &mut s);
+    let mut h = [[0.0f32; 4]; 2];
+    let (w1, b1, w2, b2) = (
+        l1.0.into_inner(),
+        l1.1.into_inner(),
+        l2.0.into_inner(),
+        l2.1.into_inner(),
+    );
+    hand_mlp_16_32_4(black_box(&x.into_inner()), (&w1, &b1), (&w2, &b2), &mut h);
+    let mlp_ok = s.into_inner() == h;
+
+    hprintln!(
+        "add agrees: {}, mul agrees: {}, mlp agrees: {}",
+        add_ok,
+        mul_ok,
+        mlp_ok
+    );
+    debug::exit(if add_ok && mul_ok && mlp_ok {
         debug::EXIT_SUCCESS
     } else {
         debug::EXIT_FAILURE

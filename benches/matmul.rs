@@ -1,0 +1,184 @@
+//! Matrix products against hand-written loops and ndarray's `dot`, in one criterion run:
+//! small static products (`[4, 4] x [4, 4]`, `[3, 3] x [3, 1]`, `[2, 8] x [8, 4]`) against the
+//! triple loop written for each exact shape (instruction counts: `./benches/count_instructions.sh
+//! matmul`), then f32 512x512x512 and a batched `[64, 64, 64] x [64, 64]`.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+
+#[path = "support/quick.rs"]
+mod quick;
+use ndarray::{s, Array2, Array3};
+use shaped::{DynTensor, HeapTensor, Shape, Tensor};
+
+/// The triple loops one writes for an exact shape: `k` innermost, summed in order.
+mod hand {
+    macro_rules! product {
+        ($name:ident, $m:literal, $k:literal, $n:literal) => {
+            #[inline(never)]
+            pub fn $name(a: &[[f32; $k]; $m], b: &[[f32; $n]; $k]) -> [[f32; $n]; $m] {
+                let mut c = [[0.0; $n]; $m];
+                for i in 0..$m {
+                    for j in 0..$n {
+                        let mut s = 0.0;
+                        for k in 0..$k {
+                            s += a[i][k] * b[k][j];
+                        }
+                        c[i][j] = s;
+                    }
+                }
+                c
+            }
+        };
+    }
+    product!(matmul_4x4x4, 4, 4, 4);
+    product!(matmul_3x3x1, 3, 3, 1);
+    product!(matmul_2x8x4, 2, 8, 4);
+
+    /// A large product in the loop order that vectorizes (`i`, `k`, `j`).
+    pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+        for i in 0..m {
+            let row = &mut c[i * n..(i + 1) * n];
+            row.fill(0.0);
+            for kk in 0..k {
+                let x = a[i * k + kk];
+                for (o, &y) in row.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
+                    *o += x * y;
+                }
+            }
+        }
+    }
+}
+
+macro_rules! shaped_product {
+    ($name:ident, $m:literal, $k:literal, $n:literal) => {
+        #[inline(never)]
+        fn $name(
+            a: &Tensor<f32, Shape![$m, $k]>,
+            b: &Tensor<f32, Shape![$k, $n]>,
+        ) -> Tensor<f32, Shape![$m, $n]> {
+            a.matmul(b)
+        }
+    };
+}
+shaped_product!(shaped_matmul_4x4x4, 4, 4, 4);
+shaped_product!(shaped_matmul_3x3x1, 3, 3, 1);
+shaped_product!(shaped_matmul_2x8x4, 2, 8, 4);
+
+fn small(c: &mut Criterion) {
+    macro_rules! case {
+        ($label:literal, $m:literal, $k:literal, $n:literal, $hand:path, $shaped:ident) => {{
+            let a = Tensor::<f32, Shape![$m, $k]>::from_fn(|[i, j]| (i * 3 + j) as f32 * 0.5);
+            let b = Tensor::<f32, Shape![$k, $n]>::from_fn(|[i, j]| (i + 2 * j) as f32 - 1.0);
+            let (ra, rb) = (a.into_inner(), b.into_inner());
+            assert_eq!($shaped(&a, &b).into_inner(), $hand(&ra, &rb));
+            let mut g = c.benchmark_group($label);
+            g.bench_function("hand loop", |bch| {
+                bch.iter(|| $hand(black_box(&ra), black_box(&rb)))
+            });
+            g.bench_function("shaped", |bch| {
+                bch.iter(|| $shaped(black_box(&a), black_box(&b)))
+            });
+            g.finish();
+        }};
+    }
+    case!(
+        "matmul 4x4 x 4x4 f32",
+        4,
+        4,
+        4,
+        hand::matmul_4x4x4,
+        shaped_matmul_4x4x4
+    );
+    case!(
+        "matmul 3x3 x 3x1 f32",
+        3,
+        3,
+        1,
+        hand::matmul_3x3x1,
+        shaped_matmul_3x3x1
+    );
+    case!(
+        "matmul 2x8 x 8x4 f32",
+        2,
+        8,
+        4,
+        hand::matmul_2x8x4,
+        shaped_matmul_2x8x4
+    );
+}
+
+fn data(n: usize, seed: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7 + seed) % 13) as f32 * 0.25 - 1.5)
+        .collect()
+}
+
+fn large(c: &mut Criterion) {
+    let n = 512;
+    let (x, y) = (data(n * n, 1), data(n * n, 2));
+    let (da, db) = (
+        DynTensor::from_shape_vec([n, n], x.clone()).unwrap(),
+        DynTensor::from_shape_vec([n, n], y.clone()).unwrap(),
+    );
+    let ha = HeapTensor::<f32, Shape![512, 512]>::from_vec(x.clone()).unwrap();
+    let hb = HeapTensor::<f32, Shape![512, 512]>::from_vec(y.clone()).unwrap();
+    let (na, nb) = (
+        Array2::from_shape_vec((n, n), x.clone()).unwrap(),
+        Array2::from_shape_vec((n, n), y.clone()).unwrap(),
+    );
+    let mut out = vec![0.0f32; n * n];
+    let mut g = c.benchmark_group("matmul 512x512x512 f32");
+    g.bench_function("hand loop (i, k, j)", |b| {
+        b.iter(|| hand::matmul(black_box(&x), black_box(&y), &mut out, n, n, n))
+    });
+    g.bench_function("shaped DynTensor", |b| {
+        b.iter(|| black_box(&da).matmul(black_box(&db)).unwrap())
+    });
+    g.bench_function("shaped static (heap)", |b| {
+        b.iter(|| black_box(&ha).matmul(black_box(&hb)))
+    });
+    g.bench_function("ndarray dot", |b| {
+        b.iter(|| black_box(&na).dot(black_box(&nb)))
+    });
+    g.finish();
+
+    let (bt, m) = (64, 64);
+    let (x, w) = (data(bt * m * m, 3), data(m * m, 4));
+    let dx = DynTensor::from_shape_vec([bt, m, m], x.clone()).unwrap();
+    let dw = DynTensor::from_shape_vec([m, m], w.clone()).unwrap();
+    let hx = HeapTensor::<f32, Shape![64, 64, 64]>::from_vec(x.clone()).unwrap();
+    let hw = HeapTensor::<f32, Shape![64, 64]>::from_vec(w.clone()).unwrap();
+    let nx = Array3::from_shape_vec((bt, m, m), x.clone()).unwrap();
+    let nw = Array2::from_shape_vec((m, m), w.clone()).unwrap();
+    let mut g = c.benchmark_group("matmul batched [64, 64, 64] x [64, 64] f32");
+    g.bench_function("shaped DynTensor", |b| {
+        b.iter(|| black_box(&dx).matmul(black_box(&dw)).unwrap())
+    });
+    g.bench_function("shaped static (heap)", |b| {
+        b.iter(|| black_box(&hx).matmul(black_box(&hw)))
+    });
+    g.bench_function("ndarray dot per batch", |b| {
+        b.iter(|| {
+            let (nx, nw) = (black_box(&nx), black_box(&nw));
+            let mut out = Array3::<f32>::zeros((bt, m, m));
+            for i in 0..bt {
+                out.slice_mut(s![i, .., ..])
+                    .assign(&nx.slice(s![i, .., ..]).dot(nw));
+            }
+            out
+        })
+    });
+    g.bench_function("ndarray dot on [4096, 64]", |b| {
+        b.iter(|| {
+            let nx = black_box(&nx)
+                .view()
+                .into_shape_with_order((bt * m, m))
+                .unwrap();
+            nx.dot(black_box(&nw))
+        })
+    });
+    g.finish();
+}
+
+criterion_group! { name = benches; config = quick::config(); targets = small, large }
+criterion_main!(benches);
