@@ -266,6 +266,23 @@ fn matmul_impls() -> String {
             .unwrap();
         }
     }
+    // G2: the last two dims swapped when `T` is true; a rank-1 shape is left as it is.
+    for rank in 1..=8usize {
+        let dims: Vec<String> = (0..rank).map(|i| format!("D{i}")).collect();
+        let params: Vec<String> = dims.iter().map(|d| format!("{d}: Dim")).collect();
+        let mut swapped = dims.clone();
+        if rank >= 2 {
+            swapped.swap(rank - 2, rank - 1);
+        }
+        writeln!(
+            out,
+            "impl<{}> TransposeIf<true> for {} {{ type Output = {}; }}",
+            params.join(", "),
+            tuple(&dims),
+            tuple(&swapped)
+        )
+        .unwrap();
+    }
     // A rank-0 right operand: an impl whose bound never holds carries the error (G1).
     for ra in 1..=8usize {
         let a: Vec<String> = (0..ra).map(|i| format!("A{i}")).collect();

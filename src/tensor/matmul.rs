@@ -6,7 +6,7 @@ use super::reduce::{ReduceOutput, Reduced};
 use super::Tensor;
 use crate::element::Element;
 use crate::rules::MatMulOptions;
-use crate::typed::rules::{MatMulOutput, MatMulShape};
+use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, TransposeIf};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
 use crate::typed::storage::{Data, Join};
 
@@ -71,7 +71,41 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         D::Family: Join<D2::Family>,
         <MatMulOutput<S, S2> as Shape>::Kind: ReduceOutput<JoinOf<T, D, D2>, MatMulOutput<S, S2>>,
     {
-        type Out<S, S2> = MatMulOutput<S, S2>;
+        self.matmul_t::<false, false, S2, D2>(rhs)
+    }
+
+    /// [`matmul`](Self::matmul) with OpenVINO's `transpose_a` (`TA`) and `transpose_b`
+    /// (`TB`): the last two dims of an operand of rank 2 or more are swapped before the
+    /// product (G2), checked at compile time like the rest, and the operand is read in place
+    /// (no transposed copy).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
+    /// // x times x transposed: [2, 3] x [3, 2] -> [2, 2]
+    /// let g: Tensor<f32, Shape![2, 2]> = x.matmul_t::<false, true, _, _>(&x);
+    /// assert_eq!(g.as_slice(), &[5.0, 14.0, 14.0, 50.0]);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn matmul_t<const TA: bool, const TB: bool, S2, D2>(
+        &self,
+        rhs: &Tensor<T, S2, D2>,
+    ) -> Reduced<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>
+    where
+        S2: Shape + TransposeIf<TB>,
+        D2: Data<T>,
+        S: TransposeIf<TA>,
+        <S as TransposeIf<TA>>::Output: MatMulShape<<S2 as TransposeIf<TB>>::Output>,
+        D::Family: Join<D2::Family>,
+        <MatMulOutputT<S, S2, TA, TB> as Shape>::Kind:
+            ReduceOutput<JoinOf<T, D, D2>, MatMulOutputT<S, S2, TA, TB>>,
+    {
+        type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
+        let options = MatMulOptions {
+            transpose_a: TA,
+            transpose_b: TB,
+        };
         let (ad, bd) = (self.shape.dims(), rhs.shape.dims());
         let (ad, bd) = (ad.as_ref(), bd.as_ref());
         let (ra, rb) = (ad.len(), bd.len());
@@ -79,19 +113,25 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         // Static shapes were checked by the compiler; a `Dyn` dim is checked here, and the
         // result's dims come from the same rule.
         let mut out_dims = [0usize; MAX_STATIC_RANK];
-        let out_rank = <Out<S, S2> as Shape>::RANK;
+        let out_rank = <Out<S, S2, TA, TB> as Shape>::RANK;
         if !(is_static(S::STATIC_DIMS) && is_static(S2::STATIC_DIMS)) {
-            match crate::rules::matmul_shape(ad, bd, MatMulOptions::default()) {
+            match crate::rules::matmul_shape(ad, bd, options) {
                 Ok(dims) => out_dims[..out_rank].copy_from_slice(&dims),
                 Err(e) => super::ops::fail(e),
             }
         }
         let out_dims = &out_dims[..out_rank];
-        let (m, k, n) = (
-            if ra > 1 { ad[ra - 2] } else { 1 },
-            ad[ra - 1],
-            if rb > 1 { bd[rb - 1] } else { 1 },
-        );
+        // The matrix dims as the product reads them (G2: a transpose swaps the last two).
+        let (m, k) = match ra {
+            1 => (1, ad[0]),
+            _ if TA => (ad[ra - 1], ad[ra - 2]),
+            _ => (ad[ra - 2], ad[ra - 1]),
+        };
+        let n = match rb {
+            1 => 1,
+            _ if TB => bd[rb - 2],
+            _ => bd[rb - 1],
+        };
         let batch = out_rank - usize::from(ra > 1) - usize::from(rb > 1);
         // The multiply-adds: the broadcast batch count (a 1 stretches) times `m * k * n`.
         let dim_at = |dims: &[usize], t: usize| {
@@ -109,7 +149,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             .saturating_mul(k)
             .saturating_mul(n);
         if work >= SMALL {
-            return <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::filled(
+            return <<Out<S, S2, TA, TB> as Shape>::Kind as ReduceOutput<_, Out<S, S2, TA, TB>>>::filled(
                 out_dims,
                 T::ZERO,
                 |out| {
@@ -117,7 +157,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
                         crate::runtime::ArrayRef::trusted(ad, a),
                         crate::runtime::ArrayRef::trusted(bd, b),
                     );
-                    if let Err(e) = crate::runtime::matmul_into(a, b, MatMulOptions::default(), out)
+                    if let Err(e) = crate::runtime::matmul_into(a, b, options, out)
                     {
                         super::ops::fail(e)
                     }
@@ -126,17 +166,17 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         }
         // Element by element: every stride is a constant for static shapes.
         let (sa, sb) = (strides(ad), strides(bd));
-        let (a_row, a_col) = if ra > 1 {
-            (sa[ra - 2], sa[ra - 1])
-        } else {
-            (0, 1)
+        let (a_row, a_col) = match ra {
+            1 => (0, 1),
+            _ if TA => (sa[ra - 1], sa[ra - 2]),
+            _ => (sa[ra - 2], sa[ra - 1]),
         };
-        let (b_row, b_col) = if rb > 1 {
-            (sb[rb - 2], sb[rb - 1])
-        } else {
-            (1, 0)
+        let (b_row, b_col) = match rb {
+            1 => (1, 0),
+            _ if TB => (sb[rb - 1], sb[rb - 2]),
+            _ => (sb[rb - 2], sb[rb - 1]),
         };
-        <<Out<S, S2> as Shape>::Kind as ReduceOutput<_, Out<S, S2>>>::filled(
+        <<Out<S, S2, TA, TB> as Shape>::Kind as ReduceOutput<_, Out<S, S2, TA, TB>>>::filled(
             out_dims,
             T::ZERO,
             |out| {

@@ -53,6 +53,26 @@ pub trait Append<X: Dim>: Shape {
     type Output: Shape;
 }
 
+/// `Self` with its last two dims swapped when `T` is true (OpenVINO's `transpose_a` and
+/// `transpose_b`, G2); a rank-1 shape, or `T` false, is left as it is.
+pub trait TransposeIf<const T: bool>: Shape {
+    /// The shape as the product reads it.
+    type Output: Shape;
+}
+
+impl<S: Shape> TransposeIf<false> for S {
+    type Output = S;
+}
+
+/// `()` has no matrix dims; a product with it fails on [`MatMulShape`] (G1).
+impl TransposeIf<true> for () {
+    type Output = ();
+}
+
+/// The shape of `A` (transposed if `TA`) times `B` (transposed if `TB`).
+pub type MatMulOutputT<A, B, const TA: bool, const TB: bool> =
+    <<A as TransposeIf<TA>>::Output as MatMulShape<<B as TransposeIf<TB>>::Output>>::Output;
+
 /// `Self` with the dims `X` and `Y` added at the end.
 #[doc(hidden)]
 pub trait Append2<X: Dim, Y: Dim>: Shape {

@@ -35,7 +35,8 @@ pub use manipulate::{
     SqueezeAxis, StaticCount, ToConst, UnitDim,
 };
 pub use matmul::{
-    Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulShape, RankZeroOperand,
+    Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulOutputT, MatMulShape,
+    RankZeroOperand, TransposeIf,
 };
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
