@@ -4,21 +4,19 @@
 //! without copying and feeds the runtime kernels and the binary primitive.
 
 use alloc::vec::Vec;
-use core::mem::MaybeUninit;
 
 use super::array_ref::ArrayRef;
 use super::dyn_tensor::{
-    binary_inputs, compare_inputs, elementwise, logical_inputs, AsInput, DynTensor,
+    binary_inputs, compare_inputs, logical_inputs, zip_inputs, AsInput, DynTensor,
 };
-use super::filled_vec;
-use super::kernels;
-use super::manipulate::{gather_into, interleave, row_major_strides};
+use super::manipulate::{gather_vec, interleave};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::ShapeOp;
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules;
 use crate::rules::AutoBroadcast;
+use crate::util::row_major_strides;
 
 /// A read-only view of a [`DynTensor`]'s elements (or of another view's) under a shape and
 /// strides of its own: permuting, transposing, narrowing, inserting or squeezing an axis
@@ -49,6 +47,15 @@ pub struct DynView<'a, T> {
 }
 
 impl<'a, T> DynView<'a, T> {
+    /// A row-major view of `data` with `shape` (its element count, which the caller has).
+    pub(crate) fn row_major(shape: &[usize], data: &'a [T]) -> Self {
+        DynView {
+            data,
+            shape: shape.to_vec(),
+            strides: row_major_strides::<{ rules::MAX_RANK }>(shape)[..shape.len()].to_vec(),
+        }
+    }
+
     /// The dims.
     pub fn shape(&self) -> &[usize] {
         &self.shape
@@ -77,7 +84,7 @@ impl<'a, T> DynView<'a, T> {
     /// True when the elements are row-major and contiguous, as in a tensor.
     pub fn is_row_major(&self) -> bool {
         self.is_empty() || {
-            let row_major = row_major_strides(&self.shape);
+            let row_major: [usize; rules::MAX_RANK] = row_major_strides(&self.shape);
             self.shape
                 .iter()
                 .zip(&self.strides)
@@ -192,11 +199,9 @@ impl<T> DynView<'_, T> {
         &self,
         rhs: &(impl AsInput<U> + ?Sized),
         mode: AutoBroadcast,
-        mut f: impl FnMut(&T, &U) -> V,
+        f: impl FnMut(&T, &U) -> V,
     ) -> Result<DynTensor<V>, Error> {
-        elementwise(self.as_array_ref(), rhs.as_input(), mode, |a, b, out| {
-            kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
-        })
+        zip_inputs(self.as_array_ref(), rhs.as_input(), mode, f)
     }
 
     /// [`DynTensor::binary`] on a view.
@@ -226,18 +231,12 @@ impl<T> DynView<'_, T> {
     }
 
     /// [`DynTensor::map`] on a view: `f` of each element, into a row-major tensor.
-    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> DynTensor<U> {
-        let count = self.len();
-        // SAFETY: `gather_into` writes every element of its output when it returns Ok; it
-        // cannot fail here, since the view's shape and strides were checked when it was made.
-        let data = unsafe {
-            filled_vec(count, |out| {
-                gather_into(self.as_array_ref(), out, |x| MaybeUninit::new(f(x)))
-            })
-        };
-        match data {
+    ///
+    /// Panics when the result's size in bytes overflows, as a `Vec` of it would.
+    pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
+        match gather_vec(self.as_array_ref(), f) {
             Ok(data) => DynTensor::from_parts(&self.shape, data),
-            Err(_) => unreachable!("a view's shape and strides are valid"),
+            Err(e) => panic!("{e}"),
         }
     }
 }
@@ -279,11 +278,7 @@ impl<T, I: AsRef<[usize]>> core::ops::Index<I> for DynView<'_, T> {
 impl<T> DynTensor<T> {
     /// A zero-copy strided view of the elements, to permute or narrow without copying.
     pub fn strided(&self) -> DynView<'_, T> {
-        DynView {
-            data: self.as_slice(),
-            shape: self.shape().to_vec(),
-            strides: row_major_strides(self.shape()).to_vec(),
-        }
+        DynView::row_major(self.shape(), self.as_slice())
     }
 
     /// The same elements under another shape (M1), one dim of which may be `-1`, inferred as

@@ -36,6 +36,19 @@ pub(crate) fn elementwise<T, U, V>(
     Ok(DynTensor::from_parts(&shape, data))
 }
 
+/// `f` of each pair of elements of two inputs broadcast under `mode`: `zip_with` of tensors
+/// and views.
+pub(crate) fn zip_inputs<T, U, V>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, U>,
+    mode: AutoBroadcast,
+    mut f: impl FnMut(&T, &U) -> V,
+) -> Result<DynTensor<V>, Error> {
+    elementwise(lhs, rhs, mode, |a, b, out| {
+        kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
+    })
+}
+
 /// The operations of runtime shapes on two inputs run the same kernels on each.
 pub(crate) fn binary_inputs<T: Element>(
     lhs: ArrayRef<'_, T>,
@@ -273,16 +286,6 @@ impl<T> DynTensor<T> {
         }
     }
 
-    /// The shared body of the elementwise operations: see [`elementwise`].
-    fn elementwise<U, V>(
-        &self,
-        rhs: ArrayRef<'_, U>,
-        mode: AutoBroadcast,
-        run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [MaybeUninit<V>]) -> Result<(), Error>,
-    ) -> Result<DynTensor<V>, Error> {
-        elementwise(self.view(), rhs, mode, run)
-    }
-
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
     ///
     /// ```
@@ -296,11 +299,9 @@ impl<T> DynTensor<T> {
         &self,
         rhs: &(impl AsInput<U> + ?Sized),
         mode: AutoBroadcast,
-        mut f: impl FnMut(&T, &U) -> V,
+        f: impl FnMut(&T, &U) -> V,
     ) -> Result<DynTensor<V>, Error> {
-        self.elementwise(rhs.as_input(), mode, |a, b, out| {
-            kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
-        })
+        zip_inputs(self.view(), rhs.as_input(), mode, f)
     }
 
     /// An arithmetic operation, broadcast under `mode`. Integer division by zero and negative
@@ -315,18 +316,6 @@ impl<T> DynTensor<T> {
         T: Element,
     {
         binary_inputs(self.view(), rhs.as_input(), op, mode)
-    }
-
-    fn binary_view(
-        &self,
-        rhs: ArrayRef<'_, T>,
-        op: BinaryOp,
-        mode: AutoBroadcast,
-    ) -> Result<DynTensor<T>, Error>
-    where
-        T: Element,
-    {
-        binary_inputs(self.view(), rhs, op, mode)
     }
 
     /// A comparison, broadcast under `mode`, giving a `bool` tensor.
@@ -488,7 +477,7 @@ macro_rules! operators {
             type Output = DynTensor<T>;
             #[track_caller]
             fn $method(self, rhs: &DynTensor<T>) -> DynTensor<T> {
-                self.binary_view(rhs.view(), BinaryOp::$op, AutoBroadcast::Numpy)
+                self.binary(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
                     .unwrap_or_else(|e| fail(e))
             }
         }
@@ -508,7 +497,7 @@ macro_rules! operators {
             #[track_caller]
             fn $method(self, rhs: T) -> DynTensor<T> {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
-                self.binary_view(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
+                self.binary(&rhs, BinaryOp::$op, AutoBroadcast::Numpy)
                     .unwrap_or_else(|e| fail(e))
             }
         }

@@ -5,19 +5,8 @@
 use super::array_ref::ArrayRef;
 use super::kernels::broadcast_into_with;
 use crate::error::Error;
-use crate::rules::{BroadcastToMode, ShapeBuf};
-
-/// Row-major strides of `shape`, in elements (each at most the element count, which the
-/// caller has checked).
-pub(crate) fn row_major_strides(shape: &[usize]) -> ShapeBuf {
-    let mut out = ShapeBuf::from_slice(shape).unwrap_or_default();
-    let mut step = 1usize;
-    for (s, &d) in out.as_mut_slice().iter_mut().zip(shape).rev() {
-        *s = step;
-        step = step.wrapping_mul(d);
-    }
-    out
-}
+use crate::rules::{BroadcastToMode, ShapeBuf, MAX_RANK};
+use crate::util::row_major_strides;
 
 /// Writes the elements of a strided `src` in row-major order of its shape: the copy that
 /// turns a permuted or narrowed view into a tensor. `out` must hold the element count.
@@ -50,7 +39,7 @@ pub(crate) fn gather_into<T, V>(
     }
     const TILE: usize = 8;
     let q = rank - 1;
-    let out_strides = row_major_strides(shape);
+    let out_strides: [usize; MAX_RANK] = row_major_strides(shape);
     let (dp, dq) = (shape[p], shape[q]);
     let (op, iq) = (out_strides[p], strides[q]);
     // The other axes, walked by an odometer; each position is one plane.
@@ -101,6 +90,22 @@ pub(crate) fn gather_into<T, V>(
         }
     }
     Ok(())
+}
+
+/// The elements of a strided `src` mapped by `f`, in row-major order of its shape, in a new
+/// `Vec`: what a permuted or narrowed view becomes when it is copied out. An error only when
+/// the result's byte size overflows.
+pub(crate) fn gather_vec<T, V>(
+    src: ArrayRef<'_, T>,
+    mut f: impl FnMut(&T) -> V,
+) -> Result<alloc::vec::Vec<V>, Error> {
+    let count = super::element_count::<V>(src.shape)?;
+    // SAFETY: `gather_into` writes every element of its output when it returns Ok.
+    unsafe {
+        super::filled_vec(count, |out| {
+            gather_into(src, out, |x| core::mem::MaybeUninit::new(f(x)))
+        })
+    }
 }
 
 /// Joins row-major parts along one axis (M6, M7): `outer` blocks (the product of the dims

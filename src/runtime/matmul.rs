@@ -25,13 +25,8 @@ fn reader<T>(x: &ArrayRef<'_, T>, transpose: bool, left: bool, batch_rank: usize
     let strides: ShapeBuf = match x.strides {
         Strides::Given(s) => ShapeBuf::from_slice(s).unwrap_or_default(),
         Strides::RowMajor => {
-            let mut s: ShapeBuf = ShapeBuf::from_slice(shape).unwrap_or_default();
-            let mut step = 1usize;
-            for (st, &d) in s.as_mut_slice().iter_mut().zip(shape).rev() {
-                *st = step;
-                step = step.wrapping_mul(d);
-            }
-            s
+            let row_major: [usize; rules::MAX_RANK] = crate::util::row_major_strides(shape);
+            ShapeBuf::from_slice(&row_major[..shape.len()]).unwrap_or_default()
         }
     };
     let r = shape.len();

@@ -9,24 +9,13 @@ use crate::rules::MatMulOptions;
 use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, TransposeIf};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
 use crate::typed::storage::{Data, Join};
+use crate::util::row_major_strides;
 
 /// Below this many multiply-adds a product is computed output element by output element, a
 /// loop nest that unrolls to straight-line code for static shapes (a `[4, 4] x [4, 4]` `f32`
 /// product: the hand-written triple loop's instructions); above, the shared kernel (and the
 /// blocked gemm for large `f32`/`f64` products).
 const SMALL: usize = 4096;
-
-/// Row-major strides of `dims`.
-#[inline(always)]
-fn strides(dims: &[usize]) -> [usize; MAX_STATIC_RANK] {
-    let mut out = [0; MAX_STATIC_RANK];
-    let mut step = 1;
-    for d in (0..dims.len()).rev() {
-        out[d] = step;
-        step *= dims[d];
-    }
-    out
-}
 
 /// The result family of an operation of tensors stored in `D` and `D2`.
 type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
@@ -165,7 +154,8 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             );
         }
         // Element by element: every stride is a constant for static shapes.
-        let (sa, sb) = (strides(ad), strides(bd));
+        let (sa, sb): ([usize; MAX_STATIC_RANK], [usize; MAX_STATIC_RANK]) =
+            (row_major_strides(ad), row_major_strides(bd));
         let (a_row, a_col) = match ra {
             1 => (0, 1),
             _ if TA => (sa[ra - 1], sa[ra - 2]),

@@ -143,12 +143,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         let dims = dims.as_ref();
         let data = self.as_slice();
         let n = dims[axis];
-        let mut strides = [0usize; MAX_STATIC_RANK];
-        let mut step_size = 1;
-        for d in (0..dims.len()).rev() {
-            strides[d] = step_size;
-            step_size *= dims[d];
-        }
+        let strides: [usize; MAX_STATIC_RANK] = crate::util::row_major_strides(dims);
         let removed = O::RANK < dims.len();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
         <O::Kind as ReduceOutput<D::Family, O>>::from_fn(&out_dims[..out_rank], |index| {

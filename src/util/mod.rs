@@ -18,6 +18,20 @@ pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize>
     Some(offset)
 }
 
+/// Row-major strides of `dims` (in elements) in the first `dims.len()` slots. Always inlined,
+/// so a static shape's strides are constants. The products wrap rather than panic: every
+/// caller's shape has its elements, so the ones it reads are exact.
+#[inline(always)]
+pub(crate) fn row_major_strides<const N: usize>(dims: &[usize]) -> [usize; N] {
+    let mut out = [0; N];
+    let mut step = 1usize;
+    for (s, &d) in out[..dims.len()].iter_mut().zip(dims).rev() {
+        *s = step;
+        step = step.wrapping_mul(d);
+    }
+    out
+}
+
 /// Builds `[T; N]` by calling `f(0)`, `f(1)`, ... in order: `core::array::from_fn`, but always
 /// inlined.
 ///
