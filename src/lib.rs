@@ -123,7 +123,7 @@ pub use runtime::dyn_tensor::DynTensor;
 pub use tensor::HeapTensor;
 pub use tensor::{
     AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
-    ReduceOutput, Reduced, SameElement, Tensor, TensorView, TensorViewMut,
+    ResultStorage, SameElement, Stored, Tensor, TensorView, TensorViewMut,
 };
 pub use typed::dim::{Const, Dim, Dyn, StaticDim};
 pub use typed::rules::{BroadcastOutput, Broadcasts};

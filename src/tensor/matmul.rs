@@ -2,7 +2,7 @@
 //! checked at compile time for static shapes (inner dims equal, batch dims broadcast), at run
 //! time for the `Dyn` dims of mixed shapes.
 
-use super::reduce::{ReduceOutput, Reduced};
+use super::result::{ResultStorage, Stored};
 use super::Tensor;
 use crate::element::Element;
 use crate::rules::MatMulOptions;
@@ -52,13 +52,13 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn matmul<S2, D2>(
         &self,
         rhs: &Tensor<T, S2, D2>,
-    ) -> Reduced<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>
+    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>
     where
         S2: Shape,
         D2: Data<T>,
         S: MatMulShape<S2>,
         D::Family: Join<D2::Family>,
-        <MatMulOutput<S, S2> as Shape>::Kind: ReduceOutput<JoinOf<T, D, D2>, MatMulOutput<S, S2>>,
+        <MatMulOutput<S, S2> as Shape>::Kind: ResultStorage<JoinOf<T, D, D2>, MatMulOutput<S, S2>>,
     {
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
@@ -80,7 +80,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn matmul_t<const TA: bool, const TB: bool, S2, D2>(
         &self,
         rhs: &Tensor<T, S2, D2>,
-    ) -> Reduced<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>
+    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>
     where
         S2: Shape + TransposeIf<TB>,
         D2: Data<T>,
@@ -88,7 +88,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <S as TransposeIf<TA>>::Output: MatMulShape<<S2 as TransposeIf<TB>>::Output>,
         D::Family: Join<D2::Family>,
         <MatMulOutputT<S, S2, TA, TB> as Shape>::Kind:
-            ReduceOutput<JoinOf<T, D, D2>, MatMulOutputT<S, S2, TA, TB>>,
+            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, TA, TB>>,
     {
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
         let options = MatMulOptions {
@@ -138,7 +138,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             .saturating_mul(k)
             .saturating_mul(n);
         if work >= SMALL {
-            return <<Out<S, S2, TA, TB> as Shape>::Kind as ReduceOutput<_, Out<S, S2, TA, TB>>>::filled(
+            return <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
                 out_dims,
                 T::ZERO,
                 |out| {
@@ -166,7 +166,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             _ if TB => (sb[rb - 1], sb[rb - 2]),
             _ => (sb[rb - 2], sb[rb - 1]),
         };
-        <<Out<S, S2, TA, TB> as Shape>::Kind as ReduceOutput<_, Out<S, S2, TA, TB>>>::filled(
+        <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
             out_dims,
             T::ZERO,
             |out| {

@@ -2,8 +2,9 @@
 //!
 //! One file per concern: `construct.rs` (making tensors), `access.rs` (reading and writing
 //! elements), `ops.rs` (operators and elementwise methods, static and mixed shapes alike),
-//! `math.rs` (unary math), `reduce.rs` (reductions over a static axis, `sum_to`),
-//! `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
+//! `math.rs` (unary math), `reduce.rs` (reductions over an axis, `sum_to`), `matmul.rs`
+//! (matrix products), `manipulate.rs` (reshapes and views), `result.rs` (where computed
+//! results are stored), `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
 //! mixed, heap and runtime tensors), `fmt.rs` (`Display`, `Debug`).
 
 use core::hash::{Hash, Hasher};
@@ -24,12 +25,13 @@ mod math;
 mod matmul;
 pub(crate) mod ops;
 mod reduce;
+mod result;
 mod try_ops;
 
 pub use ops::{
     AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, PathOutput, SameElement,
 };
-pub use reduce::{ReduceOutput, Reduced};
+pub use result::{ResultStorage, Stored};
 
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///

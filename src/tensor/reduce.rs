@@ -6,6 +6,7 @@
 //! kernels are those of `DynTensor`'s reductions (`runtime/reduce.rs`), pairwise float sums
 //! included.
 
+use super::result::{ResultStorage, Stored};
 use super::{OwnedIn, Tensor};
 
 /// NaN test for any `PartialOrd` element: NaN is the one value not equal to itself.
@@ -16,94 +17,14 @@ fn is_nan<T: PartialOrd>(x: T) -> bool {
 }
 use crate::element::{Element, Real};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
-#[cfg(feature = "alloc")]
-use crate::typed::dim::DynKind;
-use crate::typed::dim::{DimKind, StaticKind};
 use crate::typed::rules::{BroadcastToShape, KeepAxis, NonEmptyAxis, RemoveAxis};
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
-use crate::typed::storage::{Data, Family};
+use crate::typed::storage::Data;
 
 /// Below this many elements a static reduction is a loop nest with constant trip counts and
 /// strides, which LLVM unrolls (a 4x4 sum over either axis: the hand loop's instructions);
 /// above, the shared kernels with pairwise sums. The same threshold as the elementwise kernel.
 const SMALL: usize = 4096;
-
-/// Where a reduction's result of shape `O` goes, chosen by `O`'s kind: a static result is
-/// stored like the input (stack or heap), a result that keeps a `Dyn` dim in a `Vec`
-/// (feature `alloc`).
-#[doc(hidden)]
-pub trait ReduceOutput<F: Family, O: Shape>: DimKind {
-    /// The result, holding `V`s.
-    type Output<V>;
-    /// A result whose element at each multi-index of `dims` (row-major) is `f(index)`.
-    fn from_fn<V>(dims: &[usize], f: impl FnMut(&[usize]) -> V) -> Self::Output<V>;
-    /// A result of `dims` whose every element `fill` writes (starting from `init`).
-    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Self::Output<V>;
-}
-
-impl<F: Family, O: StaticShape> ReduceOutput<F, O> for StaticKind {
-    type Output<V> = OwnedIn<F, V, O>;
-    #[inline(always)]
-    fn from_fn<V>(_: &[usize], mut f: impl FnMut(&[usize]) -> V) -> OwnedIn<F, V, O> {
-        OwnedIn::<F, V, O>::from_fn(|index| f(index.as_ref()))
-    }
-    #[inline(always)]
-    fn filled<V: Copy>(_: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O> {
-        // On the heap, one `vec!` fill instead of a walk over every multi-index (a 64x64x64
-        // `f32` product: 588 us before, against 447 us for the same kernel from `DynTensor`).
-        #[cfg(feature = "alloc")]
-        if F::HEAP {
-            if let Some(owned) = F::from_vec::<V, O>(alloc::vec![init; O::LEN]) {
-                let mut out = Tensor::from_parts(owned, O::default());
-                fill(out.as_mut_slice());
-                return out;
-            }
-        }
-        let mut out = OwnedIn::<F, V, O>::from_fn(|_| init);
-        fill(out.as_mut_slice());
-        out
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl<F: Family, O: Shape> ReduceOutput<F, O> for DynKind {
-    type Output<V> = Tensor<V, O>;
-    fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
-        let count = dims.iter().product();
-        let mut data = alloc::vec::Vec::with_capacity(count);
-        let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
-        let index = &mut index[..dims.len()];
-        for _ in 0..count {
-            data.push(f(index));
-            // The odometer: the last coordinate moves fastest.
-            for (i, &d) in index.iter_mut().zip(dims).rev() {
-                *i += 1;
-                if *i < d {
-                    break;
-                }
-                *i = 0;
-            }
-        }
-        finish(dims, data)
-    }
-    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
-        let mut data = alloc::vec![init; dims.iter().product()];
-        fill(&mut data);
-        finish(dims, data)
-    }
-}
-
-/// A mixed result from its dims, which the type-level rule derived `O` from.
-#[cfg(feature = "alloc")]
-fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O> {
-    match Tensor::from_shape_vec(dims, data) {
-        Ok(t) => t,
-        Err(_) => unreachable!("the output shape type is derived from these dims"),
-    }
-}
-
-/// The result type of a reduction of a tensor stored in `F` to the shape `O`.
-pub type Reduced<F, V, O> = <<O as Shape>::Kind as ReduceOutput<F, O>>::Output<V>;
 
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The dims left by reducing `axis`: removed when `O` has a lower rank, else kept as 1.
@@ -133,11 +54,11 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         first: impl Fn(T) -> A,
         step: impl Fn(A, usize, T) -> A,
         finish: impl Fn(A, usize) -> V,
-    ) -> Reduced<D::Family, V, O>
+    ) -> Stored<D::Family, V, O>
     where
         T: Copy,
         V: Copy,
-        O::Kind: ReduceOutput<D::Family, O>,
+        O::Kind: ResultStorage<D::Family, O>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
@@ -146,7 +67,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         let strides: [usize; MAX_STATIC_RANK] = crate::util::row_major_strides(dims);
         let removed = O::RANK < dims.len();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
-        <O::Kind as ReduceOutput<D::Family, O>>::from_fn(&out_dims[..out_rank], |index| {
+        <O::Kind as ResultStorage<D::Family, O>>::from_fn(&out_dims[..out_rank], |index| {
             let mut base = 0;
             for (j, &i) in index.iter().enumerate() {
                 let d = if removed && j >= axis { j + 1 } else { j };
@@ -170,14 +91,14 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         axis: usize,
         init: V,
         fill: impl FnOnce(&[T], &[usize], usize, &mut [V]),
-    ) -> Reduced<D::Family, V, O>
+    ) -> Stored<D::Family, V, O>
     where
-        O::Kind: ReduceOutput<D::Family, O>,
+        O::Kind: ResultStorage<D::Family, O>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
-        <O::Kind as ReduceOutput<D::Family, O>>::filled(&out_dims[..out_rank], init, |out| {
+        <O::Kind as ResultStorage<D::Family, O>>::filled(&out_dims[..out_rank], init, |out| {
             fill(self.as_slice(), dims, axis, out)
         })
     }
@@ -241,11 +162,11 @@ macro_rules! static_reductions {
             #[doc = "The axis is removed from the shape."]
             #[inline]
             #[track_caller]
-            pub fn $axis_name<const A: usize>(&self) -> Reduced<D::Family, $v, <S as RemoveAxis<A>>::Output>
+            pub fn $axis_name<const A: usize>(&self) -> Stored<D::Family, $v, <S as RemoveAxis<A>>::Output>
             where
                 S: RemoveAxis<A> $($extra)*,
                 <<S as RemoveAxis<A>>::Output as Shape>::Kind:
-                    ReduceOutput<D::Family, <S as RemoveAxis<A>>::Output>,
+                    ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, A, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
@@ -257,11 +178,11 @@ macro_rules! static_reductions {
             #[doc = "The axis is kept as 1, so the result broadcasts against `self`."]
             #[inline]
             #[track_caller]
-            pub fn $keep_name<const A: usize>(&self) -> Reduced<D::Family, $v, <S as KeepAxis<A>>::Output>
+            pub fn $keep_name<const A: usize>(&self) -> Stored<D::Family, $v, <S as KeepAxis<A>>::Output>
             where
                 S: KeepAxis<A> $($extra)*,
                 <<S as KeepAxis<A>>::Output as Shape>::Kind:
-                    ReduceOutput<D::Family, <S as KeepAxis<A>>::Output>,
+                    ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, A, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],

@@ -1,0 +1,89 @@
+//! Where results of a computed shape go (reductions, matrix products): one trait keyed on the
+//! shape's kind, so that the same method returns a stack or heap tensor for a static shape and
+//! a `Vec`-backed one for a shape that keeps a `Dyn` dim.
+
+use super::OwnedIn;
+#[cfg(feature = "alloc")]
+use super::Tensor;
+#[cfg(feature = "alloc")]
+use crate::typed::dim::DynKind;
+use crate::typed::dim::{DimKind, StaticKind};
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::Family;
+
+/// Where a computed result of shape `O` goes (a reduction's, a matrix product's), chosen by
+/// `O`'s kind: a static result is stored like the inputs (stack or heap), a result that keeps
+/// a `Dyn` dim in a `Vec` (feature `alloc`).
+#[doc(hidden)]
+pub trait ResultStorage<F: Family, O: Shape>: DimKind {
+    /// The result, holding `V`s.
+    type Output<V>;
+    /// A result whose element at each multi-index of `dims` (row-major) is `f(index)`.
+    fn from_fn<V>(dims: &[usize], f: impl FnMut(&[usize]) -> V) -> Self::Output<V>;
+    /// A result of `dims` whose every element `fill` writes (starting from `init`).
+    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Self::Output<V>;
+}
+
+impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
+    type Output<V> = OwnedIn<F, V, O>;
+    #[inline(always)]
+    fn from_fn<V>(_: &[usize], mut f: impl FnMut(&[usize]) -> V) -> OwnedIn<F, V, O> {
+        OwnedIn::<F, V, O>::from_fn(|index| f(index.as_ref()))
+    }
+    #[inline(always)]
+    fn filled<V: Copy>(_: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O> {
+        // On the heap, one `vec!` fill instead of a walk over every multi-index (a 64x64x64
+        // `f32` product: 588 us before, against 447 us for the same kernel from `DynTensor`).
+        #[cfg(feature = "alloc")]
+        if F::HEAP {
+            if let Some(owned) = F::from_vec::<V, O>(alloc::vec![init; O::LEN]) {
+                let mut out = Tensor::from_parts(owned, O::default());
+                fill(out.as_mut_slice());
+                return out;
+            }
+        }
+        let mut out = OwnedIn::<F, V, O>::from_fn(|_| init);
+        fill(out.as_mut_slice());
+        out
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
+    type Output<V> = Tensor<V, O>;
+    fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
+        let count = dims.iter().product();
+        let mut data = alloc::vec::Vec::with_capacity(count);
+        let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        let index = &mut index[..dims.len()];
+        for _ in 0..count {
+            data.push(f(index));
+            // The odometer: the last coordinate moves fastest.
+            for (i, &d) in index.iter_mut().zip(dims).rev() {
+                *i += 1;
+                if *i < d {
+                    break;
+                }
+                *i = 0;
+            }
+        }
+        finish(dims, data)
+    }
+    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
+        let mut data = alloc::vec![init; dims.iter().product()];
+        fill(&mut data);
+        finish(dims, data)
+    }
+}
+
+/// A mixed result from its dims, which the type-level rule derived `O` from.
+#[cfg(feature = "alloc")]
+fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O> {
+    match Tensor::from_shape_vec(dims, data) {
+        Ok(t) => t,
+        Err(_) => unreachable!("the output shape type is derived from these dims"),
+    }
+}
+
+/// The type of a result of shape `O` holding `V`s, computed from tensors stored in `F`.
+pub type Stored<F, V, O> = <<O as Shape>::Kind as ResultStorage<F, O>>::Output<V>;
