@@ -5,7 +5,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
-use shaped::{AutoBroadcast, BinaryOp, Shape, Tensor};
+use shaped::{AutoBroadcast, BinaryOp, DynTensor, Shape, Tensor};
 
 fn data(n: usize, seed: f32) -> Vec<f32> {
     (0..n).map(|i| (i % 97) as f32 * 0.5 + seed).collect()
@@ -140,6 +140,17 @@ fn large(c: &mut Criterion) {
         group.bench_function("ndarray", |bch| {
             bch.iter(|| ndarray_add(black_box(&av), black_box(&bv), &mut nd))
         });
+        // The allocating forms: a new result each call (allocation and drop timed).
+        let da = DynTensor::from_shape_vec(sa, a.clone()).unwrap();
+        let db = DynTensor::from_shape_vec(sb, b.clone()).unwrap();
+        assert_eq!(da.try_add(&db).unwrap().as_slice(), &check[..]);
+        group.bench_function("shaped DynTensor (allocating)", |bch| {
+            bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
+        });
+        let (na, nb) = (av.to_owned(), bv.to_owned());
+        group.bench_function("ndarray &a + &b (allocating)", |bch| {
+            bch.iter(|| black_box(&na) + black_box(&nb))
+        });
         group.finish();
     }
 }
@@ -160,6 +171,21 @@ fn small(c: &mut Criterion) {
             let plan = BinaryPlan::new(&sa, &sb, AutoBroadcast::Numpy).unwrap();
             group.bench_function("dynamic prepared", |bch| {
                 bch.iter(|| plan.binary(black_box(a.as_slice()), black_box(b.as_slice()), BinaryOp::Add, &mut out).unwrap())
+            });
+            // The allocating forms, and ndarray's two forms, on the same shapes.
+            let (da, db) = (DynTensor::from_shape_vec(sa, a.as_slice().to_vec()).unwrap(),
+                DynTensor::from_shape_vec(sb, b.as_slice().to_vec()).unwrap());
+            group.bench_function("DynTensor (allocating)", |bch| {
+                bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
+            });
+            let na = ArrayD::from_shape_vec(IxDyn(&sa), a.as_slice().to_vec()).unwrap();
+            let nb = ArrayD::from_shape_vec(IxDyn(&sb), b.as_slice().to_vec()).unwrap();
+            group.bench_function("ndarray &a + &b (allocating)", |bch| {
+                bch.iter(|| black_box(&na) + black_box(&nb))
+            });
+            let mut nd = &na + &nb;
+            group.bench_function("ndarray Zip", |bch| {
+                bch.iter(|| ndarray_add(&black_box(&na).view(), &black_box(&nb).view(), &mut nd))
             });
             group.finish();
         }};

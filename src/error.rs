@@ -192,6 +192,11 @@ pub enum ErrorKind {
     },
     /// An element count or byte size does not fit in `usize` / `isize::MAX` bytes.
     Overflow,
+    /// The allocator refused the memory for a result (its shape is the error's first shape).
+    OutOfMemory {
+        /// The bytes asked for.
+        bytes: usize,
+    },
     /// A buffer has the wrong number of elements for its shape.
     LengthMismatch {
         /// Elements the shape needs.
@@ -401,6 +406,12 @@ impl fmt::Display for Error {
                     _ => write!(f, " ({op})"),
                 };
             }
+            ErrorKind::OutOfMemory { bytes } => {
+                return write!(
+                    f,
+                    "cannot allocate {bytes} bytes for a result of shape {lhs}"
+                )
+            }
             _ if matches!(op, Operation::Shape { .. }) => return self.fmt_shape_op(f),
             _ if *op == Operation::MatMul => {
                 write!(f, "cannot multiply {lhs} by {rhs} (matmul): ")?
@@ -509,6 +520,7 @@ impl fmt::Display for Error {
             | ErrorKind::OutOfBounds { .. }
             | ErrorKind::NoTensors => Ok(()),
             ErrorKind::LengthMismatch { .. }
+            | ErrorKind::OutOfMemory { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }
             | ErrorKind::AnySource => Ok(()),

@@ -353,3 +353,45 @@ fn binary_primitive_hostile_chains() {
     let (kind, _) = err_text(prim.run(&x, &x));
     assert_eq!(kind, ErrorKind::TooManyPostOps { max: 8 });
 }
+
+/// A valid shape whose result no allocator can hold (2^45 `f64`s, 256 TiB: more than the
+/// address space) is an `OutOfMemory` error value from every allocating runtime API, never an
+/// abort. Stride-0 inputs make such shapes cheap to build.
+#[test]
+#[cfg_attr(miri, ignore)] // Miri stops at an allocation this size instead of refusing it
+fn hostile_shapes_are_out_of_memory_errors() {
+    let bytes = 1usize << 48;
+    let one = [1.0f64];
+    let wide = ArrayRef::with_strides(&[1, 1 << 24], &[0, 0], &one).unwrap();
+    let column = DynTensor::from_elem([1 << 21, 1], 1.0f64).unwrap();
+    let expect = |r: Result<DynTensor<f64>, shaped::Error>, shape: &str| {
+        let (kind, text) = err_text(r);
+        assert_eq!(kind, ErrorKind::OutOfMemory { bytes });
+        assert_eq!(
+            text,
+            format!("cannot allocate {bytes} bytes for a result of shape {shape}")
+        );
+    };
+    let big = "[2097152, 16777216]";
+    expect(
+        column.binary(&wide, BinaryOp::Add, AutoBroadcast::Numpy),
+        big,
+    );
+    expect(column.matmul(&wide), big);
+    expect(DynTensor::from_elem([1 << 45], 0.0), "[35184372088832]");
+    expect(
+        DynTensor::scalar(1.0).broadcast([1 << 45], BroadcastToMode::Numpy),
+        "[35184372088832]",
+    );
+    // The binary primitive: both sources broadcast.
+    let (a, b) = (
+        MemRef::with_strides([1 << 21, 1], [0, 0], &one).unwrap(),
+        MemRef::with_strides([1, 1 << 24], [0, 0], &one).unwrap(),
+    );
+    let (kind, text) = err_text(Binary::new(Alg::Add).run(&a, &b));
+    assert_eq!(kind, ErrorKind::OutOfMemory { bytes });
+    assert_eq!(
+        text,
+        format!("cannot allocate {bytes} bytes for a result of shape {big}")
+    );
+}

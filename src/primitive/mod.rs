@@ -327,8 +327,8 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         let (a, b) = (src0.mem()?, src1.mem()?);
         let dims = rules::binary_dst_shape(a.shape(), b.shape())?;
         let mut desc = Desc::dense::<T>(&dims, self.dst_layout)?;
-        let count = dims.element_count().unwrap_or(0);
-        let mut data = alloc::vec![T::ZERO; count];
+        let count = crate::runtime::element_count::<T>(&dims)?;
+        let mut data = crate::runtime::try_filled(count, T::ZERO, &dims)?;
         self.execute(a, b, &mut data, &mut desc)?;
         Ok(Memory { data, desc })
     }

@@ -19,34 +19,15 @@ use crate::rules::{self, AutoBroadcast, BroadcastToMode};
 use crate::util::fmt::{debug_elem, display_elem, write_nested};
 use crate::util::row_major_offset;
 
-/// The shared body of the elementwise operations of tensors and views: the output shape of
-/// `lhs` with `rhs` under `mode`, a new buffer of that size written in place by `run` (a
-/// [`runtime`](crate::runtime) kernel).
-pub(crate) fn elementwise<T, U, V>(
-    lhs: ArrayRef<'_, T>,
-    rhs: ArrayRef<'_, U>,
-    mode: AutoBroadcast,
-    run: impl FnOnce(ArrayRef<'_, T>, ArrayRef<'_, U>, &mut [MaybeUninit<V>]) -> Result<(), Error>,
-) -> Result<DynTensor<V>, Error> {
-    let shape = rules::broadcast_shapes(lhs.shape(), rhs.shape(), mode)?;
-    let count = element_count::<V>(&shape)?;
-    // SAFETY: `run` is one of the runtime kernels, which write every element of the output
-    // slice when they return Ok (they check its length against the output shape first).
-    let data = unsafe { filled_vec(count, |out| run(lhs, rhs, out))? };
-    Ok(DynTensor::from_parts(&shape, data))
-}
-
 /// `f` of each pair of elements of two inputs broadcast under `mode`: `zip_with` of tensors
 /// and views.
 pub(crate) fn zip_inputs<T, U, V>(
     lhs: ArrayRef<'_, T>,
     rhs: ArrayRef<'_, U>,
     mode: AutoBroadcast,
-    mut f: impl FnMut(&T, &U) -> V,
+    f: impl FnMut(&T, &U) -> V,
 ) -> Result<DynTensor<V>, Error> {
-    elementwise(lhs, rhs, mode, |a, b, out| {
-        kernels::zip_into(a, b, mode, out, |x, y| MaybeUninit::new(f(x, y)))
-    })
+    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
 }
 
 /// The operations of runtime shapes on two inputs run the same kernels on each.
@@ -56,12 +37,8 @@ pub(crate) fn binary_inputs<T: Element>(
     op: BinaryOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<T>, Error> {
-    elementwise(lhs, rhs, mode, |a, b, out| {
-        let check = || kernels::check_values(&a, &b, op);
-        with_binary_op!(op, T, f => kernels::zip_checked(a, b, mode, out, check, |x, y| {
-            MaybeUninit::new(f(x, y))
-        }))
-    })
+    let check = || kernels::check_values(&lhs, &rhs, op);
+    with_binary_op!(op, T, f => kernels::zip_new(lhs, rhs, mode, 0, check, f, DynTensor::from_parts))
 }
 
 /// See [`binary_inputs`].
@@ -71,10 +48,8 @@ pub(crate) fn compare_inputs<T: PartialOrd>(
     op: CompareOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
-    elementwise(lhs, rhs, mode, |a, b, out| {
-        crate::op::with_compare_op!(op, f => kernels::zip_into(a, b, mode, out, |x: &T, y: &T| {
-            MaybeUninit::new(f(x, y))
-        }))
+    crate::op::with_compare_op!(op, f => {
+        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
     })
 }
 
@@ -85,10 +60,8 @@ pub(crate) fn logical_inputs(
     op: LogicalOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
-    elementwise(lhs, rhs, mode, |a, b, out| {
-        crate::op::with_logical_op!(op, f => kernels::zip_into(a, b, mode, out, |x, y| {
-            MaybeUninit::new(f(x, y))
-        }))
+    crate::op::with_logical_op!(op, f => {
+        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
     })
 }
 
@@ -183,7 +156,7 @@ impl<T> DynTensor<T> {
         let count = element_count::<T>(shape)?;
         Ok(DynTensor {
             shape: shape.to_vec(),
-            data: alloc::vec![value; count],
+            data: super::try_filled(count, value, shape)?,
         })
     }
 
@@ -391,7 +364,7 @@ impl<T> DynTensor<T> {
         let count = element_count::<T>(&shape)?;
         // SAFETY: `broadcast_into` writes every element of its output when it returns Ok.
         let data = unsafe {
-            filled_vec(count, |out| {
+            filled_vec(count, &shape, |out| {
                 kernels::broadcast_into_with(self.view(), target, mode, out, |x| {
                     MaybeUninit::new(x.clone())
                 })

@@ -102,7 +102,7 @@ pub(crate) fn gather_vec<T, V>(
     let count = super::element_count::<V>(src.shape)?;
     // SAFETY: `gather_into` writes every element of its output when it returns Ok.
     unsafe {
-        super::filled_vec(count, |out| {
+        super::filled_vec(count, src.shape, |out| {
             gather_into(src, out, |x| core::mem::MaybeUninit::new(f(x)))
         })
     }

@@ -185,7 +185,7 @@ mod owned {
         let shape = crate::rules::matmul_shape(a.shape(), b.shape(), options)?;
         let count = element_count::<T>(&shape)?;
         // Zeros first: the kernel overwrites them, one pass against its `k` passes.
-        let mut data = alloc::vec![T::ZERO; count];
+        let mut data = crate::runtime::try_filled(count, T::ZERO, &shape)?;
         matmul_into(a, b, options, &mut data)?;
         Ok(DynTensor::from_parts(&shape, data))
     }

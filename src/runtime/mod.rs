@@ -66,10 +66,40 @@ pub(crate) fn element_count<V>(shape: &[usize]) -> Result<usize, Error> {
     }
 }
 
-/// A new `Vec` of `count` elements, each written once by `fill` into the spare capacity:
-/// results are written in place, never zero-filled first (7.3 us vs 14.4 us on a mixed
-/// `[_, 64] + [1, 64]` add with batch 1024, `benches/mixed_kernels.rs`), and no element type
-/// needs `Default` or `Clone`.
+/// An empty `Vec` with room for exactly `count` elements of a result of `shape`, or an
+/// [`ErrorKind::OutOfMemory`] error when the allocator refuses: a valid but enormous shape
+/// (a broadcast to 2^34 elements) is an error value, never an abort.
+#[cfg(feature = "alloc")]
+pub(crate) fn try_vec<V>(count: usize, shape: &[usize]) -> Result<alloc::vec::Vec<V>, Error> {
+    let mut out = alloc::vec::Vec::new();
+    match out.try_reserve_exact(count) {
+        Ok(()) => Ok(out),
+        Err(_) => {
+            // `element_count` has checked that the byte size fits in `isize`.
+            let bytes = count.saturating_mul(core::mem::size_of::<V>());
+            let kind = ErrorKind::OutOfMemory { bytes };
+            Err(Error::new(kind, Operation::Layout, shape, &[]))
+        }
+    }
+}
+
+/// A `Vec` of `count` copies of `value`, with the allocation checked as in [`try_vec`].
+#[cfg(feature = "alloc")]
+pub(crate) fn try_filled<V: Clone>(
+    count: usize,
+    value: V,
+    shape: &[usize],
+) -> Result<alloc::vec::Vec<V>, Error> {
+    let mut out = try_vec(count, shape)?;
+    out.resize(count, value);
+    Ok(out)
+}
+
+/// A new `Vec` of `count` elements (a result of `shape`), each written once by `fill` into
+/// the spare capacity: results are written in place, never zero-filled first (7.3 us vs
+/// 14.4 us on a mixed `[_, 64] + [1, 64]` add with batch 1024, `benches/mixed_kernels.rs`),
+/// and no element type needs `Default` or `Clone`. The allocation is checked as in
+/// [`try_vec`].
 ///
 /// # Safety
 /// `fill` must have written every element of the slice it is given whenever it returns `Ok`
@@ -77,9 +107,10 @@ pub(crate) fn element_count<V>(shape: &[usize]) -> Result<usize, Error> {
 #[cfg(feature = "alloc")]
 pub(crate) unsafe fn filled_vec<V>(
     count: usize,
+    shape: &[usize],
     fill: impl FnOnce(&mut [core::mem::MaybeUninit<V>]) -> Result<(), Error>,
 ) -> Result<alloc::vec::Vec<V>, Error> {
-    let mut out = alloc::vec::Vec::with_capacity(count);
+    let mut out = try_vec(count, shape)?;
     fill(&mut out.spare_capacity_mut()[..count])?;
     // SAFETY: `fill` returned Ok, so by this function's contract it wrote each of the `count`
     // slots. On an error, or a panic inside `fill`, this line is not reached and no element

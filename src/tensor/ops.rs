@@ -295,7 +295,7 @@ where
         let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
         let elements = elements_as::<U, R>(&rhs);
         // The values are checked after the shapes, as on every other path: a shape error wins.
-        let result = super::try_ops::zip_runtime_checked::<T, U, V, S, R::Shape>(
+        let result = super::try_ops::zip_runtime_checked::<T, U, V, S, R::Shape, _>(
             self.as_slice(),
             dims.as_ref(),
             elements,
@@ -306,8 +306,7 @@ where
                 Ok(())
             },
             &mut f,
-        )
-        .and_then(|(dims, out)| super::try_ops::finish::<V, NumpyOutput<S, R::Shape>>(&dims, out));
+        );
         result.unwrap_or_else(|e| fail(e))
     }
 }

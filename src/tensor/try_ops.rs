@@ -11,7 +11,7 @@ use {
     crate::element::{Boolean, Element},
     crate::error::{Error, ErrorKind, Operation},
     crate::op::{with_binary_op, with_compare_op, BinaryOp, CompareOp},
-    crate::rules::{self, AutoBroadcast, BroadcastToMode, ShapeBuf},
+    crate::rules::{self, AutoBroadcast, BroadcastToMode},
     crate::runtime::{element_count, filled_vec, kernels, plan, ArrayRef},
     crate::typed::rules::{
         Bidirectional, BidirectionalOutput, BroadcastShape, BroadcastToShape, NoneShape, Numpy,
@@ -29,7 +29,7 @@ use {
 /// constant. The right operand comes as elements and dims, so scalars fit too. `check` (zero
 /// divisors) runs after the shapes, before any element is written.
 #[cfg(feature = "alloc")]
-pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape>(
+pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape, O: Shape>(
     lhs: &[T],
     lhs_dims: &[usize],
     rhs: &[U],
@@ -37,29 +37,12 @@ pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape>(
     mode: AutoBroadcast,
     check: impl FnOnce(&ArrayRef<'_, T>, &ArrayRef<'_, U>) -> Result<(), Error>,
     f: &mut impl FnMut(&T, &U) -> V,
-) -> Result<(ShapeBuf, Vec<V>), Error> {
-    let out_dims = rules::broadcast_shapes(lhs_dims, rhs_dims, mode)?;
-    let count = element_count::<V>(&out_dims)?;
+) -> Result<Tensor<V, O>, Error> {
     let (a, b) = (ArrayRef::new(lhs_dims, lhs)?, ArrayRef::new(rhs_dims, rhs)?);
     // Trailing dims static in both shapes become a constant inner trip count: 7.3 us vs
     // 14.4 us without, on [_, 64] + [1, 64] with batch 1024 (benches/mixed_kernels.rs).
     let hint = plan::static_inner_run(S::STATIC_DIMS, S2::STATIC_DIMS);
-    // SAFETY: `zip_into_hinted` returns Ok only after writing every element of its output (it
-    // checks the output's length against the output shape first).
-    let out = unsafe {
-        filled_vec(count, |spare| {
-            kernels::zip_into_hinted(
-                a,
-                b,
-                mode,
-                spare,
-                hint,
-                || check(&a, &b),
-                |x, y| MaybeUninit::new(f(x, y)),
-            )
-        })?
-    };
-    Ok((out_dims, out))
+    kernels::zip_new(a, b, mode, hint, || check(&a, &b), f, finish::<V, O>)?
 }
 
 /// No value check: shapes only.
@@ -129,7 +112,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         O: Shape,
     {
-        let (dims, out) = zip_runtime_checked::<T, U, V, S, S2>(
+        zip_runtime_checked::<T, U, V, S, S2, O>(
             self.as_slice(),
             self.shape().as_ref(),
             rhs.as_slice(),
@@ -137,8 +120,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             mode,
             check,
             f,
-        )?;
-        finish::<V, O>(&dims, out)
+        )
     }
 
     /// An arithmetic [`BinaryOp`] with its value checks, NUMPY-broadcast.
@@ -265,7 +247,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         let data = ArrayRef::new(da.as_ref(), self.as_slice())?;
         // SAFETY: `broadcast_into_with` writes every element of its output when it returns Ok.
         let out = unsafe {
-            filled_vec(count, |spare| {
+            filled_vec(count, &out_dims, |spare| {
                 kernels::broadcast_into_with(data, target, mode, spare, |x| {
                     MaybeUninit::new(x.clone())
                 })

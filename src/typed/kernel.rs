@@ -92,7 +92,7 @@ where
         // after writing every one of the `Out::LEN` elements once (the plan's loop nest covers
         // the output shape row by row).
         let elements = unsafe {
-            crate::runtime::filled_vec(Out::LEN, |spare| {
+            crate::runtime::filled_vec(Out::LEN, &[], |spare| {
                 let written =
                     zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, |x, y| {
                         core::mem::MaybeUninit::new(f(x, y))

@@ -1,0 +1,51 @@
+//! Instruction-count probe for callgrind: 1000 f32 adds of `4x4 + 4x1` (a small shape of the
+//! static issue) through the runtime API chosen by `PROBE`: `none` (setup only), `dyn`
+//! (`DynTensor::try_add`, allocating), `into` (`runtime::binary_into` into a preallocated
+//! buffer), `prepared` (a `BinaryPlan` built once). Per call = (variant - none) / 1000.
+//!
+//! ```text
+//! cargo bench --no-run --bench runtime_probe
+//! PROBE=dyn valgrind --tool=callgrind target/release/deps/runtime_probe-*[^.d]
+//! ```
+
+use std::hint::black_box;
+
+use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
+use shaped::{AutoBroadcast, BinaryOp, DynTensor};
+
+fn main() {
+    let which = std::env::var("PROBE").unwrap_or_else(|_| "none".into());
+    let (sa, sb) = ([4usize, 4], [4usize, 1]);
+    let a: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..4).map(|i| i as f32 + 0.5).collect();
+    let (da, db) = (
+        DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
+        DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
+    );
+    let plan = BinaryPlan::new(&sa, &sb, AutoBroadcast::Numpy).unwrap();
+    let mut out = vec![0.0f32; 16];
+    let mut sum = 0.0f32;
+    for _ in 0..1000 {
+        match which.as_str() {
+            "dyn" => sum += black_box(&da).try_add(black_box(&db)).unwrap().as_slice()[5],
+            "into" => {
+                binary_into(
+                    ArrayRef::new(black_box(&sa), black_box(&a)).unwrap(),
+                    ArrayRef::new(black_box(&sb), black_box(&b)).unwrap(),
+                    BinaryOp::Add,
+                    AutoBroadcast::Numpy,
+                    &mut out,
+                )
+                .unwrap();
+                sum += out[5];
+            }
+            "prepared" => {
+                plan.binary(black_box(&a), black_box(&b), BinaryOp::Add, &mut out)
+                    .unwrap();
+                sum += out[5];
+            }
+            _ => {}
+        }
+    }
+    println!("{which}: {sum}");
+}
