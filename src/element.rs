@@ -20,7 +20,7 @@ use core::fmt::Debug;
 ///
 /// Each method states its law; integer methods wrap on overflow. Implement it for your own
 /// number type to use it with the operators and the runtime kernels.
-pub trait Element: Copy + PartialOrd + Debug + 'static {
+pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
     /// 0: the sum of no elements.
     const ZERO: Self;
     /// 1: the product of no elements.

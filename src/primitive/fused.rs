@@ -228,6 +228,7 @@ fn fused_pair<T: Real>(
 }
 
 /// The loop nest: merged axes outermost first, the last one is the row.
+#[derive(Clone, Copy)]
 struct Plan {
     rank: usize,
     dims: [usize; BINARY_MAX_NDIMS],
@@ -310,12 +311,8 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
     // only the axes beyond those two go through the odometer.
     let inner = plan.rank - 1;
     let mut step = [0usize; MAX_OPERANDS];
-    let mut row_step = [0usize; MAX_OPERANDS];
-    for k in 0..ops {
-        step[k] = plan.strides[k][inner];
-        if inner > 0 {
-            row_step[k] = plan.strides[k][inner - 1];
-        }
+    for (s, strides) in step.iter_mut().zip(&plan.strides[..ops]) {
+        *s = strides[inner];
     }
     let (row, rows, outer_rank) = match inner {
         0 => (plan.dims[0], 1, 0),
@@ -339,6 +336,66 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
         row,
     };
 
+    let dst = job.dst;
+    // Split along the outermost axis across threads (feature `rayon`) when the work is large
+    // and each index of that axis owns its own stretch of the destination (true of every dense
+    // layout: the outermost axis has the largest stride). Every element is computed as on one
+    // thread.
+    let d = ops - 1;
+    let (d0, s0) = (plan.dims[0], plan.strides[d][0]);
+    let span = 1
+        + (1..plan.rank).fold(0usize, |acc, k| {
+            acc.saturating_add((plan.dims[k] - 1).saturating_mul(plan.strides[d][k]))
+        });
+    let elements = plan.dims[..plan.rank].iter().product::<usize>();
+    let tasks = crate::runtime::parallel::tasks(elements, d0);
+    if tasks > 1 && s0 > 0 && span <= s0 {
+        let per = d0.div_ceil(tasks);
+        crate::runtime::parallel::for_each_chunk(dst, per * s0, true, |t, chunk| {
+            let lo = t * per;
+            if lo >= d0 {
+                return; // padding past the last index of the axis
+            }
+            let mut sub = plan;
+            sub.dims[0] = (d0 - lo).min(per);
+            let mut start = [0usize; MAX_OPERANDS];
+            for (k, o) in start[..d].iter_mut().enumerate() {
+                *o = lo * plan.strides[k][0];
+            }
+            let mut row = row_job;
+            if sub.rank == 1 {
+                row.row = sub.dims[0];
+            }
+            // The split axis is the row (rank 1), the rows (rank 2), or an odometer axis.
+            let sub_rows = match sub.rank {
+                1 => 1,
+                2 => sub.dims[0],
+                _ => rows,
+            };
+            drive(&sub, &row, start, sub_rows, outer_rank, chunk);
+        });
+        return;
+    }
+    drive(&plan, &row_job, [0; MAX_OPERANDS], rows, outer_rank, dst);
+}
+
+/// Walks `plan` from the operands' offsets `off` (the destination's within `dst`): `rows`
+/// rows along the second-innermost axis, an odometer over the `outer_rank` axes outside it.
+fn drive<T: Real>(
+    plan: &Plan,
+    row_job: &Row<'_, T>,
+    mut off: [usize; MAX_OPERANDS],
+    rows: usize,
+    outer_rank: usize,
+    dst: &mut [T],
+) {
+    let ops = plan.operands;
+    let mut row_step = [0usize; MAX_OPERANDS];
+    if plan.rank > 1 {
+        for (k, r) in row_step[..ops].iter_mut().enumerate() {
+            *r = plan.strides[k][plan.rank - 2];
+        }
+    }
     let mut bufs = Buffers {
         tmp_a: [T::ZERO; BLOCK],
         tmp_b: [T::ZERO; BLOCK],
@@ -346,9 +403,7 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
         buf2: [T::ZERO; BLOCK],
         old: [T::ZERO; BLOCK],
     };
-    let mut off = [0usize; MAX_OPERANDS];
     let mut counter = [0usize; BINARY_MAX_NDIMS];
-    let dst = job.dst;
 
     loop {
         let mut base = off;
@@ -390,6 +445,7 @@ struct Buffers<T> {
 }
 
 /// Everything one row needs, fixed for the call.
+#[derive(Clone, Copy)]
 struct Row<'s, T> {
     alg: Alg,
     relu: bool,

@@ -11,7 +11,8 @@ use core::mem::MaybeUninit;
 use core::ops::{Index, IndexMut};
 
 use super::array_ref::ArrayRef;
-use super::{element_count, filled_vec, kernels};
+use super::kernels::{self, Here, Split};
+use super::{element_count, filled_vec};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{with_binary_op, BinaryOp, CompareOp, LogicalOp};
@@ -27,7 +28,7 @@ pub(crate) fn zip_inputs<T, U, V>(
     mode: AutoBroadcast,
     f: impl FnMut(&T, &U) -> V,
 ) -> Result<DynTensor<V>, Error> {
-    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
+    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Here(f), DynTensor::from_parts)
 }
 
 /// The operations of runtime shapes on two inputs run the same kernels on each.
@@ -38,7 +39,9 @@ pub(crate) fn binary_inputs<T: Element>(
     mode: AutoBroadcast,
 ) -> Result<DynTensor<T>, Error> {
     let check = || kernels::check_values(&lhs, &rhs, op);
-    with_binary_op!(op, T, f => kernels::zip_new(lhs, rhs, mode, 0, check, f, DynTensor::from_parts))
+    with_binary_op!(op, T, f => {
+        kernels::zip_new(lhs, rhs, mode, 0, check, Split(f), DynTensor::from_parts)
+    })
 }
 
 /// See [`binary_inputs`].
@@ -49,7 +52,7 @@ pub(crate) fn compare_inputs<T: PartialOrd>(
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
     crate::op::with_compare_op!(op, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
+        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Here(f), DynTensor::from_parts)
     })
 }
 
@@ -61,7 +64,7 @@ pub(crate) fn logical_inputs(
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
     crate::op::with_logical_op!(op, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
+        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Split(f), DynTensor::from_parts)
     })
 }
 
@@ -514,7 +517,8 @@ impl<T: Element> DynTensor<T> {
         let a = ArrayRef::trusted(&shape, &[] as &[T]);
         let check = || kernels::check_values(&a, &rhs, op);
         with_binary_op!(op, T, f => {
-            kernels::update_into(&self.shape, &mut self.data, rhs, check, |x, y| *x = f(x, y))
+            let f = Split(move |x: &mut T, y: &T| *x = f(x, y));
+            kernels::update_into(&self.shape, &mut self.data, rhs, check, f)
         })
     }
 }

@@ -26,6 +26,88 @@ pub(crate) fn check_output<const CAP: usize>(
     Ok(expected)
 }
 
+/// How a kernel runs its element function over a plan: [`Here`] on the calling thread (any
+/// closure, `FnMut` included), [`Split`] across threads when the output is large (feature
+/// `rayon`; closures and elements that can be shared between threads).
+pub(crate) trait Apply<X, Y, V>: Sized {
+    /// Writes `f(a, b)` over the plan into `out` (the plan's element count, non-zero).
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    );
+    /// The same function writing into uninitialised memory (the allocating forms).
+    #[cfg(feature = "alloc")]
+    fn uninit(self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>>;
+}
+
+/// Runs on the calling thread.
+pub(crate) struct Here<F>(pub(crate) F);
+
+/// Splits across threads when large (see [`super::parallel`]).
+pub(crate) struct Split<F>(pub(crate) F);
+
+impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
+    #[inline(always)]
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    ) {
+        plan.run_hinted(hint, a, b, out, self.0);
+    }
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn uninit(mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> {
+        Here(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
+    }
+}
+
+impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
+    #[inline(always)]
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    ) {
+        plan.run_split(hint, a, b, out, self.0);
+    }
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn uninit(self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> {
+        Split(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
+    }
+}
+
+/// [`Apply`] for the in-place form `f(&mut out, b)`.
+pub(crate) trait ApplyUpdate<Y, V>: Sized {
+    /// `f(out[i], b[i])` over the plan.
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]);
+}
+
+impl<Y, V, F: FnMut(&mut V, &Y)> ApplyUpdate<Y, V> for Here<F> {
+    #[inline(always)]
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+        plan.run_update(b, out, self.0);
+    }
+}
+
+impl<Y: Sync, V: Send, F: Fn(&mut V, &Y) + Sync + Send> ApplyUpdate<Y, V> for Split<F> {
+    #[inline(always)]
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+        plan.run_update_split(b, out, self.0);
+    }
+}
+
 /// Resolves the shapes, checks `out`, runs `check` (value checks, only for a non-empty
 /// output, after the shapes so that shape errors win), then the kernel.
 #[inline(always)]
@@ -36,13 +118,13 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     out: &mut [V],
     check: impl FnOnce() -> Result<(), Error>,
     hint: usize,
-    f: impl FnMut(&X, &Y) -> V,
+    f: impl Apply<X, Y, V>,
 ) -> Result<(), Error> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
     if check_output(&resolved.out, out.len(), mode.operation())? > 0 {
         check()?;
         let plan = Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs);
-        plan.run_hinted(hint, a.data, b.data, out, f);
+        f.apply(&plan, hint, a.data, b.data, out);
     }
     Ok(())
 }
@@ -61,7 +143,7 @@ pub(crate) fn zip_new<X, Y, V, R>(
     mode: AutoBroadcast,
     hint: usize,
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl FnMut(&X, &Y) -> V,
+    f: impl Apply<X, Y, V>,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
@@ -79,7 +161,7 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R>(
     mode: AutoBroadcast,
     hint: usize,
     check: impl FnOnce() -> Result<(), Error>,
-    mut f: impl FnMut(&X, &Y) -> V,
+    f: impl Apply<X, Y, V>,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
@@ -94,9 +176,7 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R>(
     // each once.
     let data = unsafe {
         super::filled_vec(count, shape, |out| {
-            plan.run_hinted(hint, a.data, b.data, out, |x, y| {
-                core::mem::MaybeUninit::new(f(x, y))
-            });
+            f.uninit().apply(&plan, hint, a.data, b.data, out);
             Ok(())
         })?
     };
@@ -110,7 +190,7 @@ pub(crate) fn zip_checked<X, Y, V>(
     mode: AutoBroadcast,
     out: &mut [V],
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl FnMut(&X, &Y) -> V,
+    f: impl Apply<X, Y, V>,
 ) -> Result<(), Error> {
     // Every mode's output rank is at most the larger input rank.
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
@@ -146,7 +226,7 @@ pub fn zip_into<X, Y, V>(
     out: &mut [V],
     f: impl FnMut(&X, &Y) -> V,
 ) -> Result<(), Error> {
-    zip_checked(a, b, mode, out, || Ok(()), f)
+    zip_checked(a, b, mode, out, || Ok(()), Here(f))
 }
 
 /// Refuses, before any element is written, the values an element type cannot compute:
@@ -195,7 +275,7 @@ pub fn binary_into<T: Element>(
     out: &mut [T],
 ) -> Result<(), Error> {
     let check = || check_values(&a, &b, op);
-    with_binary_op!(op, T, f => zip_checked(a, b, mode, out, check, f))
+    with_binary_op!(op, T, f => zip_checked(a, b, mode, out, check, Split(f)))
 }
 
 /// [`zip_into`] with a [`CompareOp`], writing `bool`s.
@@ -217,7 +297,7 @@ pub fn logical_into(
     mode: AutoBroadcast,
     out: &mut [bool],
 ) -> Result<(), Error> {
-    with_logical_op!(op, f => zip_into(a, b, mode, out, f))
+    with_logical_op!(op, f => zip_checked(a, b, mode, out, || Ok(()), Split(f)))
 }
 
 fn broadcast_with_cap<const CAP: usize, T, V>(
@@ -281,7 +361,7 @@ pub(crate) fn update_into<Y, V>(
     out: &mut [V],
     b: ArrayRef<'_, Y>,
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl FnMut(&mut V, &Y),
+    f: impl ApplyUpdate<Y, V>,
 ) -> Result<(), Error> {
     let mode = BroadcastToMode::Numpy;
     if b.shape.len() <= SMALL && out_shape.len() <= SMALL {
@@ -297,7 +377,7 @@ fn update_with_cap<const CAP: usize, Y, V>(
     b: &ArrayRef<'_, Y>,
     mode: BroadcastToMode<'_>,
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl FnMut(&mut V, &Y),
+    f: impl ApplyUpdate<Y, V>,
 ) -> Result<(), Error> {
     let (shape, placement) = rules::resolve_to::<CAP>(b.shape, out_shape, mode)?;
     if check_output(&shape, out.len(), mode.operation())? > 0 {
@@ -306,7 +386,7 @@ fn update_with_cap<const CAP: usize, Y, V>(
         // is read, never the (empty) data.
         let own = ArrayRef::<u8>::trusted(out_shape, &[]);
         let plan = Plan::<CAP>::new(&shape, &own, rules::Placement::At(0), b, placement);
-        plan.run_update(b.data, out, f);
+        f.apply_update(&plan, b.data, out);
     }
     Ok(())
 }

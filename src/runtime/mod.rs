@@ -33,6 +33,7 @@ pub(crate) mod kernels;
 #[cfg(feature = "alloc")]
 pub(crate) mod manipulate;
 pub(crate) mod matmul;
+pub(crate) mod parallel;
 pub(crate) mod plan;
 mod prepared;
 pub(crate) mod reduce;
@@ -44,6 +45,7 @@ pub use dyn_shape::DynView;
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
 pub use matmul::matmul_into;
+pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;
 
 #[cfg(feature = "alloc")]

@@ -16,7 +16,7 @@ use crate::rules::{Placement, MAX_RANK};
 pub(crate) const SMALL: usize = 8;
 
 /// The loop nest for one call: merged axes, outermost first, with each input's stride.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan<const CAP: usize> {
     rank: usize,
     dims: [usize; CAP],
@@ -98,6 +98,62 @@ impl<const CAP: usize> Plan<CAP> {
             plan.rank += 1;
         }
         plan
+    }
+
+    /// The plan over indices `lo..hi` of its outermost axis (rank at least 1), with the offset
+    /// at which each input's part starts.
+    fn outer_slice(&self, lo: usize, hi: usize) -> (Self, usize, usize) {
+        let mut sub = *self;
+        sub.dims[0] = hi - lo;
+        (sub, lo * self.a[0], lo * self.b[0])
+    }
+
+    /// [`run_hinted`](Self::run_hinted), split along the outermost axis across threads when
+    /// the output is large enough (feature `rayon`, see [`super::parallel`]). Each element is
+    /// computed exactly as on one thread.
+    #[inline(always)]
+    pub(crate) fn run_split<X: Sync, Y: Sync, V: Send>(
+        &self,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        f: impl Fn(&X, &Y) -> V + Sync + Send,
+    ) {
+        let d0 = if self.rank > 0 { self.dims[0] } else { 1 };
+        let tasks = super::parallel::tasks(out.len(), d0);
+        if tasks <= 1 {
+            return self.run_hinted(hint, a, b, out, f);
+        }
+        let inner = out.len() / d0;
+        let per = d0.div_ceil(tasks);
+        super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
+            let lo = t * per;
+            let (sub, oa, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
+            sub.run_hinted(hint, &a[oa..], &b[ob..], chunk, &f);
+        });
+    }
+
+    /// [`run_update`](Self::run_update), split like [`run_split`](Self::run_split).
+    #[inline(always)]
+    pub(crate) fn run_update_split<Y: Sync, V: Send>(
+        &self,
+        b: &[Y],
+        out: &mut [V],
+        f: impl Fn(&mut V, &Y) + Sync + Send,
+    ) {
+        let d0 = if self.rank > 0 { self.dims[0] } else { 1 };
+        let tasks = super::parallel::tasks(out.len(), d0);
+        if tasks <= 1 {
+            return self.run_update(b, out, f);
+        }
+        let inner = out.len() / d0;
+        let per = d0.div_ceil(tasks);
+        super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
+            let lo = t * per;
+            let (sub, _, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
+            sub.run_update(&b[ob..], chunk, &f);
+        });
     }
 
     /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element

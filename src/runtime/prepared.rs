@@ -119,7 +119,7 @@ impl BinaryPlan {
         }
         let (ra, rb) = (ArrayRef::trusted(&self.a, a), ArrayRef::trusted(&self.b, b));
         check_values(&ra, &rb, op)?;
-        with_binary_op!(op, T, f => self.plan.run(a, b, out, f));
+        with_binary_op!(op, T, f => self.plan.run_split(0, a, b, out, f));
         Ok(())
     }
 }

@@ -24,6 +24,7 @@ use {
     alloc::vec::Vec,
 };
 
+use super::parallel;
 use crate::element::Element;
 
 /// The sum of a contiguous run, pairwise as numpy sums it: sixteen running sums below 256
@@ -34,9 +35,16 @@ pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T {
     const LANES: usize = 16;
     const LEAF: usize = 256;
     if x.len() > LEAF {
-        // Split on a multiple of the lanes, so both halves keep full chunks.
+        // Split on a multiple of the lanes, so both halves keep full chunks. Large halves run
+        // on two threads (feature `rayon`): the same split, so the same sum.
         let half = x.len() / 2 / LANES * LANES;
-        return T::add(pairwise_sum(&x[..half]), pairwise_sum(&x[half..]));
+        let (lo, hi) = (&x[..half], &x[half..]);
+        let (a, b) = parallel::join(
+            parallel::worth_splitting(x.len()),
+            || pairwise_sum(lo),
+            || pairwise_sum(hi),
+        );
+        return T::add(a, b);
     }
     let mut acc = [T::ZERO; LANES];
     let chunks = x.chunks_exact(LANES);
@@ -106,19 +114,28 @@ pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut
             return;
         }
         let mid = lo + (hi - lo) / 2;
-        chunk(rows, inner, lo, mid, c0, out);
         let mut upper = [T::ZERO; COLUMNS];
         let upper = &mut upper[..width];
-        chunk(rows, inner, mid, hi, c0, upper);
+        // Large halves on two threads (feature `rayon`): the same split, so the same sums.
+        parallel::join(
+            parallel::worth_splitting((hi - lo) * width),
+            || chunk(rows, inner, lo, mid, c0, out),
+            || chunk(rows, inner, mid, hi, c0, upper),
+        );
         for (o, &u) in out.iter_mut().zip(upper.iter()) {
             *o = T::add(*o, u);
         }
     }
-    let mut c0 = 0;
-    for part in out.chunks_mut(COLUMNS) {
-        chunk(rows, inner, 0, n, c0, part);
-        c0 += part.len();
-    }
+    // Each column's sum depends only on the row recursion, never on the chunk width: split
+    // across threads, the columns go in narrower chunks, one or more per task.
+    let tasks = parallel::tasks(n * inner, inner.div_ceil(16));
+    let width = match tasks {
+        1 => COLUMNS,
+        _ => inner.div_ceil(tasks).next_multiple_of(16).min(COLUMNS),
+    };
+    parallel::for_each_chunk(out, width, tasks > 1, |i, part| {
+        chunk(rows, inner, 0, n, i * width, part)
+    });
 }
 
 /// `outer`, `n`, `inner` of reducing `axis` of `shape` (the products fit: the elements exist).
@@ -181,14 +198,25 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
     if inner == 0 {
         return;
     }
-    for (o, out_block) in out.chunks_exact_mut(inner).enumerate().take(outer) {
-        let block = &data[o * n * inner..(o + 1) * n * inner];
-        if inner == 1 {
-            out_block[0] = pairwise_sum(block);
-        } else {
-            sum_rows(block, n, inner, out_block);
+    let out = &mut out[..outer * inner];
+    // Blocks `first..` into `out`: each output is summed as on one thread, wherever it runs.
+    let blocks = |first: usize, out: &mut [T]| {
+        for (o, out_block) in out.chunks_exact_mut(inner).enumerate() {
+            let o = first + o;
+            let block = &data[o * n * inner..(o + 1) * n * inner];
+            if inner == 1 {
+                out_block[0] = pairwise_sum(block);
+            } else {
+                sum_rows(block, n, inner, out_block);
+            }
         }
+    };
+    let tasks = parallel::tasks(outer * n * inner, outer);
+    if tasks <= 1 {
+        return blocks(0, out);
     }
+    let per = outer.div_ceil(tasks);
+    parallel::for_each_chunk(out, per * inner, true, |t, chunk| blocks(t * per, chunk));
 }
 
 /// The NaN-propagating largest (`keep = Greater`) or smallest (`Less`) element along `axis`

@@ -775,7 +775,7 @@ where
                     check(dims.as_ref(), elements, rhs_dims.as_ref());
                     Ok(())
                 },
-                f,
+                crate::runtime::kernels::Here(f),
             )
         });
         result.unwrap_or_else(|e| fail(e))

@@ -42,7 +42,15 @@ pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape, O: Shape>(
     // Trailing dims static in both shapes become a constant inner trip count: 7.3 us vs
     // 14.4 us without, on [_, 64] + [1, 64] with batch 1024 (benches/mixed_kernels.rs).
     let hint = plan::static_inner_run(S::STATIC_DIMS, S2::STATIC_DIMS);
-    kernels::zip_new(a, b, mode, hint, || check(&a, &b), f, finish::<V, O>)?
+    kernels::zip_new(
+        a,
+        b,
+        mode,
+        hint,
+        || check(&a, &b),
+        kernels::Here(f),
+        finish::<V, O>,
+    )?
 }
 
 /// No value check: shapes only.
