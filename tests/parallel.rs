@@ -50,15 +50,15 @@ fn large_pairs(rng: &mut Lcg) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut pairs = vec![
         (vec![512, 512], vec![1, 512]),
         (vec![512, 1], vec![1, 512]),
-        (vec![4, 64, 24, 24], vec![1, 64, 1, 1]),
+        (vec![8, 64, 24, 24], vec![1, 64, 1, 1]),
         (vec![300_000], vec![300_000]),
-        (vec![3, 50_000], vec![3, 1]),
+        (vec![3, 100_000], vec![3, 1]),
     ];
     while pairs.len() < 8 {
         let rank = 2 + rng.below(3);
         let out: Vec<usize> = (0..rank).map(|_| 1 + rng.below(90)).collect();
         let count = out.iter().product::<usize>();
-        if !(MIN_PARALLEL..400_000).contains(&count) {
+        if !(MIN_PARALLEL..500_000).contains(&count) {
             continue;
         }
         let b = out
@@ -118,9 +118,9 @@ fn float_sums_do_not_depend_on_threads() {
     let shapes: Vec<Vec<usize>> = vec![
         vec![1 << 18],
         vec![1024, 1024],
-        vec![3000, 70],
-        vec![4, 1500, 40],
-        vec![2, 3, 30_000],
+        vec![4000, 70],
+        vec![5, 1500, 40],
+        vec![2, 3, 50_000],
         vec![300_000, 1],
     ];
     for shape in shapes {
@@ -146,7 +146,7 @@ fn float_sums_do_not_depend_on_threads() {
 #[test]
 fn the_primitive_does_not_depend_on_threads() {
     let mut rng = Lcg(5);
-    let dims = [4, 64, 28, 28];
+    let dims = [8, 64, 28, 28];
     let src = random(&mut rng, &dims);
     let bias = random(&mut rng, &[1, 64, 1, 1]);
     let scale = random(&mut rng, &[1, 64, 1, 1]);
@@ -247,4 +247,45 @@ fn large_work_is_split_and_small_work_is_not() {
     let alone = four.install(|| threads_seen(|| single_threaded(|| drop(&big + &row))));
     assert_eq!(alone, 1);
     assert_eq!(pool(1).install(|| threads_seen(|| drop(&big + &row))), 1);
+}
+
+#[test]
+fn static_heap_and_mixed_results_do_not_depend_on_threads() {
+    use shaped::{HeapTensor, Shape, Tensor};
+    let mut rng = Lcg(3);
+    let x = random(&mut rng, &[512, 512]);
+    let r = random(&mut rng, &[512]);
+    let heap = HeapTensor::<f32, Shape![512, 512]>::from_vec(x.as_slice().to_vec()).unwrap();
+    let row = Tensor::<f32, Shape![512]>::from_fn(|[i]| r.as_slice()[i]);
+    let mixed =
+        Tensor::<f32, Shape![_, 512]>::from_shape_vec([512, 512], x.as_slice().to_vec()).unwrap();
+    let expect: Vec<u32> = (&x + &r).iter().map(|v| v.to_bits()).collect();
+    let as_bits = |s: &[f32]| s.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for run in each_pool(|| as_bits((&heap + row).as_slice())) {
+        assert_eq!(run, expect);
+    }
+    for run in each_pool(|| as_bits((&mixed * row).as_slice())) {
+        assert_eq!(run, as_bits(&(&x * &r).into_vec()));
+    }
+    let sums = each_pool(|| as_bits(heap.sum_axis::<0>().as_slice()));
+    assert!(sums.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(sums[0], as_bits(x.sum(&[0], false).unwrap().as_slice()));
+}
+
+#[test]
+fn static_heap_and_mixed_work_is_split() {
+    use shaped::{HeapTensor, Shape, Tensor};
+    let heap =
+        HeapTensor::<Traced, Shape![512, 512]>::from_vec(vec![Traced(1.0); 1 << 18]).unwrap();
+    let row = Tensor::<Traced, Shape![512]>::splat(Traced(2.0));
+    let mixed =
+        Tensor::<Traced, Shape![_, 512]>::from_shape_vec([512, 512], vec![Traced(1.0); 1 << 18])
+            .unwrap();
+    let four = pool(4);
+    assert!(four.install(|| threads_seen(|| drop(&heap + row))) > 1);
+    assert!(four.install(|| threads_seen(|| drop(&mixed + row))) > 1);
+    assert_eq!(
+        four.install(|| threads_seen(|| single_threaded(|| drop(&heap + row)))),
+        1
+    );
 }

@@ -3,6 +3,7 @@
 
 use super::array_ref::ArrayRef;
 use super::plan::{any, Plan, SMALL};
+pub(crate) use super::plan::{Apply, Here, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
@@ -24,68 +25,6 @@ pub(crate) fn check_output<const CAP: usize>(
         return Err(Error::new(kind, op, shape, &[]));
     }
     Ok(expected)
-}
-
-/// How a kernel runs its element function over a plan: [`Here`] on the calling thread (any
-/// closure, `FnMut` included), [`Split`] across threads when the output is large (feature
-/// `rayon`; closures and elements that can be shared between threads).
-pub(crate) trait Apply<X, Y, V>: Sized {
-    /// Writes `f(a, b)` over the plan into `out` (the plan's element count, non-zero).
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    );
-    /// The same function writing into uninitialised memory (the allocating forms).
-    #[cfg(feature = "alloc")]
-    fn uninit(self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>>;
-}
-
-/// Runs on the calling thread.
-pub(crate) struct Here<F>(pub(crate) F);
-
-/// Splits across threads when large (see [`super::parallel`]).
-pub(crate) struct Split<F>(pub(crate) F);
-
-impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
-    #[inline(always)]
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    ) {
-        plan.run_hinted(hint, a, b, out, self.0);
-    }
-    #[cfg(feature = "alloc")]
-    #[inline(always)]
-    fn uninit(mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> {
-        Here(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
-    }
-}
-
-impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
-    #[inline(always)]
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    ) {
-        plan.run_split(hint, a, b, out, self.0);
-    }
-    #[cfg(feature = "alloc")]
-    #[inline(always)]
-    fn uninit(self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> {
-        Split(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
-    }
 }
 
 /// [`Apply`] for the in-place form `f(&mut out, b)`.
@@ -176,6 +115,7 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R>(
     // each once.
     let data = unsafe {
         super::filled_vec(count, shape, |out| {
+            let mut f = f;
             f.uninit().apply(&plan, hint, a.data, b.data, out);
             Ok(())
         })?

@@ -14,7 +14,7 @@ use core::cell::Cell;
 /// an operation runs on the calling thread and never wakes the pool. Measured on 2 cores
 /// (`benches/parallel.rs`): a pool round trip costs about 10-20 us, the time a single-threaded
 /// f32 add takes for about 100K elements.
-pub const MIN_PARALLEL: usize = 1 << 17;
+pub const MIN_PARALLEL: usize = 1 << 18;
 
 /// The fewest elements of one task: splits stop here, so a task's work dwarfs its scheduling.
 #[cfg(feature = "rayon")]

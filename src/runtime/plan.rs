@@ -15,9 +15,92 @@ use crate::rules::{Placement, MAX_RANK};
 /// case pays for eight slots, not [`MAX_RANK`].
 pub(crate) const SMALL: usize = 8;
 
+// `Apply`, `Here`, `Split` and `Plan` are `pub` in this crate-private module only because the
+// public `OperatorPath` trait's method names `Apply` in its bounds: users can name none of them.
+
+/// How a kernel runs its element function: [`Here`] on the calling thread (any closure,
+/// `FnMut` included), [`Split`] across threads when the output is large (feature `rayon`;
+/// closures and elements that can be shared between threads).
+pub trait Apply<X, Y, V>: Sized {
+    /// Writes `f(a, b)` over the plan into `out` (the plan's element count, non-zero).
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    );
+    /// One element.
+    fn call(&mut self, x: &X, y: &Y) -> V;
+    /// The same function, borrowed.
+    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_;
+    /// The same function writing into uninitialised memory (the allocating forms).
+    fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_;
+}
+
+/// Runs on the calling thread.
+pub struct Here<F>(pub(crate) F);
+
+/// Splits across threads when large (see [`super::parallel`]).
+pub struct Split<F>(pub(crate) F);
+
+impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
+    #[inline(always)]
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    ) {
+        plan.run_hinted(hint, a, b, out, self.0);
+    }
+    #[inline(always)]
+    fn call(&mut self, x: &X, y: &Y) -> V {
+        (self.0)(x, y)
+    }
+    #[inline(always)]
+    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_ {
+        Here(&mut self.0)
+    }
+    #[inline(always)]
+    fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
+        Here(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
+    }
+}
+
+impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
+    #[inline(always)]
+    fn apply<const CAP: usize>(
+        self,
+        plan: &Plan<CAP>,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+    ) {
+        plan.run_split(hint, a, b, out, self.0);
+    }
+    #[inline(always)]
+    fn call(&mut self, x: &X, y: &Y) -> V {
+        (self.0)(x, y)
+    }
+    #[inline(always)]
+    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_ {
+        Split(&self.0)
+    }
+    #[inline(always)]
+    fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
+        let f = &self.0;
+        Split(move |x: &X, y: &Y| core::mem::MaybeUninit::new(f(x, y)))
+    }
+}
+
 /// The loop nest for one call: merged axes, outermost first, with each input's stride.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Plan<const CAP: usize> {
+pub struct Plan<const CAP: usize> {
     rank: usize,
     dims: [usize; CAP],
     a: [usize; CAP],
@@ -358,7 +441,7 @@ pub(crate) fn zip_onto<X, Y, V>(
     b: ArrayRef<'_, Y>,
     out: &mut [V],
     hint: usize,
-    f: impl FnMut(&X, &Y) -> V,
+    f: impl Apply<X, Y, V>,
 ) {
     if out.is_empty() {
         return;
@@ -368,9 +451,21 @@ pub(crate) fn zip_onto<X, Y, V>(
         Placement::At(out_dims.len() - b.shape.len()),
     );
     if out_dims.len() <= SMALL {
-        Plan::<SMALL>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+        f.apply(
+            &Plan::<SMALL>::new(out_dims, &a, pa, &b, pb),
+            hint,
+            a.data,
+            b.data,
+            out,
+        );
     } else {
-        Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb).run_hinted(hint, a.data, b.data, out, f);
+        f.apply(
+            &Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb),
+            hint,
+            a.data,
+            b.data,
+            out,
+        );
     }
 }
 

@@ -128,10 +128,17 @@ pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut
     }
     // Each column's sum depends only on the row recursion, never on the chunk width: split
     // across threads, the columns go in narrower chunks, one or more per task.
-    let tasks = parallel::tasks(n * inner, inner.div_ceil(16));
+    let tasks = match n > ROWS_LEAF {
+        // The row halves already run on two threads, and wide column chunks read faster.
+        true => 1,
+        false => parallel::tasks(n * inner, inner.div_ceil(16)),
+    };
     let width = match tasks {
         1 => COLUMNS,
-        _ => inner.div_ceil(tasks).next_multiple_of(16).min(COLUMNS),
+        _ => inner
+            .div_ceil(tasks)
+            .next_multiple_of(16)
+            .clamp(256, COLUMNS),
     };
     parallel::for_each_chunk(out, width, tasks > 1, |i, part| {
         chunk(rows, inner, 0, n, i * width, part)

@@ -22,7 +22,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         let data = crate::typed::kernel::zip::<Stack, T, (), T, S, (), S>(
             self.as_slice(),
             &[()],
-            |x, _| x.clone(),
+            crate::runtime::plan::Here(|x: &T, _: &()| x.clone()),
         );
         Tensor::from_parts(data, self.shape)
     }

@@ -45,6 +45,7 @@ use core::ops;
 use super::{OwnedIn, Tensor};
 use crate::element::{pick, Boolean, Element, Scalar};
 use crate::error::{Error, ErrorKind, Operation};
+use crate::runtime::plan::{Apply, Here, Split};
 use crate::runtime::ArrayRef;
 use crate::typed::dim::{DimKind, DynKind, StaticKind};
 use crate::typed::kernel;
@@ -226,7 +227,7 @@ pub trait OperatorPath<T, U, R> {
     /// The result, holding `V`s.
     type Output<V>;
     /// Runs `check` on the operands, then combines `self` with `rhs` elementwise through `f`.
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V>;
 }
 
 impl<T, S, D, U, R> OperatorPath<T, U, R> for Tensor<T, S, D>
@@ -239,7 +240,7 @@ where
     type Output<V> = <Self as KindPath<T, U, R, PairKind<S, R::Shape>>>::Output<V>;
     #[inline(always)]
     #[track_caller]
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
         KindPath::apply(self, rhs, check, f)
     }
 }
@@ -251,7 +252,7 @@ pub trait KindPath<T, U, R, K> {
     /// The result, holding `V`s.
     type Output<V>;
     /// Runs `check`, then combines `self` with `rhs` elementwise through `f`.
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V>;
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V>;
 }
 
 impl<T, S, D, U, R> KindPath<T, U, R, StaticKind> for Tensor<T, S, D>
@@ -265,7 +266,7 @@ where
     type Output<V> = Broadcasted<Self, R, V>;
     #[inline(always)]
     #[track_caller]
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
         let elements = elements_as::<U, R>(&rhs);
         check(S::DIMS, elements, <Self as NumpyWith<R>>::RhsShape::DIMS);
         let data = kernel::zip::<
@@ -291,7 +292,7 @@ where
 {
     type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
     #[track_caller]
-    fn apply<V>(&self, rhs: R, check: Check<U>, mut f: impl FnMut(&T, &U) -> V) -> Self::Output<V> {
+    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
         let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
         let elements = elements_as::<U, R>(&rhs);
         // The values are checked after the shapes, as on every other path: a shape error wins.
@@ -305,7 +306,7 @@ where
                 check(dims.as_ref(), elements, rhs_dims.as_ref());
                 Ok(())
             },
-            &mut f,
+            f,
         );
         result.unwrap_or_else(|e| fail(e))
     }
@@ -362,7 +363,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Self: OperatorPath<T, U, R>,
     {
-        OperatorPath::apply(self, rhs, unchecked, f)
+        OperatorPath::apply(self, rhs, unchecked, Here(f))
     }
 
     /// Applies `f` to each element. A static result is stored like `self` (stack or heap).
@@ -377,7 +378,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Self: OperatorPath<T, (), Nothing>,
     {
-        OperatorPath::apply(self, Nothing, unchecked, |x, _| f(x))
+        OperatorPath::apply(self, Nothing, unchecked, Here(|x: &T, _: &()| f(x)))
     }
 }
 
@@ -394,7 +395,7 @@ macro_rules! elementwise_methods {
                 Self: OperatorPath<T, T, R>,
                 T: Copy $(+ $bound)*,
             {
-                OperatorPath::apply(self, rhs, unchecked, |$x: &T, $y: &T| $body)
+                OperatorPath::apply(self, rhs, unchecked, Here(|$x: &T, $y: &T| $body))
             }
         )*}
     };
@@ -437,9 +438,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         Self: OperatorPath<T, T, R>,
         T: Element,
     {
-        OperatorPath::apply(self, rhs, check_divisor::<T>, |x: &T, y: &T| {
-            T::floor_mod(*x, *y)
-        })
+        OperatorPath::apply(
+            self,
+            rhs,
+            check_divisor::<T>,
+            Split(|x: &T, y: &T| T::floor_mod(*x, *y)),
+        )
     }
 
     /// Elementwise `self.powf(rhs)` for float elements, NUMPY-broadcast. Needs the `std` or the
@@ -459,7 +463,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         Self: OperatorPath<T, T, R>,
         T: crate::element::Float,
     {
-        OperatorPath::apply(self, rhs, unchecked, |x: &T, y: &T| x.powf(*y))
+        OperatorPath::apply(self, rhs, unchecked, Split(|x: &T, y: &T| x.powf(*y)))
     }
 }
 
@@ -527,7 +531,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         let data = kernel::zip::<<D::Family as Join<E::Family>>::Out, T, U, V, S, S, S>(
             self.as_slice(),
             rhs.as_slice(),
-            f,
+            Here(f),
         );
         Tensor::from_parts(data, Default::default())
     }
@@ -558,7 +562,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         let data = kernel::zip::<D::Family, T, T, T, S, S, Target>(
             self.as_slice(),
             self.as_slice(),
-            |x, _| x.clone(),
+            Here(|x: &T, _: &T| x.clone()),
         );
         Tensor::from_parts(data, Default::default())
     }
@@ -586,7 +590,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>>(
             self.as_slice(),
             self.as_slice(),
-            |x, _| x.clone(),
+            Here(|x: &T, _: &T| x.clone()),
         );
         Tensor::from_parts(data, Default::default())
     }
@@ -595,7 +599,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
 macro_rules! binary_operator {
     (@check checked) => { check_divisor::<T> };
     (@check plain) => { unchecked::<T> };
-    ($($Trait:ident $method:ident [$($bound:tt)*] $check:ident |$x:ident, $y:ident| $body:expr;)*) => {$(
+    ($($Trait:ident $method:ident [$($bound:tt)*] $check:ident $wrap:ident |$x:ident, $y:ident| $body:expr;)*) => {$(
         /// NUMPY-broadcast operator; the right side is a tensor, a reference to one, or a
         /// scalar. Fully static shapes are checked at compile time; with a `Dyn` dim a runtime
         /// mismatch panics (see [`OperatorPath`]; the `try_*` methods return a `Result`).
@@ -612,7 +616,7 @@ macro_rules! binary_operator {
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
                 let check = binary_operator!(@check $check);
-                OperatorPath::apply(self, rhs, check, |$x: &T, $y: &T| $body)
+                OperatorPath::apply(self, rhs, check, $wrap(|$x: &T, $y: &T| $body))
             }
         }
 
@@ -637,14 +641,14 @@ macro_rules! binary_operator {
 
 // Integers wrap (`Element`); an integer zero divisor panics with the error's message.
 binary_operator! {
-    Add add [Element] plain |x, y| T::add(*x, *y);
-    Sub sub [Element] plain |x, y| T::sub(*x, *y);
-    Mul mul [Element] plain |x, y| T::mul(*x, *y);
-    Div div [Element] checked |x, y| T::div(*x, *y);
-    Rem rem [Element] checked |x, y| T::rem(*x, *y);
-    BitAnd bitand [Copy + ops::BitAnd<Output = T>] plain |x, y| *x & *y;
-    BitOr bitor [Copy + ops::BitOr<Output = T>] plain |x, y| *x | *y;
-    BitXor bitxor [Copy + ops::BitXor<Output = T>] plain |x, y| *x ^ *y;
+    Add add [Element] plain Split |x, y| T::add(*x, *y);
+    Sub sub [Element] plain Split |x, y| T::sub(*x, *y);
+    Mul mul [Element] plain Split |x, y| T::mul(*x, *y);
+    Div div [Element] checked Split |x, y| T::div(*x, *y);
+    Rem rem [Element] checked Split |x, y| T::rem(*x, *y);
+    BitAnd bitand [Copy + ops::BitAnd<Output = T>] plain Here |x, y| *x & *y;
+    BitOr bitor [Copy + ops::BitOr<Output = T>] plain Here |x, y| *x | *y;
+    BitXor bitxor [Copy + ops::BitXor<Output = T>] plain Here |x, y| *x ^ *y;
 }
 
 /// `-t`, elementwise (integers wrap: `-i32::MIN == i32::MIN`).
@@ -658,7 +662,12 @@ where
     type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
     #[inline(always)]
     fn neg(self) -> Self::Output {
-        OperatorPath::apply(self, Nothing, unchecked, |x: &T, _| <T as Element>::neg(*x))
+        OperatorPath::apply(
+            self,
+            Nothing,
+            unchecked,
+            Split(|x: &T, _: &()| <T as Element>::neg(*x)),
+        )
     }
 }
 
@@ -696,9 +705,9 @@ macro_rules! scalar_lhs_operator {
                 if $check {
                     check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref());
                 }
-                OperatorPath::apply(rhs, Nothing, unchecked, |y: &$t, _| {
+                OperatorPath::apply(rhs, Nothing, unchecked, Split(move |y: &$t, _: &()| {
                     <$t as Element>::$method(self, *y)
-                })
+                }))
             }
         }
     )*};

@@ -36,21 +36,13 @@ pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape, O: Shape>(
     rhs_dims: &[usize],
     mode: AutoBroadcast,
     check: impl FnOnce(&ArrayRef<'_, T>, &ArrayRef<'_, U>) -> Result<(), Error>,
-    f: &mut impl FnMut(&T, &U) -> V,
+    f: impl kernels::Apply<T, U, V>,
 ) -> Result<Tensor<V, O>, Error> {
     let (a, b) = (ArrayRef::new(lhs_dims, lhs)?, ArrayRef::new(rhs_dims, rhs)?);
     // Trailing dims static in both shapes become a constant inner trip count: 7.3 us vs
     // 14.4 us without, on [_, 64] + [1, 64] with batch 1024 (benches/mixed_kernels.rs).
     let hint = plan::static_inner_run(S::STATIC_DIMS, S2::STATIC_DIMS);
-    kernels::zip_new(
-        a,
-        b,
-        mode,
-        hint,
-        || check(&a, &b),
-        kernels::Here(f),
-        finish::<V, O>,
-    )?
+    kernels::zip_new(a, b, mode, hint, || check(&a, &b), f, finish::<V, O>)?
 }
 
 /// No value check: shapes only.
@@ -101,7 +93,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             rhs,
             AutoBroadcast::Numpy,
             no_check,
-            &mut f,
+            kernels::Here(&mut f),
         )
     }
 
@@ -113,7 +105,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         rhs: &Tensor<U, S2, E>,
         mode: AutoBroadcast,
         check: impl FnOnce(&ArrayRef<'_, T>, &ArrayRef<'_, U>) -> Result<(), Error>,
-        f: &mut impl FnMut(&T, &U) -> V,
+        f: impl kernels::Apply<T, U, V>,
     ) -> Result<Tensor<V, O>, Error>
     where
         S2: Shape,
@@ -148,7 +140,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             rhs,
             AutoBroadcast::Numpy,
             check,
-            &mut { f },
+            kernels::Split(f),
         ))
     }
 
@@ -184,7 +176,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             rhs,
             AutoBroadcast::None,
             no_check,
-            &mut f,
+            kernels::Here(&mut f),
         )
     }
 

@@ -11,7 +11,7 @@ use core::marker::PhantomData;
 use super::shape::{StaticShape, MAX_STATIC_RANK};
 use super::storage::{Build, Family};
 use crate::rules;
-use crate::runtime::plan;
+use crate::runtime::plan::{self, Apply};
 use crate::runtime::ArrayRef;
 
 /// Compile-time strides for reading `Src` as the output shape `Out`.
@@ -55,7 +55,7 @@ const LARGE: usize = 4096;
 /// not of their shapes' lengths, which tensors rule out) writes nothing.
 #[must_use]
 #[inline(always)]
-fn zip_onto<X, Y, V, A, B, Out>(a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) -> bool
+fn zip_onto<X, Y, V, A, B, Out>(a: &[X], b: &[Y], out: &mut [V], f: impl Apply<X, Y, V>) -> bool
 where
     A: StaticShape,
     B: StaticShape,
@@ -77,7 +77,7 @@ where
 pub(crate) fn zip<F, X, Y, V, A, B, Out>(
     a: &[X],
     b: &[Y],
-    mut f: impl FnMut(&X, &Y) -> V,
+    mut f: impl Apply<X, Y, V>,
 ) -> F::Owned<V, Out>
 where
     F: Family,
@@ -94,9 +94,7 @@ where
         let elements = unsafe {
             crate::runtime::filled_vec(Out::LEN, &[], |spare| {
                 let written =
-                    zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, |x, y| {
-                        core::mem::MaybeUninit::new(f(x, y))
-                    });
+                    zip_onto::<X, Y, core::mem::MaybeUninit<V>, A, B, Out>(a, b, spare, f.uninit());
                 written.then_some(()).ok_or_else(|| {
                     // Unreachable for tensors (their buffers have their shapes' lengths); the
                     // inline path below takes over if it ever happens.
@@ -114,7 +112,7 @@ where
     let b = &b[..B::LEN];
     <F::Owned<V, Out> as Build<V, Out>>::build(|index| {
         let index = index.as_ref();
-        f(
+        f.call(
             &a[offset(index, &Layout::<A, Out>::STRIDES)],
             &b[offset(index, &Layout::<B, Out>::STRIDES)],
         )
@@ -133,7 +131,7 @@ pub(crate) fn zip_into<X, Y, V, A, B, Out>(
     B: StaticShape,
     Out: StaticShape,
 {
-    if Out::LEN >= LARGE && zip_onto::<X, Y, V, A, B, Out>(a, b, out, &mut f) {
+    if Out::LEN >= LARGE && zip_onto::<X, Y, V, A, B, Out>(a, b, out, plan::Here(&mut f)) {
         return;
     }
     let a = &a[..A::LEN];

@@ -1,0 +1,246 @@
+//! Feature `rayon` on this machine's cores: the five large runtime cases, the fused
+//! `relu(x + bias) * scale` primitive and the 1024x1024 sums, each on one thread
+//! (`single_threaded`) and on the whole pool, against ndarray's parallel `Zip` into a
+//! preallocated output, and against a single-threaded ceiling kernel with the same memory
+//! traffic (a copy, a STREAM-style add, a fill). Then the pool's break-even size.
+//!
+//! ```text
+//! cargo bench --features rayon --bench parallel
+//! ```
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use ndarray::{Array2, ArrayD, ArrayViewD, Axis, IxDyn, Zip};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::runtime::{binary_into, single_threaded, ArrayRef};
+use shaped::{AutoBroadcast, BinaryOp, DynTensor};
+
+#[path = "support/quick.rs"]
+mod quick;
+#[path = "support/relu_scale.rs"]
+#[allow(dead_code)] // the NHWC loop is for the other benches
+mod relu_scale;
+
+fn data(n: usize, seed: f32) -> Vec<f32> {
+    (0..n).map(|i| (i % 97) as f32 * 0.5 + seed).collect()
+}
+
+/// The ceiling kernels: one thread, the same bytes moved as the case, no arithmetic to speak
+/// of.
+mod ceiling {
+    /// Reads the large operand once and writes the output once (a small second operand).
+    pub fn copy(a: &[f32], out: &mut [f32]) {
+        out.copy_from_slice(a);
+    }
+    /// Reads two operands and writes the output (equal shapes).
+    pub fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+        for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+            *o = x + y;
+        }
+    }
+    /// Writes the output only (an outer sum reads next to nothing).
+    pub fn fill(out: &mut [f32]) {
+        out.fill(black_box(1.5));
+    }
+    use criterion::black_box;
+}
+
+fn large(c: &mut Criterion) {
+    #[derive(Clone, Copy)]
+    enum Ceiling {
+        Copy,
+        Stream,
+        Fill,
+    }
+    let cases: [(&str, &[usize], &[usize], Ceiling); 5] = [
+        ("1024x1024+1x1024", &[1024, 1024], &[1, 1024], Ceiling::Copy),
+        ("1024x1+1x1024", &[1024, 1], &[1, 1024], Ceiling::Fill),
+        (
+            "64x64x64x16+1x64x1x16",
+            &[64, 64, 64, 16],
+            &[1, 64, 1, 16],
+            Ceiling::Copy,
+        ),
+        (
+            "8x256x56x56+1x256x1x1",
+            &[8, 256, 56, 56],
+            &[1, 256, 1, 1],
+            Ceiling::Copy,
+        ),
+        (
+            "2048x2048+2048x2048",
+            &[2048, 2048],
+            &[2048, 2048],
+            Ceiling::Stream,
+        ),
+    ];
+    for (name, sa, sb, ceiling) in cases {
+        let out_shape = shaped::broadcast_shapes(sa, sb, AutoBroadcast::Numpy).unwrap();
+        let n_out: usize = out_shape.iter().product();
+        let (a, b) = (
+            data(sa.iter().product(), 1.0),
+            data(sb.iter().product(), 2.0),
+        );
+        let (da, db) = (
+            DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
+            DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
+        );
+        let mut out = vec![0.0f32; n_out];
+        let add = |out: &mut [f32]| {
+            binary_into(
+                ArrayRef::new(sa, &a).unwrap(),
+                ArrayRef::new(sb, &b).unwrap(),
+                BinaryOp::Add,
+                AutoBroadcast::Numpy,
+                out,
+            )
+            .unwrap()
+        };
+        let av = ArrayViewD::from_shape(IxDyn(sa), &a).unwrap();
+        let bv = ArrayViewD::from_shape(IxDyn(sb), &b).unwrap();
+        let mut nd = ArrayD::<f32>::zeros(IxDyn(&out_shape));
+        let mut g = c.benchmark_group(format!("parallel {name}"));
+        g.sample_size(20);
+        g.bench_function("binary_into, 1 thread", |bch| {
+            bch.iter(|| single_threaded(|| add(&mut out)))
+        });
+        g.bench_function("binary_into, pool", |bch| bch.iter(|| add(&mut out)));
+        g.bench_function("DynTensor, 1 thread", |bch| {
+            bch.iter(|| single_threaded(|| black_box(&da).try_add(black_box(&db)).unwrap()))
+        });
+        g.bench_function("DynTensor, pool", |bch| {
+            bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
+        });
+        g.bench_function("ndarray par_for_each", |bch| {
+            bch.iter(|| {
+                Zip::from(&mut nd)
+                    .and_broadcast(&av)
+                    .and_broadcast(&bv)
+                    .par_for_each(|o, &x, &y| *o = x + y)
+            })
+        });
+        g.bench_function("ceiling, 1 thread", |bch| match ceiling {
+            Ceiling::Copy => bch.iter(|| ceiling::copy(black_box(&a), &mut out)),
+            Ceiling::Stream => {
+                bch.iter(|| ceiling::stream_add(black_box(&a), black_box(&b), &mut out))
+            }
+            Ceiling::Fill => bch.iter(|| ceiling::fill(&mut out)),
+        });
+        g.finish();
+    }
+}
+
+fn fused(c: &mut Criterion) {
+    use relu_scale::{relu, source, C, HW};
+    let dims = [1, C, 56, 56];
+    let src = source(C * HW);
+    let (bias, scale) = relu_scale::bias_and_scale();
+    let mut dst = vec![0.0f32; C * HW];
+    let a = MemRef::new(dims, &src, Layout::RowMajor).unwrap();
+    let b = MemRef::new([1, C, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let s = MemRef::new([1, C, 1, 1], &scale, Layout::RowMajor).unwrap();
+    let op = Binary::new(Alg::Add)
+        .post_op(PostOp::Eltwise(Eltwise::Relu))
+        .post_op(PostOp::binary(Alg::Mul, &s));
+    let run = |dst: &mut [f32]| {
+        let mut d = MemMut::new(dims, dst, Layout::RowMajor).unwrap();
+        op.run_into(&a, &b, &mut d).unwrap();
+    };
+    let x = Array2::from_shape_vec((C, HW), src.clone()).unwrap();
+    let mut nd = Array2::<f32>::zeros((C, HW));
+    let (bias_col, scale_col) = (
+        Array2::from_shape_vec((C, 1), bias.clone()).unwrap(),
+        Array2::from_shape_vec((C, 1), scale.clone()).unwrap(),
+    );
+    let mut g = c.benchmark_group("parallel relu(x + bias) * scale 1x256x56x56");
+    g.sample_size(20);
+    g.bench_function("primitive, 1 thread", |bch| {
+        bch.iter(|| single_threaded(|| run(&mut dst)))
+    });
+    g.bench_function("primitive, pool", |bch| bch.iter(|| run(&mut dst)));
+    g.bench_function("ndarray par_for_each", |bch| {
+        bch.iter(|| {
+            Zip::from(&mut nd)
+                .and(&x)
+                .and_broadcast(&bias_col)
+                .and_broadcast(&scale_col)
+                .par_for_each(|o, &v, &b, &s| *o = relu(v + b) * s)
+        })
+    });
+    g.bench_function("hand fused loop, 1 thread", |bch| {
+        bch.iter(|| relu_scale::hand_fused(black_box(&src), &bias, &scale, &mut dst))
+    });
+    g.bench_function("ceiling, 1 thread", |bch| {
+        bch.iter(|| ceiling::copy(black_box(&src), &mut dst))
+    });
+    g.finish();
+}
+
+fn sums(c: &mut Criterion) {
+    let n = 1024;
+    let x = data(n * n, 0.25);
+    let t = DynTensor::from_shape_vec([n, n], x.clone()).unwrap();
+    let nx = Array2::from_shape_vec((n, n), x.clone()).unwrap();
+    let mut nd = ndarray::Array1::<f32>::zeros(n);
+    for (axis, label) in [(1usize, "last"), (0, "first")] {
+        let mut g = c.benchmark_group(format!("parallel sum {label} axis 1024x1024"));
+        g.sample_size(20);
+        g.bench_function("DynTensor, 1 thread", |bch| {
+            bch.iter(|| single_threaded(|| t.sum(&[axis as i64], false).unwrap()))
+        });
+        g.bench_function("DynTensor, pool", |bch| {
+            bch.iter(|| t.sum(&[axis as i64], false).unwrap())
+        });
+        g.bench_function("ndarray par_for_each over lanes", |bch| {
+            bch.iter(|| {
+                Zip::from(&mut nd)
+                    .and(nx.lanes(Axis(axis)))
+                    .par_for_each(|o, lane| *o = lane.sum())
+            })
+        });
+        g.finish();
+    }
+}
+
+/// Contiguous f32 adds of growing size, one thread against the pool with the threshold
+/// bypassed by making every size large enough: where splitting starts to pay.
+fn threshold(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parallel break-even");
+    g.sample_size(20);
+    for shift in [14usize, 15, 16, 17, 18, 19] {
+        let n = 1 << shift;
+        let (a, b) = (data(n, 1.0), data(n, 2.0));
+        let mut out = vec![0.0f32; n];
+        let shape = [n];
+        let add = |out: &mut [f32]| {
+            binary_into(
+                ArrayRef::new(&shape, &a).unwrap(),
+                ArrayRef::new(&shape, &b).unwrap(),
+                BinaryOp::Add,
+                AutoBroadcast::Numpy,
+                out,
+            )
+            .unwrap()
+        };
+        g.bench_with_input(BenchmarkId::new("1 thread", n), &n, |bch, _| {
+            bch.iter(|| single_threaded(|| add(&mut out)))
+        });
+        let halves = |out: &mut [f32]| {
+            let (lo, hi) = out.split_at_mut(n / 2);
+            rayon::join(
+                || ceiling::stream_add(&a[..n / 2], &b[..n / 2], lo),
+                || ceiling::stream_add(&a[n / 2..], &b[n / 2..], hi),
+            );
+        };
+        g.bench_with_input(BenchmarkId::new("2 halves on the pool", n), &n, |bch, _| {
+            bch.iter(|| halves(&mut out))
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = quick::config();
+    targets = threshold, large, fused, sums
+}
+criterion_main!(benches);
