@@ -9,6 +9,7 @@
 //! ```
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use rayon::prelude::*;
 use ndarray::{Array2, ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 use shaped::runtime::{binary_into, single_threaded, ArrayRef};
@@ -125,6 +126,24 @@ fn large(c: &mut Criterion) {
             }
             Ceiling::Fill => bch.iter(|| ceiling::fill(&mut out)),
         });
+        // The same ceiling kernel on the pool, in as many chunks as shaped splits into: what
+        // two threads can get out of this machine's caches and memory for this traffic.
+        let chunk = n_out.div_ceil(rayon::current_num_threads() * 4);
+        g.bench_function("ceiling, pool", |bch| match ceiling {
+            Ceiling::Copy if n_out == a.len() => bch.iter(|| {
+                out.par_chunks_mut(chunk)
+                    .zip(a.par_chunks(chunk))
+                    .for_each(|(o, x)| ceiling::copy(x, o))
+            }),
+            Ceiling::Copy | Ceiling::Fill => {
+                bch.iter(|| out.par_chunks_mut(chunk).for_each(ceiling::fill))
+            }
+            Ceiling::Stream => bch.iter(|| {
+                out.par_chunks_mut(chunk)
+                    .zip(a.par_chunks(chunk).zip(b.par_chunks(chunk)))
+                    .for_each(|(o, (x, y))| ceiling::stream_add(x, y, o))
+            }),
+        });
         g.finish();
     }
 }
@@ -171,6 +190,14 @@ fn fused(c: &mut Criterion) {
     });
     g.bench_function("ceiling, 1 thread", |bch| {
         bch.iter(|| ceiling::copy(black_box(&src), &mut dst))
+    });
+    let chunk = dst.len().div_ceil(rayon::current_num_threads() * 4);
+    g.bench_function("ceiling, pool", |bch| {
+        bch.iter(|| {
+            dst.par_chunks_mut(chunk)
+                .zip(src.par_chunks(chunk))
+                .for_each(|(o, x)| ceiling::copy(x, o))
+        })
     });
     g.finish();
 }
