@@ -9,8 +9,8 @@
 //! ```
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use rayon::prelude::*;
 use ndarray::{Array2, ArrayD, ArrayViewD, Axis, IxDyn, Zip};
+use rayon::prelude::*;
 use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 use shaped::runtime::{binary_into, single_threaded, ArrayRef};
 use shaped::{AutoBroadcast, BinaryOp, DynTensor};
