@@ -224,6 +224,12 @@ fn sums(c: &mut Criterion) {
                     .par_for_each(|o, lane| *o = lane.sum())
             })
         });
+        g.bench_function("max, DynTensor, 1 thread", |bch| {
+            bch.iter(|| single_threaded(|| t.max(&[axis as i64], false).unwrap()))
+        });
+        g.bench_function("max, DynTensor, pool", |bch| {
+            bch.iter(|| t.max(&[axis as i64], false).unwrap())
+        });
         g.finish();
     }
 }

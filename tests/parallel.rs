@@ -139,6 +139,34 @@ fn float_sums_do_not_depend_on_threads() {
                 means.windows(2).all(|w| w[0] == w[1]),
                 "{shape:?} over {ax:?}"
             );
+            let maxes = each_pool(|| bits(&a.max(&ax, false).unwrap()));
+            assert!(
+                maxes.windows(2).all(|w| w[0] == w[1]),
+                "{shape:?} over {ax:?}"
+            );
+            let near_one = a.map(|x| 1.0 + x * 1e-6);
+            let prods = each_pool(|| bits(&near_one.prod(&ax, false).unwrap()));
+            assert!(
+                prods.windows(2).all(|w| w[0] == w[1]),
+                "{shape:?} over {ax:?}"
+            );
+        }
+        for axis in 0..rank {
+            let args = each_pool(|| a.argmin(axis, false).unwrap());
+            assert!(
+                args.windows(2).all(|w| w[0] == w[1]),
+                "{shape:?} over {axis}"
+            );
+            // Against an index-by-index reference on the first output.
+            let at = |k: usize| {
+                let mut index = vec![0; shape.len()];
+                index[axis as usize] = k;
+                a[index]
+            };
+            let reference = (0..shape[axis as usize])
+                .min_by(|&i, &j| at(i).partial_cmp(&at(j)).unwrap().then(i.cmp(&j)))
+                .unwrap();
+            assert_eq!(args[0].as_slice()[0], reference, "{shape:?} over {axis}");
         }
     }
 }
@@ -210,6 +238,7 @@ impl Element for Traced {
         Traced(a.0 - b.0)
     }
     fn mul(a: Self, b: Self) -> Self {
+        record();
         Traced(a.0 * b.0)
     }
     fn div(a: Self, b: Self) -> Self {
@@ -237,6 +266,9 @@ fn large_work_is_split_and_small_work_is_not() {
     assert!(four.install(|| threads_seen(|| drop(&big + &row))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.sum(&[0, 1], false).unwrap()))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.sum(&[0], false).unwrap()))) > 1);
+    // Products fold along the axis: split over rows, or over the columns of a single block.
+    assert!(four.install(|| threads_seen(|| drop(big.prod(&[1], false).unwrap()))) > 1);
+    assert!(four.install(|| threads_seen(|| drop(big.prod(&[0], false).unwrap()))) > 1);
     // Below the threshold, inside `single_threaded`, and in a pool of one thread: one thread.
     let small = DynTensor::from_elem([MIN_PARALLEL / 1024 - 1, 1024], Traced(1.0)).unwrap();
     let small_row = DynTensor::from_elem([1024], Traced(2.0)).unwrap();

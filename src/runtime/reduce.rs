@@ -152,45 +152,79 @@ pub(crate) fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     (outer, shape[axis], inner)
 }
 
+/// Calls `part(first_block, c0, width, out_part)` over the `outer` blocks of `inner` outputs of
+/// a single-axis reduction: `out_part` holds whole consecutive blocks from `first_block` on
+/// (`c0 == 0`, `width == inner`), or, when there is one block, columns `c0..c0 + width` of it.
+/// Large reductions (feature `rayon`) run the parts on several threads; every output is
+/// computed by the same loop wherever it runs, so the results do not change.
+fn for_each_part<A: Send>(
+    (outer, n, inner): (usize, usize, usize),
+    out: &mut [A],
+    part: impl Fn(usize, usize, usize, &mut [A]) + Sync + Send,
+) {
+    let out = &mut out[..outer * inner];
+    let elements = outer.saturating_mul(n).saturating_mul(inner);
+    if outer > 1 {
+        let tasks = parallel::tasks(elements, outer);
+        if tasks > 1 {
+            let per = outer.div_ceil(tasks);
+            parallel::for_each_chunk(out, per * inner, true, |t, c| part(t * per, 0, inner, c));
+            return;
+        }
+    } else {
+        // One block: its columns are independent; chunks of at least 64 of them.
+        let tasks = parallel::tasks(elements, inner / 64);
+        if tasks > 1 {
+            let width = inner.div_ceil(tasks).next_multiple_of(16);
+            parallel::for_each_chunk(out, width, true, |t, c| part(0, t * width, c.len(), c));
+            return;
+        }
+    }
+    part(0, 0, inner, out);
+}
+
 /// `fold` over axis `axis` of `data` (row-major, `shape`) into `out`, one output per position
 /// of the other axes (`out` holds their count): `first` makes the accumulator from the first
 /// element along the axis and `step` adds each further one. An empty axis gives `empty`.
-pub(crate) fn fold_axis_into<T: Copy, A: Copy>(
+pub(crate) fn fold_axis_into<T: Copy + Sync, A: Copy + Send>(
     data: &[T],
     shape: &[usize],
     axis: usize,
     out: &mut [A],
     empty: A,
-    first: impl Fn(usize, T) -> A,
-    step: impl Fn(A, usize, T) -> A,
+    first: impl Fn(usize, T) -> A + Sync + Send,
+    step: impl Fn(A, usize, T) -> A + Sync + Send,
 ) {
     let (outer, n, inner) = split(shape, axis);
     out.fill(empty);
     if n == 0 || inner == 0 {
         return;
     }
-    for (o, out_block) in out.chunks_exact_mut(inner).enumerate().take(outer) {
-        let block = &data[o * n * inner..(o + 1) * n * inner];
-        for (a, &v) in out_block.iter_mut().zip(&block[..inner]) {
-            *a = first(0, v);
-        }
-        for k in 1..n {
-            for (a, &v) in out_block.iter_mut().zip(&block[k * inner..(k + 1) * inner]) {
-                *a = step(*a, k, v);
+    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
+        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+            let block = &data[(first_block + b) * n * inner..];
+            let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
+            for (a, &v) in out_block.iter_mut().zip(row(0)) {
+                *a = first(0, v);
+            }
+            for k in 1..n {
+                for (a, &v) in out_block.iter_mut().zip(row(k)) {
+                    *a = step(*a, k, v);
+                }
             }
         }
-    }
+    });
 }
 
 /// [`fold_axis_into`] into a new `Vec`.
 #[cfg(feature = "alloc")]
-fn fold_axis<T: Copy, A: Copy>(
+fn fold_axis<T: Copy + Sync, A: Copy + Send>(
     data: &[T],
     shape: &[usize],
     axis: usize,
     empty: A,
-    first: impl Fn(usize, T) -> A,
-    step: impl Fn(A, usize, T) -> A,
+    first: impl Fn(usize, T) -> A + Sync + Send,
+    step: impl Fn(A, usize, T) -> A + Sync + Send,
 ) -> Vec<A> {
     let (outer, _, inner) = split(shape, axis);
     let mut out = vec![empty; outer * inner];
@@ -228,7 +262,7 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
 
 /// The NaN-propagating largest (`keep = Greater`) or smallest (`Less`) element along `axis`
 /// into `out`. An empty axis writes nothing: callers refuse it unless `out` is empty too.
-pub(crate) fn extreme_into<T: PartialOrd + Copy>(
+pub(crate) fn extreme_into<T: PartialOrd + Copy + Send + Sync>(
     data: &[T],
     shape: &[usize],
     axis: usize,
@@ -239,25 +273,54 @@ pub(crate) fn extreme_into<T: PartialOrd + Copy>(
     if n == 0 || inner == 0 {
         return;
     }
-    for (o, out_block) in out.chunks_exact_mut(inner).enumerate().take(outer) {
-        let block = &data[o * n * inner..(o + 1) * n * inner];
-        out_block.copy_from_slice(&block[..inner]);
-        for k in 1..n {
-            for (a, &v) in out_block.iter_mut().zip(&block[k * inner..(k + 1) * inner]) {
-                *a = crate::element::pick(*a, v, keep);
+    // `keep` made a constant in each copy of the loops: with it a runtime value, no loop
+    // vectorized (1024x1024 f32 over the first axis: 1.32 ms; over the last: 2.57 ms).
+    match keep {
+        core::cmp::Ordering::Greater => extreme_with(data, (outer, n, inner), out, |a, v| {
+            crate::element::pick(a, v, core::cmp::Ordering::Greater)
+        }),
+        _ => extreme_with(data, (outer, n, inner), out, |a, v| {
+            crate::element::pick(a, v, core::cmp::Ordering::Less)
+        }),
+    }
+}
+
+/// [`extreme_into`] with its choice of element fixed.
+#[inline(always)]
+fn extreme_with<T: Copy + Send + Sync>(
+    data: &[T],
+    (outer, n, inner): (usize, usize, usize),
+    out: &mut [T],
+    pick: impl Fn(T, T) -> T + Sync + Send,
+) {
+    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
+        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+            let block = &data[(first_block + b) * n * inner..];
+            if inner == 1 {
+                // A contiguous run (the last axis): one fold, in order.
+                let run = &block[..n];
+                out_block[0] = run.iter().fold(run[0], |a, &v| pick(a, v));
+                continue;
+            }
+            let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
+            out_block.copy_from_slice(row(0));
+            for k in 1..n {
+                for (a, &v) in out_block.iter_mut().zip(row(k)) {
+                    *a = pick(*a, v);
+                }
             }
         }
-    }
+    });
 }
 
 /// The index along `axis` of the first element that `better` prefers to every earlier one (the
 /// first NaN wins outright, as in numpy's `argmax`), into `out`. An empty axis writes nothing.
-pub(crate) fn arg_into<T: PartialOrd + Copy>(
+pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     data: &[T],
     shape: &[usize],
     axis: usize,
     out: &mut [usize],
-    better: impl Fn(T, T) -> bool,
+    better: impl Fn(T, T) -> bool + Sync + Send,
 ) {
     #[allow(clippy::eq_op)] // `x != x` is the NaN test for any PartialOrd element
     let is_nan = |x: T| x != x;
@@ -265,18 +328,20 @@ pub(crate) fn arg_into<T: PartialOrd + Copy>(
     if n == 0 || inner == 0 {
         return;
     }
-    for (o, out_block) in out.chunks_exact_mut(inner).enumerate().take(outer) {
-        let block = &data[o * n * inner..(o + 1) * n * inner];
-        out_block.fill(0);
-        for k in 1..n {
-            for (i, best) in out_block.iter_mut().enumerate() {
-                let (b, v) = (block[*best * inner + i], block[k * inner + i]);
-                if !is_nan(b) && (is_nan(v) || better(v, b)) {
-                    *best = k;
+    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
+        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+            let block = &data[(first_block + b) * n * inner..];
+            out_block.fill(0);
+            for k in 1..n {
+                for (i, best) in out_block.iter_mut().enumerate() {
+                    let (x, v) = (block[*best * inner + c0 + i], block[k * inner + c0 + i]);
+                    if !is_nan(x) && (is_nan(v) || better(v, x)) {
+                        *best = k;
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 /// [`sum_axis_into`] into a new `Vec`.
@@ -391,7 +456,7 @@ mod dyn_methods {
         /// elements is [`ErrorKind::EmptyReduction`] (unless the output is empty too).
         pub fn max(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             self.extreme(axes, keepdims, ReduceOp::Max, core::cmp::Ordering::Greater)
         }
@@ -400,7 +465,7 @@ mod dyn_methods {
         /// elements is [`ErrorKind::EmptyReduction`] (unless the output is empty too).
         pub fn min(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             self.extreme(axes, keepdims, ReduceOp::Min, core::cmp::Ordering::Less)
         }
@@ -413,7 +478,7 @@ mod dyn_methods {
             keep: core::cmp::Ordering,
         ) -> Result<DynTensor<T>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             let mask = reduce_axes(self.shape(), axes, op)?;
             empty_axis(self.shape(), mask, op)?;
@@ -443,7 +508,7 @@ mod dyn_methods {
         /// ```
         pub fn argmax(&self, axis: i64, keepdims: bool) -> Result<DynTensor<usize>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             self.arg_extreme(axis, keepdims, ReduceOp::ArgMax, |x, best| x > best)
         }
@@ -452,7 +517,7 @@ mod dyn_methods {
         /// one). An axis with no elements is an error.
         pub fn argmin(&self, axis: i64, keepdims: bool) -> Result<DynTensor<usize>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             self.arg_extreme(axis, keepdims, ReduceOp::ArgMin, |x, best| x < best)
         }
@@ -462,10 +527,10 @@ mod dyn_methods {
             axis: i64,
             keepdims: bool,
             op: ReduceOp,
-            better: impl Fn(T, T) -> bool,
+            better: impl Fn(T, T) -> bool + Sync + Send,
         ) -> Result<DynTensor<usize>, Error>
         where
-            T: PartialOrd + Copy,
+            T: PartialOrd + Copy + Send + Sync,
         {
             let mask = reduce_axes(self.shape(), &[axis], op)?;
             empty_axis(self.shape(), mask, op)?;
@@ -517,7 +582,7 @@ mod dyn_methods {
             keepdims: bool,
             op: ReduceOp,
             empty: bool,
-            f: impl Fn(bool, bool) -> bool + Copy,
+            f: impl Fn(bool, bool) -> bool + Copy + Sync + Send,
         ) -> Result<DynTensor<bool>, Error> {
             let mask = reduce_axes(self.shape(), axes, op)?;
             let data = each_axis(self.shape(), self.as_slice(), mask, |d, s, a| {

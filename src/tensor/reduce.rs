@@ -239,24 +239,24 @@ static_reductions! {
         small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Less), |a, _| a)
         "The smallest element along axis `A`, NaN-propagating like `minimum`. An axis of size 0 \
          is a compile error (R3).";
-    argmax_axis argmax_keepdims [PartialOrd + Copy] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmax_axis argmax_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, |x, best| x > best)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x > v) { (b, v) } else { (k, x) }, |(b, _), _| b)
         "The index along axis `A` of the first largest element (of the first NaN, if any, as \
          numpy's `argmax`). An axis of size 0 is a compile error (R3).";
-    argmin_axis argmin_keepdims [PartialOrd + Copy] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmin_axis argmin_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, |x, best| x < best)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x < v) { (b, v) } else { (k, x) }, |(b, _), _| b)
         "The index along axis `A` of the first smallest element (of the first NaN, if any). An \
          axis of size 0 is a compile error (R3).";
-    all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(true)) All [] |data, dims, a, out| {
+    all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool> + Send + Sync] (T, T::from(true)) All [] |data, dims, a, out| {
         crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::from(true), |_, v| v, |p, _, v| p & v)
     };
         small(T::from(true), |x| x, |a, _, x| a & x, |a, _| a)
         "Whether every element along axis `A` is `true` (`true` for an empty axis, R3).";
-    any_axis any_keepdims [crate::element::Boolean + PartialEq + From<bool>] (T, T::from(false)) Any [] |data, dims, a, out| {
+    any_axis any_keepdims [crate::element::Boolean + PartialEq + From<bool> + Send + Sync] (T, T::from(false)) Any [] |data, dims, a, out| {
         crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::from(false), |_, v| v, |p, _, v| p | v)
     };
         small(T::from(false), |x| x, |a, _, x| a | x, |a, _| a)
