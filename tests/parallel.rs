@@ -106,6 +106,15 @@ fn elementwise_results_do_not_depend_on_threads() {
             });
             assert!(updated.iter().all(|r| *r == bits(&(&a + &b))));
         }
+        let lt = each_pool(|| {
+            a.compare(&b, shaped::CompareOp::Lt, AutoBroadcast::Numpy)
+                .unwrap()
+        });
+        assert!(lt.windows(2).all(|w| w[0] == w[1]));
+        assert_eq!(
+            lt[0],
+            a.zip_with(&b, AutoBroadcast::Numpy, |x, y| x < y).unwrap()
+        );
         let (x, y) = (a.map(|v| *v > 0.0), b.map(|v| *v < 10.0));
         let logical = each_pool(|| x.logical(&y, LogicalOp::Xor, AutoBroadcast::Numpy).unwrap());
         assert!(logical.windows(2).all(|w| w[0] == w[1]));

@@ -225,7 +225,7 @@ impl<T> DynView<'_, T> {
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, Error>
     where
-        T: PartialOrd,
+        T: PartialOrd + Sync,
     {
         compare_inputs(self.as_array_ref(), rhs.as_input(), op, mode)
     }

@@ -45,14 +45,14 @@ pub(crate) fn binary_inputs<T: Element>(
 }
 
 /// See [`binary_inputs`].
-pub(crate) fn compare_inputs<T: PartialOrd>(
+pub(crate) fn compare_inputs<T: PartialOrd + Sync>(
     lhs: ArrayRef<'_, T>,
     rhs: ArrayRef<'_, T>,
     op: CompareOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
     crate::op::with_compare_op!(op, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Here(f), DynTensor::from_parts)
+        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Split(f), DynTensor::from_parts)
     })
 }
 
@@ -294,7 +294,8 @@ impl<T> DynTensor<T> {
         binary_inputs(self.view(), rhs.as_input(), op, mode)
     }
 
-    /// A comparison, broadcast under `mode`, giving a `bool` tensor.
+    /// A comparison, broadcast under `mode`, giving a `bool` tensor. Elements are `Sync` so
+    /// that a large comparison can be split across threads (feature `rayon`).
     pub fn compare(
         &self,
         rhs: &(impl AsInput<T> + ?Sized),
@@ -302,7 +303,7 @@ impl<T> DynTensor<T> {
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, Error>
     where
-        T: PartialOrd,
+        T: PartialOrd + Sync,
     {
         compare_inputs(self.view(), rhs.as_input(), op, mode)
     }
@@ -419,7 +420,7 @@ macro_rules! try_compare {
     ($($name:ident $op:ident $doc:literal;)*) => {
         /// NUMPY-broadcast comparisons returning a `Result`, named as on static and mixed
         /// tensors.
-        impl<T: PartialOrd> DynTensor<T> {$(
+        impl<T: PartialOrd + Sync> DynTensor<T> {$(
             #[doc = $doc]
             pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<bool>, Error> {
                 self.compare(rhs, CompareOp::$op, AutoBroadcast::Numpy)

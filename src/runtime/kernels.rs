@@ -219,14 +219,14 @@ pub fn binary_into<T: Element>(
 }
 
 /// [`zip_into`] with a [`CompareOp`], writing `bool`s.
-pub fn compare_into<T: PartialOrd>(
+pub fn compare_into<T: PartialOrd + Sync>(
     a: ArrayRef<'_, T>,
     b: ArrayRef<'_, T>,
     op: CompareOp,
     mode: AutoBroadcast,
     out: &mut [bool],
 ) -> Result<(), Error> {
-    with_compare_op!(op, f => zip_into(a, b, mode, out, f))
+    with_compare_op!(op, f => zip_checked(a, b, mode, out, || Ok(()), Split(f)))
 }
 
 /// [`zip_into`] with a [`LogicalOp`] on `bool` inputs.
