@@ -115,6 +115,11 @@ fn elementwise_results_do_not_depend_on_threads() {
             lt[0],
             a.zip_with(&b, AutoBroadcast::Numpy, |x, y| x < y).unwrap()
         );
+        let out_shape = shaped::broadcast_shapes(&sa, &sb, AutoBroadcast::Numpy).unwrap();
+        let stretched = each_pool(|| bits(&b.broadcast_to(out_shape).unwrap()));
+        assert!(stretched.windows(2).all(|w| w[0] == w[1]));
+        let zeros = DynTensor::from_elem(&out_shape[..], 0.0f32).unwrap();
+        assert_eq!(stretched[0], bits(&(&zeros + &b)));
         let (x, y) = (a.map(|v| *v > 0.0), b.map(|v| *v < 10.0));
         let logical = each_pool(|| x.logical(&y, LogicalOp::Xor, AutoBroadcast::Numpy).unwrap());
         assert!(logical.windows(2).all(|w| w[0] == w[1]));

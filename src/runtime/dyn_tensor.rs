@@ -321,7 +321,7 @@ impl<T> DynTensor<T> {
     /// ```
     pub fn broadcast_to(&self, target: impl AsRef<[usize]>) -> Result<DynTensor<T>, Error>
     where
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         self.broadcast(target, BroadcastToMode::Numpy)
     }
@@ -339,7 +339,7 @@ impl<T> DynTensor<T> {
         target: impl AsRef<[usize]>,
     ) -> Result<DynTensor<T>, Error>
     where
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         self.broadcast(target, BroadcastToMode::Bidirectional)
     }
@@ -361,7 +361,7 @@ impl<T> DynTensor<T> {
         mode: BroadcastToMode<'_>,
     ) -> Result<DynTensor<T>, Error>
     where
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         let target = target.as_ref();
         let shape = rules::broadcast_to_shape(&self.shape, target, mode)?;
@@ -369,9 +369,8 @@ impl<T> DynTensor<T> {
         // SAFETY: `broadcast_into` writes every element of its output when it returns Ok.
         let data = unsafe {
             filled_vec(count, &shape, |out| {
-                kernels::broadcast_into_with(self.view(), target, mode, out, |x| {
-                    MaybeUninit::new(x.clone())
-                })
+                let clone = Split(|x: &T, _: &T| MaybeUninit::new(x.clone()));
+                kernels::broadcast_apply(self.view(), target, mode, out, clone)
             })?
         };
         Ok(DynTensor::from_parts(&shape, data))

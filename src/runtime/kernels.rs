@@ -245,12 +245,13 @@ fn broadcast_with_cap<const CAP: usize, T, V>(
     target: &[usize],
     mode: BroadcastToMode<'_>,
     out: &mut [V],
-    mut f: impl FnMut(&T) -> V,
+    f: impl Apply<T, T, V>,
 ) -> Result<(), Error> {
     let (shape, placement) = rules::resolve_to::<CAP>(data.shape, target, mode)?;
     if check_output(&shape, out.len(), mode.operation())? > 0 {
         let plan = Plan::<CAP>::new(&shape, data, placement, data, placement);
-        plan.run(data.data, data.data, out, |x, _| f(x));
+        // The data stands in as both inputs; `f` reads the first.
+        f.apply(&plan, 0, data.data, data.data, out);
     }
     Ok(())
 }
@@ -283,7 +284,19 @@ pub(crate) fn broadcast_into_with<T, V>(
     target: &[usize],
     mode: BroadcastToMode<'_>,
     out: &mut [V],
-    f: impl FnMut(&T) -> V,
+    mut f: impl FnMut(&T) -> V,
+) -> Result<(), Error> {
+    broadcast_apply(data, target, mode, out, Here(move |x: &T, _: &T| f(x)))
+}
+
+/// [`broadcast_into_with`] with the element function's [`Apply`] (`f(element, element)`):
+/// `Split` lets a large broadcast run on several threads.
+pub(crate) fn broadcast_apply<T, V>(
+    data: ArrayRef<'_, T>,
+    target: &[usize],
+    mode: BroadcastToMode<'_>,
+    out: &mut [V],
+    f: impl Apply<T, T, V>,
 ) -> Result<(), Error> {
     if data.shape.len() <= SMALL && target.len() <= SMALL {
         broadcast_with_cap::<SMALL, T, V>(&data, target, mode, out, f)
