@@ -33,8 +33,6 @@ pub trait Apply<X, Y, V>: Sized {
     );
     /// One element.
     fn call(&mut self, x: &X, y: &Y) -> V;
-    /// The same function, borrowed.
-    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_;
     /// The same function writing into uninitialised memory (the allocating forms).
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_;
 }
@@ -62,10 +60,6 @@ impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
         (self.0)(x, y)
     }
     #[inline(always)]
-    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_ {
-        Here(&mut self.0)
-    }
-    #[inline(always)]
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
         Here(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
     }
@@ -86,10 +80,6 @@ impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V>
     #[inline(always)]
     fn call(&mut self, x: &X, y: &Y) -> V {
         (self.0)(x, y)
-    }
-    #[inline(always)]
-    fn by_ref(&mut self) -> impl Apply<X, Y, V> + '_ {
-        Split(&self.0)
     }
     #[inline(always)]
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
@@ -191,9 +181,36 @@ impl<const CAP: usize> Plan<CAP> {
         (sub, lo * self.a[0], lo * self.b[0])
     }
 
+    /// How many tasks an output of `len` elements splits into along the outermost axis (1: it
+    /// stays on the calling thread; see [`super::parallel`]).
+    #[inline(always)]
+    fn outer_tasks(&self, len: usize) -> usize {
+        super::parallel::tasks(len, if self.rank > 0 { self.dims[0] } else { 1 })
+    }
+
+    /// Runs `part(sub_plan, offset_a, offset_b, chunk)` for each of `tasks` slices of the
+    /// outermost axis (feature `rayon`: across threads), the offsets being where each input's
+    /// part starts. The closure is built only once the caller has decided to split, so the
+    /// single-threaded path pays for none of it.
+    #[inline(always)]
+    fn split_outer<V: Send>(
+        &self,
+        tasks: usize,
+        out: &mut [V],
+        part: impl Fn(&Self, usize, usize, &mut [V]) + Sync + Send,
+    ) {
+        let d0 = self.dims[0];
+        let inner = out.len() / d0;
+        let per = d0.div_ceil(tasks);
+        super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
+            let lo = t * per;
+            let (sub, oa, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
+            part(&sub, oa, ob, chunk);
+        });
+    }
+
     /// [`run_hinted`](Self::run_hinted), split along the outermost axis across threads when
-    /// the output is large enough (feature `rayon`, see [`super::parallel`]). Each element is
-    /// computed exactly as on one thread.
+    /// the output is large. Each element is computed exactly as on one thread.
     #[inline(always)]
     pub(crate) fn run_split<X: Sync, Y: Sync, V: Send>(
         &self,
@@ -203,17 +220,12 @@ impl<const CAP: usize> Plan<CAP> {
         out: &mut [V],
         f: impl Fn(&X, &Y) -> V + Sync + Send,
     ) {
-        let d0 = if self.rank > 0 { self.dims[0] } else { 1 };
-        let tasks = super::parallel::tasks(out.len(), d0);
+        let tasks = self.outer_tasks(out.len());
         if tasks <= 1 {
             return self.run_hinted(hint, a, b, out, f);
         }
-        let inner = out.len() / d0;
-        let per = d0.div_ceil(tasks);
-        super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
-            let lo = t * per;
-            let (sub, oa, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
-            sub.run_hinted(hint, &a[oa..], &b[ob..], chunk, &f);
+        self.split_outer(tasks, out, |sub, oa, ob, chunk| {
+            sub.run_hinted(hint, &a[oa..], &b[ob..], chunk, &f)
         });
     }
 
@@ -225,17 +237,12 @@ impl<const CAP: usize> Plan<CAP> {
         out: &mut [V],
         f: impl Fn(&mut V, &Y) + Sync + Send,
     ) {
-        let d0 = if self.rank > 0 { self.dims[0] } else { 1 };
-        let tasks = super::parallel::tasks(out.len(), d0);
+        let tasks = self.outer_tasks(out.len());
         if tasks <= 1 {
             return self.run_update(b, out, f);
         }
-        let inner = out.len() / d0;
-        let per = d0.div_ceil(tasks);
-        super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
-            let lo = t * per;
-            let (sub, _, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
-            sub.run_update(&b[ob..], chunk, &f);
+        self.split_outer(tasks, out, |sub, _, ob, chunk| {
+            sub.run_update(&b[ob..], chunk, &f)
         });
     }
 

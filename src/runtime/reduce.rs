@@ -154,12 +154,14 @@ pub(crate) fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 
 /// Calls `part(first_block, c0, width, out_part)` over the `outer` blocks of `inner` outputs of
 /// a single-axis reduction: `out_part` holds whole consecutive blocks from `first_block` on
-/// (`c0 == 0`, `width == inner`), or, when there is one block, columns `c0..c0 + width` of it.
-/// Large reductions (feature `rayon`) run the parts on several threads; every output is
-/// computed by the same loop wherever it runs, so the results do not change.
+/// (`c0 == 0`, `width == inner`), or, when there is one block and `columns` allows it, columns
+/// `c0..c0 + width` of it. Large reductions (feature `rayon`) run the parts on several
+/// threads; every output is computed by the same loop wherever it runs, so the results do not
+/// change.
 fn for_each_part<A: Send>(
     (outer, n, inner): (usize, usize, usize),
     out: &mut [A],
+    columns: bool,
     part: impl Fn(usize, usize, usize, &mut [A]) + Sync + Send,
 ) {
     let out = &mut out[..outer * inner];
@@ -171,7 +173,7 @@ fn for_each_part<A: Send>(
             parallel::for_each_chunk(out, per * inner, true, |t, c| part(t * per, 0, inner, c));
             return;
         }
-    } else {
+    } else if columns {
         // One block: its columns are independent; chunks of at least 64 of them.
         let tasks = parallel::tasks(elements, inner / 64);
         if tasks > 1 {
@@ -200,20 +202,25 @@ pub(crate) fn fold_axis_into<T: Copy + Sync, A: Copy + Send>(
     if n == 0 || inner == 0 {
         return;
     }
-    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
-        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
-            let block = &data[(first_block + b) * n * inner..];
-            let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
-            for (a, &v) in out_block.iter_mut().zip(row(0)) {
-                *a = first(0, v);
-            }
-            for k in 1..n {
-                for (a, &v) in out_block.iter_mut().zip(row(k)) {
-                    *a = step(*a, k, v);
+    for_each_part(
+        (outer, n, inner),
+        out,
+        true,
+        |first_block, c0, width, out| {
+            for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+                let block = &data[(first_block + b) * n * inner..];
+                let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
+                for (a, &v) in out_block.iter_mut().zip(row(0)) {
+                    *a = first(0, v);
+                }
+                for k in 1..n {
+                    for (a, &v) in out_block.iter_mut().zip(row(k)) {
+                        *a = step(*a, k, v);
+                    }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// [`fold_axis_into`] into a new `Vec`.
@@ -239,9 +246,9 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
     if inner == 0 {
         return;
     }
-    let out = &mut out[..outer * inner];
-    // Blocks `first..` into `out`: each output is summed as on one thread, wherever it runs.
-    let blocks = |first: usize, out: &mut [T]| {
+    // Whole blocks only: a single block's columns are split inside `sum_rows`, which keeps
+    // them in wide chunks.
+    for_each_part((outer, n, inner), out, false, |first, _, _, out| {
         for (o, out_block) in out.chunks_exact_mut(inner).enumerate() {
             let o = first + o;
             let block = &data[o * n * inner..(o + 1) * n * inner];
@@ -251,13 +258,7 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
                 sum_rows(block, n, inner, out_block);
             }
         }
-    };
-    let tasks = parallel::tasks(outer * n * inner, outer);
-    if tasks <= 1 {
-        return blocks(0, out);
-    }
-    let per = outer.div_ceil(tasks);
-    parallel::for_each_chunk(out, per * inner, true, |t, chunk| blocks(t * per, chunk));
+    });
 }
 
 /// The NaN-propagating largest (`keep = Greater`) or smallest (`Less`) element along `axis`
@@ -293,24 +294,29 @@ fn extreme_with<T: Copy + Send + Sync>(
     out: &mut [T],
     pick: impl Fn(T, T) -> T + Sync + Send,
 ) {
-    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
-        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
-            let block = &data[(first_block + b) * n * inner..];
-            if inner == 1 {
-                // A contiguous run (the last axis): one fold, in order.
-                let run = &block[..n];
-                out_block[0] = run.iter().fold(run[0], |a, &v| pick(a, v));
-                continue;
-            }
-            let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
-            out_block.copy_from_slice(row(0));
-            for k in 1..n {
-                for (a, &v) in out_block.iter_mut().zip(row(k)) {
-                    *a = pick(*a, v);
+    for_each_part(
+        (outer, n, inner),
+        out,
+        true,
+        |first_block, c0, width, out| {
+            for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+                let block = &data[(first_block + b) * n * inner..];
+                if inner == 1 {
+                    // A contiguous run (the last axis): one fold, in order.
+                    let run = &block[..n];
+                    out_block[0] = run.iter().fold(run[0], |a, &v| pick(a, v));
+                    continue;
+                }
+                let row = |k: usize| &block[k * inner + c0..k * inner + c0 + width];
+                out_block.copy_from_slice(row(0));
+                for k in 1..n {
+                    for (a, &v) in out_block.iter_mut().zip(row(k)) {
+                        *a = pick(*a, v);
+                    }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// The index along `axis` of the first element that `better` prefers to every earlier one (the
@@ -328,20 +334,25 @@ pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     if n == 0 || inner == 0 {
         return;
     }
-    for_each_part((outer, n, inner), out, |first_block, c0, width, out| {
-        for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
-            let block = &data[(first_block + b) * n * inner..];
-            out_block.fill(0);
-            for k in 1..n {
-                for (i, best) in out_block.iter_mut().enumerate() {
-                    let (x, v) = (block[*best * inner + c0 + i], block[k * inner + c0 + i]);
-                    if !is_nan(x) && (is_nan(v) || better(v, x)) {
-                        *best = k;
+    for_each_part(
+        (outer, n, inner),
+        out,
+        true,
+        |first_block, c0, width, out| {
+            for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
+                let block = &data[(first_block + b) * n * inner..];
+                out_block.fill(0);
+                for k in 1..n {
+                    for (i, best) in out_block.iter_mut().enumerate() {
+                        let (x, v) = (block[*best * inner + c0 + i], block[k * inner + c0 + i]);
+                        if !is_nan(x) && (is_nan(v) || better(v, x)) {
+                            *best = k;
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// [`sum_axis_into`] into a new `Vec`.
