@@ -3,7 +3,7 @@
 # that `cargo bench --bench static_kernels` times (disassembled with objdump; x86-64).
 # Also says whether the two bodies are identical up to addresses.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")"  # the benches crate: its own target/
 cargo bench -q --bench static_kernels --no-run 2>/dev/null
 bin=$(ls -t target/release/deps/static_kernels-* | grep -v '\.d$' | head -1)
 objdump -d --no-show-raw-insn -C "$bin" | python3 -c '

@@ -5,13 +5,13 @@ Reads criterion's saved estimates (target/criterion/<group>/<impl>/new/estimates
 baseline of a group is `hand` (a hand-written loop) or, for the `small ...` groups, `static`
 (shaped's static path); every ratio compares two medians from the same run.
 
-    python3 benches/ratios.py [GROUP-PREFIX ...]
+    python3 ratios.py [GROUP-PREFIX ...]     (from benches/)
 """
 import json
 import pathlib
 import sys
 
-root = pathlib.Path("target/criterion")
+root = pathlib.Path(__file__).resolve().parent / "target" / "criterion"
 prefixes = sys.argv[1:]
 
 

@@ -204,6 +204,20 @@ pub enum ErrorKind {
         /// Elements the buffer holds.
         actual: usize,
     },
+    /// Bytes viewed as elements (feature `bytemuck`) whose length is not the shape's size in
+    /// bytes.
+    ByteLength {
+        /// Bytes the shape needs.
+        expected: usize,
+        /// Bytes given.
+        actual: usize,
+    },
+    /// Bytes viewed as elements (feature `bytemuck`) that start at an address the element
+    /// type's alignment does not divide.
+    Misaligned {
+        /// The alignment the element type needs, in bytes.
+        align: usize,
+    },
     /// Strides whose count differs from the rank, or that address past the end of the data.
     BadStrides,
     /// Integer division or remainder by zero.
@@ -406,6 +420,19 @@ impl fmt::Display for Error {
                     _ => write!(f, " ({op})"),
                 };
             }
+            ErrorKind::ByteLength { expected, actual } => {
+                return write!(
+                    f,
+                    "shape {lhs} needs {expected} bytes, but the buffer holds {actual}"
+                )
+            }
+            ErrorKind::Misaligned { align } => {
+                return write!(
+                    f,
+                    "the bytes for shape {lhs} must start at a multiple of {align} (the element \
+                     type's alignment), and do not"
+                )
+            }
             ErrorKind::OutOfMemory { bytes } => {
                 return write!(
                     f,
@@ -520,6 +547,8 @@ impl fmt::Display for Error {
             | ErrorKind::OutOfBounds { .. }
             | ErrorKind::NoTensors => Ok(()),
             ErrorKind::LengthMismatch { .. }
+            | ErrorKind::ByteLength { .. }
+            | ErrorKind::Misaligned { .. }
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }

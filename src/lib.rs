@@ -102,6 +102,7 @@ extern crate std;
 
 pub mod element;
 pub mod error;
+mod interop;
 pub mod interval;
 pub mod op;
 pub mod primitive;

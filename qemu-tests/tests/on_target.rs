@@ -33,6 +33,8 @@ fn main() -> ! {
     binary_primitive(&mut r);
     errors_and_32_bit_overflow(&mut r);
     display_into_a_fixed_buffer(&mut r);
+    weights_in_flash(&mut r);
+    serde_without_an_allocator(&mut r);
     r.finish()
 }
 
@@ -581,4 +583,68 @@ fn display_into_a_fixed_buffer(r: &mut Report) {
     );
     let s = Tensor::<f32, Shape![]>::scalar(3.5);
     r.eq("Display rank 0", text::<16>(&s).as_str(), "3.5");
+}
+
+/// `examples/weights_in_flash.rs` on the target: the MLP's parameters as bytes in flash, read
+/// through typed views (feature `bytemuck`), give the dense-layer outputs bit for bit.
+fn weights_in_flash(r: &mut Report) {
+    #[repr(C, align(4))]
+    struct Flash<const N: usize>([u8; N]);
+    static PARAMS: Flash<2704> = Flash(*include_bytes!("../../examples/data/mlp_f32le.bin"));
+    let p = &PARAMS.0;
+    let (Ok(w1), Ok(b1), Ok(w2), Ok(b2)) = (
+        TensorView::<f32, Shape![16, 32]>::from_bytes(&p[..2048]),
+        TensorView::<f32, Shape![32]>::from_bytes(&p[2048..2176]),
+        TensorView::<f32, Shape![32, 4]>::from_bytes(&p[2176..2688]),
+        TensorView::<f32, Shape![4]>::from_bytes(&p[2688..]),
+    ) else {
+        r.eq("weights views", &false, &true);
+        return;
+    };
+    r.eq(
+        "the views read flash in place",
+        &w1.as_bytes().as_ptr(),
+        &p.as_ptr(),
+    );
+    let (x, _, _) = qemu_tests::mlp::parameters();
+    let y = (x.matmul(&w1) + b1).relu().matmul(&w2) + b2;
+    r.eq(
+        "MLP on views of flash bytes matches the example bit for bit",
+        y.as_slice(),
+        &qemu_tests::mlp::EXPECTED,
+    );
+    let short = TensorView::<f32, Shape![4]>::from_bytes(&p[..12]).map(|_| ());
+    r.eq(
+        "short bytes are an error",
+        &short.map_err(|e| e.kind()),
+        &Err(ErrorKind::ByteLength {
+            expected: 16,
+            actual: 12,
+        }),
+    );
+    let misaligned = TensorView::<f32, Shape![4]>::from_bytes(&p[1..17]).map(|_| ());
+    r.eq(
+        "misaligned bytes are an error",
+        &misaligned.map_err(|e| e.kind()),
+        &Err(ErrorKind::Misaligned { align: 4 }),
+    );
+}
+
+/// Feature `serde` with no allocator: a static tensor written to and read from a stack buffer
+/// (postcard), and a wrong shape refused.
+fn serde_without_an_allocator(r: &mut Report) {
+    let t = Tensor::<i16, Shape![2, 3]>::from([[1, -2, 3], [400, 5, -600]]);
+    let mut buf = [0u8; 64];
+    let Ok(bytes) = postcard::to_slice(&t, &mut buf) else {
+        r.eq("postcard writes", &false, &true);
+        return;
+    };
+    let bytes: &[u8] = bytes;
+    r.eq("postcard header: rank, dims, count", &bytes[..4], &[2, 2, 3, 6]);
+    let back = postcard::from_bytes::<Tensor<i16, Shape![2, 3]>>(bytes);
+    r.eq("postcard round trip", &back.ok(), &Some(t));
+    let wrong = postcard::from_bytes::<Tensor<i16, Shape![3, 2]>>(bytes);
+    r.eq("a wrong static shape is refused", &wrong.is_err(), &true);
+    let short = postcard::from_bytes::<Tensor<i16, Shape![2, 3]>>(&bytes[..bytes.len() - 1]);
+    r.eq("truncated input is refused", &short.is_err(), &true);
 }

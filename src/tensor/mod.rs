@@ -33,6 +33,9 @@ pub use ops::{
 };
 pub use result::{ResultStorage, Stored};
 
+#[cfg(feature = "serde")]
+pub(crate) use construct::shape_mismatch;
+
 /// A tensor of `T` whose shape `S` is a type, stored in `D`.
 ///
 /// The storage defaults to [`Owned`], the elements inline in a nested array with no heap use.

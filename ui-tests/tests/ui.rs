@@ -1,19 +1,19 @@
 //! Compile-fail tests: the messages users see when a static shape is wrong.
 //!
-//! The expected `.stderr` files sit next to each case in `ui-tests/`. They were made with the
-//! rustc named in the README; re-bless after a compiler upgrade with
-//! `TRYBUILD=overwrite cargo test --test ui`, then read the diff.
+//! The cases are the `*.rs` files of `ui-tests/`, each with the expected `.stderr` beside it.
+//! They were made with the rustc named in the README; re-bless after a compiler upgrade with
+//! `TRYBUILD=overwrite cargo test -p shaped-ui-tests`, then read the diff.
 
 #[test]
 fn compile_errors_read_well() {
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("ui-tests/*.rs");
+    cases.compile_fail("*.rs");
 }
 
 /// No primary error line may show typenum internals.
 #[test]
 fn error_lines_show_no_typenum_internals() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -46,7 +46,7 @@ fn error_lines_show_no_typenum_internals() {
 /// or the limit that was hit.
 #[test]
 fn common_slips_have_short_errors_naming_the_cause() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cases = [
         ("element_type_mismatch", "`f32`"),
         ("integer_literal_operand", "`f32`"),
@@ -71,7 +71,7 @@ fn common_slips_have_short_errors_naming_the_cause() {
 /// shapes or the axis, and the rule.
 #[test]
 fn shape_manipulation_errors_name_the_shapes_and_the_rule() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cases = [
         (
             "reshape_count_mismatch",

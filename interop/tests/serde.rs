@@ -1,0 +1,264 @@
+//! Feature `serde`: every tensor as `{ shape, data }`, round-tripped through a self-describing
+//! format (JSON) and a compact one (postcard), read across storages, and malformed input
+//! refused with an error naming what does not fit.
+
+use shaped::{DynTensor, HeapTensor, Shape, ShapeBuf, Tensor, TensorView};
+
+fn json<X: serde::Serialize>(x: &X) -> String {
+    serde_json::to_string(x).unwrap()
+}
+
+fn from_json<'a, X: serde::Deserialize<'a>>(text: &'a str) -> Result<X, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+fn bytes<X: serde::Serialize>(x: &X) -> Vec<u8> {
+    postcard::to_allocvec(x).unwrap()
+}
+
+fn from_bytes<'a, X: serde::Deserialize<'a>>(b: &'a [u8]) -> Result<X, String> {
+    postcard::from_bytes(b).map_err(|e| e.to_string())
+}
+
+#[test]
+fn static_tensors_round_trip_in_json_and_postcard() {
+    let t = Tensor::<f32, Shape![2, 3]>::from([[1.0, 2.5, -3.0], [4.0, 0.0, 6.25]]);
+    let text = json(&t);
+    assert_eq!(
+        text,
+        r#"{"shape":[2,3],"data":[1.0,2.5,-3.0,4.0,0.0,6.25]}"#
+    );
+    assert_eq!(from_json::<Tensor<f32, Shape![2, 3]>>(&text).unwrap(), t);
+
+    let b = bytes(&t);
+    // postcard: the rank and dims as varints, then the count and the six f32s.
+    assert_eq!(&b[..4], &[2, 2, 3, 6]);
+    assert_eq!(b.len(), 4 + 6 * 4);
+    assert_eq!(from_bytes::<Tensor<f32, Shape![2, 3]>>(&b).unwrap(), t);
+}
+
+#[test]
+fn every_storage_writes_the_same_form_and_reads_each_others() {
+    let data: Vec<i64> = (0..24).map(|x| x * 3 - 7).collect();
+    let stat = Tensor::<i64, Shape![2, 3, 4]>::try_from(&data[..]).unwrap();
+    let heap = HeapTensor::<i64, Shape![2, 3, 4]>::from_vec(data.clone()).unwrap();
+    let mixed = Tensor::<i64, Shape![_, 3, 4]>::from_shape_vec([2, 3, 4], data.clone()).unwrap();
+    let view = TensorView::<i64, Shape![2, 3, 4]>::new(&data).unwrap();
+    let dynt = DynTensor::from_shape_vec([2, 3, 4], data.clone()).unwrap();
+
+    let text = json(&stat);
+    for other in [json(&heap), json(&mixed), json(&view), json(&dynt)] {
+        assert_eq!(other, text);
+    }
+    let b = bytes(&stat);
+    for other in [bytes(&heap), bytes(&mixed), bytes(&view), bytes(&dynt)] {
+        assert_eq!(other, b);
+    }
+
+    // Each type reads what any of them wrote.
+    assert_eq!(
+        from_json::<Tensor<i64, Shape![2, 3, 4]>>(&text).unwrap(),
+        stat
+    );
+    assert_eq!(
+        from_json::<HeapTensor<i64, Shape![2, 3, 4]>>(&text).unwrap(),
+        heap
+    );
+    assert_eq!(
+        from_json::<Tensor<i64, Shape![_, 3, 4]>>(&text).unwrap(),
+        mixed
+    );
+    assert_eq!(
+        from_json::<Tensor<i64, Shape![2, _, _]>>(&text)
+            .unwrap()
+            .as_slice(),
+        &data[..]
+    );
+    assert_eq!(from_json::<DynTensor<i64>>(&text).unwrap(), dynt);
+    assert_eq!(
+        from_bytes::<Tensor<i64, Shape![2, 3, 4]>>(&b).unwrap(),
+        stat
+    );
+    assert_eq!(
+        from_bytes::<HeapTensor<i64, Shape![2, 3, 4]>>(&b).unwrap(),
+        heap
+    );
+    assert_eq!(
+        from_bytes::<Tensor<i64, Shape![_, 3, 4]>>(&b).unwrap(),
+        mixed
+    );
+    assert_eq!(from_bytes::<DynTensor<i64>>(&b).unwrap(), dynt);
+}
+
+#[test]
+fn rank_zero_and_zero_size_dims_round_trip() {
+    let s = Tensor::<u8, Shape![]>::scalar(7);
+    assert_eq!(json(&s), r#"{"shape":[],"data":[7]}"#);
+    assert_eq!(from_json::<Tensor<u8, Shape![]>>(&json(&s)).unwrap(), s);
+    assert_eq!(
+        from_bytes::<DynTensor<u8>>(&bytes(&s)).unwrap().shape(),
+        &[] as &[usize]
+    );
+
+    let empty = Tensor::<f64, Shape![3, 0, 2]>::from_fn(|_| unreachable!());
+    assert_eq!(json(&empty), r#"{"shape":[3,0,2],"data":[]}"#);
+    assert_eq!(
+        from_json::<Tensor<f64, Shape![3, 0, 2]>>(&json(&empty)).unwrap(),
+        empty
+    );
+    let d = from_bytes::<DynTensor<f64>>(&bytes(&empty)).unwrap();
+    assert_eq!((d.shape(), d.len()), (&[3, 0, 2][..], 0));
+    let m = from_json::<Tensor<f64, Shape![_, 0, 2]>>(&json(&empty)).unwrap();
+    assert_eq!(m.shape(), [3, 0, 2]);
+}
+
+#[test]
+fn fields_may_come_in_any_order_in_self_describing_formats() {
+    let t: Tensor<i32, Shape![2, 2]> = from_json(r#"{"data":[1,2,3,4],"shape":[2,2]}"#).unwrap();
+    assert_eq!(t, Tensor::from([[1, 2], [3, 4]]));
+    let d: DynTensor<i32> = from_json(r#"{"data":[1,2,3],"shape":[3,1]}"#).unwrap();
+    assert_eq!((d.shape(), d.as_slice()), (&[3, 1][..], &[1, 2, 3][..]));
+}
+
+#[test]
+fn a_wrong_static_shape_is_an_error_naming_both_shapes() {
+    let text = r#"{"shape":[2,3],"data":[1,2,3,4,5,6]}"#;
+    let err = from_json::<Tensor<i32, Shape![3, 2]>>(text).unwrap_err();
+    assert_eq!(
+        err,
+        "shape [2, 3] is not the static shape [3, 2] at line 1 column 36"
+    );
+    let err = from_json::<HeapTensor<i32, Shape![6]>>(text).unwrap_err();
+    assert_eq!(
+        err,
+        "shape [2, 3] is not the static shape [6] at line 1 column 36"
+    );
+    let err = from_json::<Tensor<i32, Shape![_, 2]>>(text).unwrap_err();
+    assert_eq!(
+        err,
+        "shape [2, 3] is not the static shape [2, 2] at line 1 column 36"
+    );
+    // The rank counts too.
+    let err = from_json::<Tensor<i32, Shape![2, 3, 1]>>(text).unwrap_err();
+    assert_eq!(
+        err,
+        "shape [2, 3] is not the static shape [2, 3, 1] at line 1 column 36"
+    );
+    // And in postcard, whose error type keeps no custom message (only that one was raised).
+    let b = bytes(&DynTensor::from_shape_vec([2, 3], vec![0i32; 6]).unwrap());
+    let err = from_bytes::<Tensor<i32, Shape![3, 2]>>(&b).unwrap_err();
+    assert_eq!(err, "Serde Deserialization Error");
+    assert!(from_bytes::<Tensor<i32, Shape![2, 3]>>(&b).is_ok());
+}
+
+#[test]
+fn a_wrong_data_length_is_an_error_naming_the_shape_and_the_count() {
+    for text in [
+        r#"{"shape":[2,2],"data":[1,2,3]}"#,
+        r#"{"shape":[2,2],"data":[1,2,3,4,5]}"#,
+    ] {
+        let n = text.matches(',').count() - 1;
+        let expected = format!("shape [2, 2] needs 4 elements, but the buffer holds {n}");
+        for err in [
+            from_json::<Tensor<i32, Shape![2, 2]>>(text).unwrap_err(),
+            from_json::<HeapTensor<i32, Shape![2, 2]>>(text).unwrap_err(),
+            from_json::<Tensor<i32, Shape![_, 2]>>(text).unwrap_err(),
+            from_json::<DynTensor<i32>>(text).unwrap_err(),
+        ] {
+            assert!(err.starts_with(&expected), "{err}");
+        }
+    }
+}
+
+#[test]
+fn hostile_shapes_are_errors_not_allocations() {
+    // An element count that overflows, and one far beyond the data given.
+    let err =
+        from_json::<DynTensor<u8>>(r#"{"shape":[4294967296,4294967296,4294967296],"data":[1]}"#)
+            .unwrap_err();
+    assert!(
+        err.starts_with("bad layout for shape [4294967296, 4294967296, 4294967296] with strides []: the element count or byte size overflows"),
+        "{err}"
+    );
+    let err = from_json::<DynTensor<u8>>(r#"{"shape":[1000000000000],"data":[1]}"#).unwrap_err();
+    assert!(
+        err.starts_with(
+            "shape [1000000000000] needs 1000000000000 elements, but the buffer holds 1"
+        ),
+        "{err}"
+    );
+    // A rank above 64.
+    let dims = vec!["1"; 65].join(",");
+    let err =
+        from_json::<DynTensor<u8>>(&format!(r#"{{"shape":[{dims}],"data":[1]}}"#)).unwrap_err();
+    assert!(
+        err.starts_with("invalid length 65, expected a sequence of at most 64 dims"),
+        "{err}"
+    );
+    // postcard announcing 2^60 elements, then ending: an error, after at most a small reserve.
+    let mut b = vec![1u8, 1]; // shape [1]
+    b.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10]); // varint 2^60
+    let err = from_bytes::<DynTensor<f64>>(&b).unwrap_err();
+    assert_eq!(err, "Hit the end of buffer, expected more data");
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    let cases: [(&str, &str); 8] = [
+        (r#"{"shape":[2]}"#, "missing field `data`"),
+        (r#"{"data":[1,2]}"#, "missing field `shape`"),
+        (
+            r#"{"shape":[2],"shape":[2],"data":[1,2]}"#,
+            "duplicate field `shape`",
+        ),
+        (
+            r#"{"shape":[2],"data":[1,2],"strides":[1]}"#,
+            "unknown field `strides`, expected `shape` or `data`",
+        ),
+        (
+            r#"{"shape":[-2],"data":[]}"#,
+            "invalid value: integer `-2`, expected usize",
+        ),
+        (
+            r#"{"shape":[2],"data":[1,"x"]}"#,
+            "invalid type: string \"x\", expected i32",
+        ),
+        (
+            r#"[[2],[1,2,3]]"#,
+            "shape [2] needs 2 elements, but the buffer holds 3",
+        ),
+        (r#"{"shape":[2],"data":[1,2"#, "EOF while parsing a list"),
+    ];
+    for (text, expected) in cases {
+        let err = from_json::<DynTensor<i32>>(text).unwrap_err();
+        assert!(err.starts_with(expected), "{text}: {err}");
+        let err = from_json::<Tensor<i32, Shape![2]>>(text).unwrap_err();
+        assert!(
+            err.starts_with(expected) || err.starts_with("shape [2] needs 2 elements"),
+            "{text}: {err}"
+        );
+    }
+    // Truncated postcard bytes, at every length.
+    let b = bytes(&Tensor::<u16, Shape![2, 2]>::from([[1, 2], [300, 4]]));
+    for cut in 0..b.len() {
+        assert!(from_bytes::<Tensor<u16, Shape![2, 2]>>(&b[..cut]).is_err());
+        assert!(from_bytes::<DynTensor<u16>>(&b[..cut]).is_err());
+    }
+}
+
+#[test]
+fn shape_bufs_round_trip_and_refuse_too_many_dims() {
+    let s = ShapeBuf::<8>::from([2, 1, 5]);
+    assert_eq!(json(&s), "[2,1,5]");
+    assert_eq!(from_json::<ShapeBuf<8>>("[2,1,5]").unwrap(), s);
+    assert_eq!(from_bytes::<ShapeBuf<8>>(&bytes(&s)).unwrap(), s);
+    assert_eq!(
+        from_json::<ShapeBuf<8>>("[]").unwrap(),
+        ShapeBuf::<8>::new()
+    );
+    let err = from_json::<ShapeBuf<2>>("[2,1,5]").unwrap_err();
+    assert_eq!(
+        err,
+        "invalid length 3, expected a sequence of at most 2 dims at line 1 column 7"
+    );
+}

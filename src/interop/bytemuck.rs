@@ -1,0 +1,245 @@
+//! Typed views over bytes, and tensors as bytes (feature `bytemuck`), for plain-old-data
+//! elements ([`bytemuck::Pod`]: the primitive numbers, and `f16`/`bf16` with feature `half`).
+//!
+//! A view borrows the bytes and copies nothing, so weights kept in flash (a `static` array,
+//! `include_bytes!`) are read in place. The bytes must hold exactly the shape's size and start
+//! at a multiple of the element's alignment; anything else is an error value
+//! ([`ErrorKind::ByteLength`], [`ErrorKind::Misaligned`]). Elements are read in the machine's
+//! own byte order.
+
+use core::mem::{align_of, size_of};
+
+use bytemuck::Pod;
+
+use crate::error::{Error, ErrorKind, Operation};
+use crate::rules::{self, MAX_RANK};
+use crate::runtime::ArrayRef;
+use crate::tensor::{Tensor, TensorView, TensorViewMut};
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::{Data, DataMut};
+
+/// The bytes `dims` of `T` take, checked; then that `bytes` has that length and alignment.
+fn check<T: Pod>(dims: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+    let layout = |kind| Error::new(kind, Operation::Layout, dims, &[]);
+    if dims.len() > MAX_RANK {
+        return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
+    }
+    let count = rules::checked_element_count(dims).ok_or_else(|| layout(ErrorKind::Overflow))?;
+    let expected = count
+        .checked_mul(size_of::<T>())
+        .ok_or_else(|| layout(ErrorKind::Overflow))?;
+    if bytes.len() != expected {
+        let kind = ErrorKind::ByteLength {
+            expected,
+            actual: bytes.len(),
+        };
+        return Err(layout(kind));
+    }
+    // Empty data needs no alignment: the view is the empty slice.
+    if expected != 0 && (bytes.as_ptr() as usize) % align_of::<T>() != 0 {
+        let kind = ErrorKind::Misaligned {
+            align: align_of::<T>(),
+        };
+        return Err(layout(kind));
+    }
+    Ok(count)
+}
+
+/// `bytes` as `T`s, after [`check`].
+fn cast<'a, T: Pod>(dims: &[usize], bytes: &'a [u8]) -> Result<&'a [T], Error> {
+    if check::<T>(dims, bytes)? == 0 {
+        return Ok(&[]);
+    }
+    // Cannot fail after `check` but for a zero-sized `T`, whose bytes cannot count elements.
+    bytemuck::try_cast_slice(bytes).map_err(|_| zero_sized(dims))
+}
+
+/// `bytes` as `T`s, mutably, after [`check`].
+fn cast_mut<'a, T: Pod>(dims: &[usize], bytes: &'a mut [u8]) -> Result<&'a mut [T], Error> {
+    if check::<T>(dims, bytes)? == 0 {
+        return Ok(&mut []);
+    }
+    bytemuck::try_cast_slice_mut(bytes).map_err(|_| zero_sized(dims))
+}
+
+fn zero_sized(dims: &[usize]) -> Error {
+    let kind = ErrorKind::ByteLength {
+        expected: 0,
+        actual: 0,
+    };
+    Error::new(kind, Operation::Layout, dims, &[])
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<'a, T: Pod, S: StaticShape> TensorView<'a, T, S> {
+    /// A view of `bytes` as a tensor of shape `S`, without a copy: weights in flash, a
+    /// memory-mapped file, a network buffer. `bytes` must be exactly the shape's size and start
+    /// at a multiple of `T`'s alignment. Elements are in the machine's byte order.
+    ///
+    /// Feature `bytemuck`.
+    ///
+    /// ```
+    /// use shaped::{Shape, TensorView};
+    /// #[repr(C, align(4))]
+    /// struct Aligned([u8; 16]);
+    /// static BYTES: Aligned = Aligned(*b"\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40");
+    /// # if cfg!(target_endian = "little") {
+    /// let w = TensorView::<f32, Shape![2, 2]>::from_bytes(&BYTES.0).unwrap();
+    /// assert_eq!(w.as_slice(), &[1.0, 2.0, 3.0, 4.0]);
+    /// # }
+    /// let err = TensorView::<f32, Shape![2, 2]>::from_bytes(&BYTES.0[..12]).unwrap_err();
+    /// assert_eq!(err.to_string(), "shape [2, 2] needs 16 bytes, but the buffer holds 12");
+    /// let err = TensorView::<f32, Shape![3]>::from_bytes(&BYTES.0[1..13]).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "the bytes for shape [3] must start at a multiple of 4 (the element type's alignment), and do not"
+    /// );
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        TensorView::new(cast::<T>(S::DIMS, bytes)?)
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<'a, T: Pod, S: StaticShape> TensorViewMut<'a, T, S> {
+    /// A writable view of `bytes` as a tensor of shape `S`, without a copy; the same checks as
+    /// [`TensorView::from_bytes`].
+    ///
+    /// Feature `bytemuck`.
+    pub fn from_bytes_mut(bytes: &'a mut [u8]) -> Result<Self, Error> {
+        TensorViewMut::new(cast_mut::<T>(S::DIMS, bytes)?)
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<'a, T: Pod, S: Shape> TensorView<'a, T, S> {
+    /// A view of `bytes` as a tensor of `shape`, any shape type (`Dyn` dims included), without
+    /// a copy. The static dims of `S` must match `shape`; the bytes are checked as in
+    /// [`TensorView::from_bytes`].
+    ///
+    /// Feature `bytemuck`.
+    ///
+    /// ```
+    /// use shaped::{Shape, TensorView};
+    /// let data = [1u16, 2, 3, 4, 5, 6];
+    /// let bytes: &[u8] = bytemuck::cast_slice(&data);
+    /// let v = TensorView::<u16, Shape![_, 3]>::from_bytes_with_shape([2, 3], bytes).unwrap();
+    /// assert_eq!(v[[1, 0]], 4);
+    /// ```
+    pub fn from_bytes_with_shape(
+        shape: impl AsRef<[usize]>,
+        bytes: &'a [u8],
+    ) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        TensorView::with_shape(dims, cast::<T>(dims, bytes)?)
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<'a, T: Pod, S: Shape> TensorViewMut<'a, T, S> {
+    /// A writable view of `bytes` as a tensor of `shape`, any shape type, without a copy.
+    ///
+    /// Feature `bytemuck`.
+    pub fn from_bytes_mut_with_shape(
+        shape: impl AsRef<[usize]>,
+        bytes: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        TensorViewMut::with_shape(dims, cast_mut::<T>(dims, bytes)?)
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<T: Pod, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The elements as bytes, row-major, in the machine's byte order; no copy.
+    ///
+    /// Feature `bytemuck`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<u16, Shape![2]>::from([1, 0x0203]);
+    /// assert_eq!(t.as_bytes(), &[1u16.to_ne_bytes(), 0x0203u16.to_ne_bytes()].concat()[..]);
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self.as_slice())
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<T: Pod, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
+    /// The elements as writable bytes, row-major, in the machine's byte order; no copy.
+    ///
+    /// Feature `bytemuck`.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(self.as_mut_slice())
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
+impl<'a, T: Pod> ArrayRef<'a, T> {
+    /// A row-major runtime input over `bytes`, without a copy: the kernels of
+    /// [`runtime`](crate::runtime) read it with no allocator. The bytes are checked as in
+    /// [`TensorView::from_bytes`].
+    ///
+    /// Feature `bytemuck`.
+    ///
+    /// ```
+    /// use shaped::runtime::ArrayRef;
+    /// let data = [1i32, 2, 3, 4, 5, 6];
+    /// let a = ArrayRef::<i32>::from_bytes(&[3, 2], bytemuck::cast_slice(&data)).unwrap();
+    /// assert_eq!(a.shape(), [3, 2]);
+    /// ```
+    pub fn from_bytes<Sh: AsRef<[usize]> + ?Sized>(
+        shape: &'a Sh,
+        bytes: &'a [u8],
+    ) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        ArrayRef::new(dims, cast::<T>(dims, bytes)?)
+    }
+}
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "bytemuck", feature = "alloc"))))]
+impl<T: Pod> crate::DynTensor<T> {
+    /// A tensor of `shape` with its elements copied out of `bytes`, which may start at any
+    /// address (a file read into a `Vec<u8>`, say); the length must be the shape's size.
+    ///
+    /// Feature `bytemuck`.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let bytes: Vec<u8> = [1.5f64, -2.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// let t = DynTensor::<f64>::from_bytes([2, 1], &bytes).unwrap();
+    /// assert_eq!(t.as_slice(), &[1.5, -2.0]);
+    /// ```
+    pub fn from_bytes(shape: impl AsRef<[usize]>, bytes: &[u8]) -> Result<Self, Error> {
+        let dims = shape.as_ref();
+        let layout = |kind| Error::new(kind, Operation::Layout, dims, &[]);
+        if dims.len() > MAX_RANK {
+            return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
+        }
+        let count =
+            rules::checked_element_count(dims).ok_or_else(|| layout(ErrorKind::Overflow))?;
+        let expected = count
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| layout(ErrorKind::Overflow))?;
+        if bytes.len() != expected || (size_of::<T>() == 0 && count != 0) {
+            let kind = ErrorKind::ByteLength {
+                expected,
+                actual: bytes.len(),
+            };
+            return Err(layout(kind));
+        }
+        let mut data = crate::runtime::try_vec::<T>(count, dims)?;
+        data.resize(count, T::zeroed());
+        bytemuck::cast_slice_mut::<T, u8>(&mut data).copy_from_slice(bytes);
+        crate::DynTensor::from_shape_vec(dims, data)
+    }
+
+    /// The elements as bytes, row-major, in the machine's byte order; no copy.
+    ///
+    /// Feature `bytemuck`.
+    pub fn as_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self.as_slice())
+    }
+}
