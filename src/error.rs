@@ -218,6 +218,9 @@ pub enum ErrorKind {
         /// The alignment the element type needs, in bytes.
         align: usize,
     },
+    /// An array whose elements are not contiguous in row-major order (a transposed, sliced
+    /// or reversed ndarray view, feature `ndarray`) where a view without a copy was asked for.
+    NotContiguous,
     /// Strides whose count differs from the rank, or that address past the end of the data.
     BadStrides,
     /// Integer division or remainder by zero.
@@ -426,6 +429,13 @@ impl fmt::Display for Error {
                     "shape {lhs} needs {expected} bytes, but the buffer holds {actual}"
                 )
             }
+            ErrorKind::NotContiguous => {
+                return write!(
+                    f,
+                    "the array of shape {lhs} is not contiguous in row-major order, so it cannot \
+                     be viewed without a copy (copy it with `to_owned`, or convert by value)"
+                )
+            }
             ErrorKind::Misaligned { align } => {
                 return write!(
                     f,
@@ -447,6 +457,16 @@ impl fmt::Display for Error {
                 return write!(
                     f,
                     "destination {lhs} is not {rhs}, the broadcast of the sources (binary)"
+                )
+            }
+            // A rank that differs says so: the expected dims of a `Dyn` position past the
+            // given shape's end are unknown, and printing them as 0 would mislead.
+            ErrorKind::ShapeMismatch if self.lhs.rank() != self.rhs.rank() => {
+                return write!(
+                    f,
+                    "shape {lhs} has rank {}, but the shape type has rank {}",
+                    self.lhs.rank(),
+                    self.rhs.rank()
                 )
             }
             ErrorKind::ShapeMismatch => {
@@ -549,6 +569,7 @@ impl fmt::Display for Error {
             ErrorKind::LengthMismatch { .. }
             | ErrorKind::ByteLength { .. }
             | ErrorKind::Misaligned { .. }
+            | ErrorKind::NotContiguous
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }

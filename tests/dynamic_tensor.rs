@@ -279,7 +279,7 @@ fn static_and_dynamic_convert_both_ways() {
     let e = d.try_to_shape::<Shape![3, 2]>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "shape [2, 1, 3] is not the static shape [3, 2]"
+        "shape [2, 1, 3] has rank 3, but the shape type has rank 2"
     );
 }
 

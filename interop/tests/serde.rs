@@ -131,7 +131,7 @@ fn a_wrong_static_shape_is_an_error_naming_both_shapes() {
     let err = from_json::<HeapTensor<i32, Shape![6]>>(text).unwrap_err();
     assert_eq!(
         err,
-        "shape [2, 3] is not the static shape [6] at line 1 column 36"
+        "shape [2, 3] has rank 2, but the shape type has rank 1 at line 1 column 36"
     );
     let err = from_json::<Tensor<i32, Shape![_, 2]>>(text).unwrap_err();
     assert_eq!(
@@ -142,7 +142,7 @@ fn a_wrong_static_shape_is_an_error_naming_both_shapes() {
     let err = from_json::<Tensor<i32, Shape![2, 3, 1]>>(text).unwrap_err();
     assert_eq!(
         err,
-        "shape [2, 3] is not the static shape [2, 3, 1] at line 1 column 36"
+        "shape [2, 3] has rank 2, but the shape type has rank 3 at line 1 column 36"
     );
     // And in postcard, whose error type keeps no custom message (only that one was raised).
     let b = bytes(&DynTensor::from_shape_vec([2, 3], vec![0i32; 6]).unwrap());

@@ -7,3 +7,12 @@ mod serde;
 
 #[cfg(feature = "bytemuck")]
 mod bytemuck;
+
+#[cfg(feature = "generic-array")]
+mod generic_array;
+
+#[cfg(feature = "nalgebra")]
+mod nalgebra;
+
+#[cfg(feature = "ndarray")]
+mod ndarray;

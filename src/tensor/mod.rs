@@ -33,6 +33,8 @@ pub use ops::{
 };
 pub use result::{ResultStorage, Stored};
 
+#[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
+pub(crate) use construct::shape_for;
 #[cfg(feature = "serde")]
 pub(crate) use construct::shape_mismatch;
 
