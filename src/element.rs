@@ -51,6 +51,12 @@ pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
     fn pow(a: Self, b: Self) -> Self;
     /// `-a`, wrapping for integers (`-i32::MIN == i32::MIN`; unsigned values wrap too).
     fn neg(a: Self) -> Self;
+    /// `(a - b)²`, wrapping for integers. One result: the half floats round it once.
+    #[inline(always)]
+    fn squared_difference(a: Self, b: Self) -> Self {
+        let d = Self::sub(a, b);
+        Self::mul(d, d)
+    }
 
     /// `c = a * b` for an `m x k` matrix `a` and a `k x n` matrix `b`, each given as
     /// `[offset, row stride, column stride]` into its slice, `c` row-major and exactly
@@ -247,6 +253,20 @@ pub trait Real:
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
 {
+    /// The type this element computes in: itself for `f32` and `f64`; `f32` for `f16` and
+    /// `bf16` (feature `half`), which are stored narrow, computed in `f32` and rounded once
+    /// per result, as oneDNN does for bf16.
+    type Compute: Real;
+    /// Widens to the compute type (exact).
+    fn to_compute(self) -> Self::Compute;
+    /// Rounds a computed value to this type (the one rounding of a result).
+    fn from_compute(x: Self::Compute) -> Self;
+    /// The elements as the compute type without a copy, when the two are the same type.
+    #[doc(hidden)]
+    fn as_compute(x: &[Self]) -> Option<&[Self::Compute]>;
+    /// The elements as the compute type without a copy, mutably, when the two are the same.
+    #[doc(hidden)]
+    fn as_compute_mut(x: &mut [Self]) -> Option<&mut [Self::Compute]>;
     /// Converts a parameter.
     fn from_f32(x: f32) -> Self;
     /// Converts a constant.
@@ -270,6 +290,23 @@ pub trait Real:
 macro_rules! impl_real {
     ($($t:ty, $bits:ty;)*) => {$(
         impl Real for $t {
+            type Compute = $t;
+            #[inline(always)]
+            fn to_compute(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn from_compute(x: Self) -> Self {
+                x
+            }
+            #[inline(always)]
+            fn as_compute(x: &[Self]) -> Option<&[Self]> {
+                Some(x)
+            }
+            #[inline(always)]
+            fn as_compute_mut(x: &mut [Self]) -> Option<&mut [Self]> {
+                Some(x)
+            }
             #[inline(always)]
             fn from_f32(x: f32) -> Self {
                 x as $t
@@ -336,21 +373,30 @@ pub(crate) fn clip<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
     }
 }
 
-/// `1 / (1 + e^-x)`.
+/// `1 / (1 + e^-x)`, computed in `T::Compute` and rounded once.
 #[cfg(any(feature = "std", feature = "libm"))]
 #[inline(always)]
 pub(crate) fn sigmoid<T: Real>(x: T) -> T {
-    T::ONE / (T::ONE + (T::ZERO - x).exp())
+    #[inline(always)]
+    fn wide<C: Real>(x: C) -> C {
+        C::ONE / (C::ONE + (C::ZERO - x).exp())
+    }
+    T::from_compute(wide(x.to_compute()))
 }
 
-/// GELU, tanh form (oneDNN's `gelu_tanh`): `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+/// GELU, tanh form (oneDNN's `gelu_tanh`): `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
+/// computed in `T::Compute` and rounded once.
 #[cfg(any(feature = "std", feature = "libm"))]
 #[inline(always)]
 pub(crate) fn gelu<T: Real>(x: T) -> T {
-    let half = T::from_f64(0.5);
-    let k = T::from_f64(0.797_884_560_802_865_4); // sqrt(2 / pi)
-    let c = T::from_f64(0.044_715);
-    half * x * (T::ONE + (k * (x + c * x * x * x)).tanh())
+    #[inline(always)]
+    fn wide<C: Real>(x: C) -> C {
+        let half = C::from_f64(0.5);
+        let k = C::from_f64(0.797_884_560_802_865_4); // sqrt(2 / pi)
+        let c = C::from_f64(0.044_715);
+        half * x * (C::ONE + (k * (x + c * x * x * x)).tanh())
+    }
+    T::from_compute(wide(x.to_compute()))
 }
 
 /// Invokes `$m!` with each unary function of the tensors: `[cfg] name "doc" |x| formula;`. One

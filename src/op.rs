@@ -202,10 +202,7 @@ macro_rules! with_binary_op {
                 $body
             }
             __Op::SquaredDifference => {
-                let $f = |x: &$t, y: &$t| {
-                    let d = <$t as __Element>::sub(*x, *y);
-                    <$t as __Element>::mul(d, d)
-                };
+                let $f = |x: &$t, y: &$t| <$t as __Element>::squared_difference(*x, *y);
                 $body
             }
         }

@@ -16,3 +16,6 @@ mod nalgebra;
 
 #[cfg(feature = "ndarray")]
 mod ndarray;
+
+#[cfg(feature = "half")]
+mod half;

@@ -121,9 +121,14 @@ impl Alg {
     /// assert_eq!(Alg::Gt.apply(5.0f32, 2.0), 1.0);
     /// assert!(Alg::Maximum.apply(f32::NAN, 2.0).is_nan());
     /// ```
+    /// Computed in `T::Compute` and rounded once (the half floats compute in `f32`).
     #[inline]
     pub fn apply<T: Real>(self, a: T, b: T) -> T {
-        with_alg!(self, |f| f(a, b))
+        #[inline(always)]
+        fn wide<T: Real>(alg: Alg, a: T, b: T) -> T {
+            with_alg!(alg, |f| f(a, b))
+        }
+        T::from_compute(wide(self, a.to_compute(), b.to_compute()))
     }
 }
 
@@ -189,11 +194,12 @@ impl Eltwise {
     /// assert!(Eltwise::Relu.apply(f32::NAN).is_nan());
     /// assert!(Eltwise::Clip { lo: 0.0, hi: 6.0 }.apply(f32::NAN).is_nan());
     /// ```
+    /// Computed in `T::Compute` and rounded once (the half floats compute in `f32`).
     #[inline]
     pub fn apply<T: Real>(self, x: T) -> T {
-        let mut one = [x];
+        let mut one = [x.to_compute()];
         self.apply_block(&mut one);
-        one[0]
+        T::from_compute(one[0])
     }
 
     /// The function over a block in place: one match, then a plain loop.

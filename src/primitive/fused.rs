@@ -34,16 +34,17 @@ pub(crate) enum Step<T> {
     Binary(Alg, usize, bool),
 }
 
-/// What one call computes.
-pub(crate) struct Job<'s, 'd, T> {
+/// What one call computes. Elements are stored as `T` and computed as `T::Compute` (the same
+/// type for `f32` and `f64`; `f32` for the half floats, rounded once when stored).
+pub(crate) struct Job<'s, 'd, T: Real> {
     pub(crate) alg: Alg,
     /// A ReLU directly after the algorithm, fused into its loop.
     pub(crate) relu: bool,
     /// Source scales; `None` when both are 1.
-    pub(crate) scales: Option<[T; 2]>,
+    pub(crate) scales: Option<[T::Compute; 2]>,
     pub(crate) src0: MemRef<'s, T>,
     pub(crate) src1: MemRef<'s, T>,
-    pub(crate) chain: &'s [Step<T>],
+    pub(crate) chain: &'s [Step<T::Compute>],
     pub(crate) operands: &'s [MemRef<'s, T>],
     pub(crate) dst: &'d mut [T],
     pub(crate) dst_desc: Desc,
@@ -56,35 +57,43 @@ enum Lane<'a, T> {
     Scalar(T),
 }
 
-/// The input at `off` stepping `stride`, `len` elements, scaled when asked; gathered into `tmp`
-/// when it is neither contiguous nor broadcast, or when it is scaled.
+/// The input at `off` stepping `stride`, `len` elements, scaled when asked, in the compute
+/// type; gathered into `tmp` when it is neither contiguous nor broadcast, when it is scaled,
+/// or when it is stored narrower than it computes (the half floats).
 #[inline(always)]
 fn lane<'a, T: Real>(
     data: &'a [T],
     off: usize,
     stride: usize,
     len: usize,
-    scale: Option<T>,
-    tmp: &'a mut [T; BLOCK],
-) -> Lane<'a, T> {
+    scale: Option<T::Compute>,
+    tmp: &'a mut [T::Compute; BLOCK],
+) -> Lane<'a, T::Compute> {
+    let scaled = |x: T| match scale {
+        Some(s) => x.to_compute() * s,
+        None => x.to_compute(),
+    };
     match (stride, scale) {
-        (0, None) => Lane::Scalar(data[off]),
-        (0, Some(s)) => Lane::Scalar(data[off] * s),
-        (1, None) => Lane::Slice(&data[off..off + len]),
+        (0, _) => Lane::Scalar(scaled(data[off])),
+        (1, None) => match T::as_compute(&data[off..off + len]) {
+            Some(same) => Lane::Slice(same),
+            None => {
+                for (t, &x) in tmp.iter_mut().zip(&data[off..off + len]) {
+                    *t = x.to_compute();
+                }
+                Lane::Slice(&tmp[..len])
+            }
+        },
         (1, Some(s)) => {
             for (t, &x) in tmp.iter_mut().zip(&data[off..off + len]) {
-                *t = x * s;
+                *t = x.to_compute() * s;
             }
             Lane::Slice(&tmp[..len])
         }
-        (_, s) => {
+        (_, _) => {
             for (i, t) in tmp[..len].iter_mut().enumerate() {
                 // In range: the descriptor's span was checked against the buffer.
-                let x = data[off + i * stride];
-                *t = match s {
-                    Some(s) => x * s,
-                    None => x,
-                };
+                *t = scaled(data[off + i * stride]);
             }
             Lane::Slice(&tmp[..len])
         }
@@ -329,9 +338,9 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
         scales: job.scales,
         step,
         d: ops - 1,
-        // Straight into the destination when it is contiguous and no step reads its old
-        // values; otherwise through a block buffer.
-        direct: step[ops - 1] == 1 && !has_sum,
+        // Straight into the destination when it is contiguous, stored as it computes, and no
+        // step reads its old values; otherwise through a block buffer.
+        direct: step[ops - 1] == 1 && !has_sum && T::as_compute(&[]).is_some(),
         has_sum,
         row,
     };
@@ -396,12 +405,13 @@ fn drive<T: Real>(
             *r = plan.strides[k][plan.rank - 2];
         }
     }
+    let zero = <T::Compute as crate::element::Element>::ZERO;
     let mut bufs = Buffers {
-        tmp_a: [T::ZERO; BLOCK],
-        tmp_b: [T::ZERO; BLOCK],
-        buf: [T::ZERO; BLOCK],
-        buf2: [T::ZERO; BLOCK],
-        old: [T::ZERO; BLOCK],
+        tmp_a: [zero; BLOCK],
+        tmp_b: [zero; BLOCK],
+        buf: [zero; BLOCK],
+        buf2: [zero; BLOCK],
+        old: [zero; BLOCK],
     };
     let mut counter = [0usize; BINARY_MAX_NDIMS];
 
@@ -445,15 +455,14 @@ struct Buffers<T> {
 }
 
 /// Everything one row needs, fixed for the call.
-#[derive(Clone, Copy)]
-struct Row<'s, T> {
+struct Row<'s, T: Real> {
     alg: Alg,
     relu: bool,
-    chain: &'s [Step<T>],
+    chain: &'s [Step<T::Compute>],
     src0: &'s [T],
     src1: &'s [T],
     operands: &'s [MemRef<'s, T>],
-    scales: Option<[T; 2]>,
+    scales: Option<[T::Compute; 2]>,
     /// Each operand's stride along the row.
     step: [usize; MAX_OPERANDS],
     /// The destination's operand index.
@@ -463,10 +472,17 @@ struct Row<'s, T> {
     row: usize,
 }
 
+impl<T: Real> Clone for Row<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Real> Copy for Row<'_, T> {}
+
 impl<T: Real> Row<'_, T> {
     /// One row, block by block, starting at the operands' offsets `off`.
     #[inline(always)]
-    fn run(&self, off: &[usize; MAX_OPERANDS], dst: &mut [T], bufs: &mut Buffers<T>) {
+    fn run(&self, off: &[usize; MAX_OPERANDS], dst: &mut [T], bufs: &mut Buffers<T::Compute>) {
         let (step, d) = (&self.step, self.d);
         let (s0, s1) = match self.scales {
             Some([a, b]) => (Some(a), Some(b)),
@@ -479,13 +495,19 @@ impl<T: Real> Row<'_, T> {
             if self.has_sum {
                 // The destination's values before this block is written, for the sum steps.
                 for (i, o) in bufs.old[..len].iter_mut().enumerate() {
-                    *o = dst[at(d) + i * step[d]];
+                    *o = dst[at(d) + i * step[d]].to_compute();
                 }
             }
-            let out: &mut [T] = if self.direct {
-                &mut dst[at(d)..at(d) + len]
-            } else {
-                &mut bufs.buf[..len]
+            // `direct` is only set when `T` computes as itself, so `as_compute_mut` gives the
+            // destination back; the buffer is the fallback all the same.
+            let direct_out = match self.direct {
+                true => T::as_compute_mut(&mut dst[at(d)..at(d) + len]),
+                false => None,
+            };
+            let scatter = direct_out.is_none();
+            let out: &mut [T::Compute] = match direct_out {
+                Some(o) => o,
+                None => &mut bufs.buf[..len],
             };
             let a = lane(self.src0, at(0), step[0], len, s0, &mut bufs.tmp_a);
             let b = lane(self.src1, at(1), step[1], len, s1, &mut bufs.tmp_b);
@@ -523,10 +545,10 @@ impl<T: Real> Row<'_, T> {
                     }
                 }
             }
-            if !self.direct {
+            if scatter {
                 let (o, st) = (at(d), step[d]);
                 for (i, &x) in bufs.buf[..len].iter().enumerate() {
-                    dst[o + i * st] = x;
+                    dst[o + i * st] = T::from_compute(x);
                 }
             }
             j += len;

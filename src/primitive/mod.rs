@@ -417,7 +417,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             return Err(Error::new(kind, Operation::Binary, a.shape(), b.shape()));
         }
         rules::binary_check_dst(a.shape(), b.shape(), dst_desc.dims())?;
-        let mut chain = [Step::Sum(T::ZERO); MAX_POST_OPS];
+        let mut chain = [Step::Sum(<T::Compute as crate::element::Element>::ZERO); MAX_POST_OPS];
         let mut operands = [a; MAX_POST_OPS];
         let (mut n_steps, mut n_operands) = (0, 0);
         // A ReLU right after the algorithm or a binary post-op joins that step's loop.
@@ -439,7 +439,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
                     continue;
                 }
                 Slot::Eltwise(e) => Step::Eltwise(e),
-                Slot::Sum(s) => Step::Sum(T::from_f32(s)),
+                Slot::Sum(s) => Step::Sum(<T::Compute as Real>::from_f32(s)),
                 Slot::Binary(alg, m) => {
                     rules::post_op_fits(index, m.shape(), dst_desc.dims())?;
                     operands[n_operands] = m;
@@ -454,8 +454,10 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             dst_desc.resolve_any(&a.desc, &b.desc);
         }
         dst_desc.check_span(dst.len())?;
-        let scales = (self.scales != [1.0; 2])
-            .then(|| [T::from_f32(self.scales[0]), T::from_f32(self.scales[1])]);
+        let scales = (self.scales != [1.0; 2]).then(|| {
+            let c = <T::Compute as Real>::from_f32;
+            [c(self.scales[0]), c(self.scales[1])]
+        });
         fused::run(Job {
             alg: self.alg,
             relu: main_relu,

@@ -406,7 +406,7 @@ elementwise_methods! {
         "Elementwise maximum. A NaN in either operand gives NaN, as in numpy.";
     minimum<PartialOrd> |x, y| pick(*x, *y, Ordering::Less), T,
         "Elementwise minimum. A NaN in either operand gives NaN, as in numpy.";
-    squared_difference<Element> |x, y| { let d = T::sub(*x, *y); T::mul(d, d) }, T,
+    squared_difference<Element> |x, y| T::squared_difference(*x, *y), T,
         "Elementwise `(self - rhs)²` (integers wrap).";
     eq<PartialEq> |x, y| x == y, bool,
         "Elementwise `self == rhs`, a `bool` tensor. (`==` compares whole tensors.)";
