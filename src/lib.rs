@@ -86,6 +86,14 @@
 //! * `alloc`: `HeapTensor`, static shapes stored on the heap; `DynTensor`; owned tensors of
 //!   mixed shapes; runtime ranks up to 64 (16 without).
 //! * `libm`: float `pow` and the binary primitive's transcendental post-ops without `std`.
+//! * `matrixmultiply` (default): large `f32`/`f64` matrix products through `matrixmultiply`.
+//! * `rayon`: large runtime work split across threads, bit for bit the one-thread result.
+//! * `serde`: `Serialize`/`Deserialize` for every tensor (`{ shape, data }`, shapes checked).
+//! * `bytemuck`: typed views over `&[u8]` without a copy, and tensors as bytes.
+//! * `generic-array`: rank-1 tensors to and from `GenericArray`.
+//! * `nalgebra`: `SMatrix`/`SVector`/`DMatrix` to and from tensors.
+//! * `ndarray`: ndarray views of tensors, `ArrayD` <-> `DynTensor`, views of contiguous arrays.
+//! * `half`: `f16`/`bf16` elements, computed in `f32` and rounded once per result.
 //!
 //! Without any feature the crate is `no_std` with no allocator, for embedded targets.
 //! Items that need a feature say so in these docs.
