@@ -18,8 +18,9 @@ use crate::tensor::{Tensor, TensorView, TensorViewMut};
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Data, DataMut};
 
-/// The bytes `dims` of `T` take, checked; then that `bytes` has that length and alignment.
-fn check<T: Pod>(dims: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+/// The element count of `dims` when `bytes` is exactly their size as `T`s (checked
+/// arithmetic), or the error naming the shape.
+fn count_of<T>(dims: &[usize], bytes: &[u8]) -> Result<usize, Error> {
     let layout = |kind| Error::new(kind, Operation::Layout, dims, &[]);
     if dims.len() > MAX_RANK {
         return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
@@ -28,13 +29,22 @@ fn check<T: Pod>(dims: &[usize], bytes: &[u8]) -> Result<usize, Error> {
     let expected = count
         .checked_mul(size_of::<T>())
         .ok_or_else(|| layout(ErrorKind::Overflow))?;
-    if bytes.len() != expected {
+    // A zero-sized `T` cannot be counted from bytes: only an empty shape fits.
+    if bytes.len() != expected || (size_of::<T>() == 0 && count != 0) {
         let kind = ErrorKind::ByteLength {
             expected,
             actual: bytes.len(),
         };
         return Err(layout(kind));
     }
+    Ok(count)
+}
+
+/// [`count_of`], then that `bytes` is aligned for `T`.
+fn check<T: Pod>(dims: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+    let count = count_of::<T>(dims, bytes)?;
+    let expected = bytes.len();
+    let layout = |kind| Error::new(kind, Operation::Layout, dims, &[]);
     // Empty data needs no alignment: the view is the empty slice.
     if expected != 0 && (bytes.as_ptr() as usize) % align_of::<T>() != 0 {
         let kind = ErrorKind::Misaligned {
@@ -214,22 +224,7 @@ impl<T: Pod> crate::DynTensor<T> {
     /// ```
     pub fn from_bytes(shape: impl AsRef<[usize]>, bytes: &[u8]) -> Result<Self, Error> {
         let dims = shape.as_ref();
-        let layout = |kind| Error::new(kind, Operation::Layout, dims, &[]);
-        if dims.len() > MAX_RANK {
-            return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
-        }
-        let count =
-            rules::checked_element_count(dims).ok_or_else(|| layout(ErrorKind::Overflow))?;
-        let expected = count
-            .checked_mul(size_of::<T>())
-            .ok_or_else(|| layout(ErrorKind::Overflow))?;
-        if bytes.len() != expected || (size_of::<T>() == 0 && count != 0) {
-            let kind = ErrorKind::ByteLength {
-                expected,
-                actual: bytes.len(),
-            };
-            return Err(layout(kind));
-        }
+        let count = count_of::<T>(dims, bytes)?;
         let mut data = crate::runtime::try_vec::<T>(count, dims)?;
         data.resize(count, T::zeroed());
         bytemuck::cast_slice_mut::<T, u8>(&mut data).copy_from_slice(bytes);
