@@ -262,3 +262,95 @@ fn shape_bufs_round_trip_and_refuse_too_many_dims() {
         "invalid length 3, expected a sequence of at most 2 dims at line 1 column 7"
     );
 }
+
+/// A xorshift generator: the mutations below are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Flips, inserts and drops bytes of a valid encoding.
+fn mutate(valid: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = valid.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        match rng.below(4) {
+            0 if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            1 if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b[i] = [0, 1, 0x7f, 0x80, 0xff][rng.below(5)];
+            }
+            2 => {
+                let i = rng.below(b.len() + 1);
+                b.insert(i, rng.next() as u8);
+            }
+            _ if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b.remove(i);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+/// Whatever a reader accepts is a well-formed tensor: its element count is its shape's.
+fn well_formed<T>(shape: &[usize], len: usize) {
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    assert_eq!(
+        count,
+        Some(len),
+        "accepted shape {shape:?} with {len} elements"
+    );
+}
+
+#[test]
+fn mutated_inputs_are_errors_or_well_formed_tensors_never_panics() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let t = Tensor::<i16, Shape![2, 3]>::from([[1, -2, 300], [4, 5, -6]]);
+    let d = DynTensor::from_shape_vec([3, 1, 2], vec![0.5f32, -1.0, 2.0, 0.0, 7.25, -3.5]).unwrap();
+    let (pt, pd) = (bytes(&t), bytes(&d));
+    let (jt, jd) = (json(&t).into_bytes(), json(&d).into_bytes());
+    let mut accepted = 0;
+    for _ in 0..4000 {
+        let m = mutate(&pt, &mut rng);
+        if let Ok(x) = postcard::from_bytes::<Tensor<i16, Shape![2, 3]>>(&m) {
+            accepted += 1;
+            assert_eq!(x.as_slice().len(), 6);
+        }
+        if let Ok(x) = postcard::from_bytes::<Tensor<i16, Shape![_, 3]>>(&m) {
+            well_formed::<i16>(&x.shape(), x.as_slice().len());
+        }
+        let m = mutate(&pd, &mut rng);
+        if let Ok(x) = postcard::from_bytes::<DynTensor<f32>>(&m) {
+            accepted += 1;
+            well_formed::<f32>(x.shape(), x.len());
+        }
+        let m = mutate(&jt, &mut rng);
+        if let Ok(x) = serde_json::from_slice::<Tensor<i16, Shape![2, 3]>>(&m) {
+            accepted += 1;
+            assert_eq!(x.as_slice().len(), 6);
+        }
+        let m = mutate(&jd, &mut rng);
+        if let Ok(x) = serde_json::from_slice::<DynTensor<f32>>(&m) {
+            accepted += 1;
+            well_formed::<f32>(x.shape(), x.len());
+        }
+        if let Ok(x) = serde_json::from_slice::<HeapTensor<f32, Shape![3, 1, 2]>>(&m) {
+            assert_eq!(x.as_slice().len(), 6);
+        }
+    }
+    // Some mutations keep the input valid (a changed element value, say): both outcomes occur.
+    assert!(accepted > 100, "only {accepted} mutated inputs accepted");
+}
