@@ -306,7 +306,7 @@ fn mutate(valid: &[u8], rng: &mut Rng) -> Vec<u8> {
 }
 
 /// Whatever a reader accepts is a well-formed tensor: its element count is its shape's.
-fn well_formed<T>(shape: &[usize], len: usize) {
+fn well_formed(shape: &[usize], len: usize) {
     let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
     assert_eq!(
         count,
@@ -330,12 +330,12 @@ fn mutated_inputs_are_errors_or_well_formed_tensors_never_panics() {
             assert_eq!(x.as_slice().len(), 6);
         }
         if let Ok(x) = postcard::from_bytes::<Tensor<i16, Shape![_, 3]>>(&m) {
-            well_formed::<i16>(&x.shape(), x.as_slice().len());
+            well_formed(&x.shape(), x.as_slice().len());
         }
         let m = mutate(&pd, &mut rng);
         if let Ok(x) = postcard::from_bytes::<DynTensor<f32>>(&m) {
             accepted += 1;
-            well_formed::<f32>(x.shape(), x.len());
+            well_formed(x.shape(), x.len());
         }
         let m = mutate(&jt, &mut rng);
         if let Ok(x) = serde_json::from_slice::<Tensor<i16, Shape![2, 3]>>(&m) {
@@ -345,7 +345,7 @@ fn mutated_inputs_are_errors_or_well_formed_tensors_never_panics() {
         let m = mutate(&jd, &mut rng);
         if let Ok(x) = serde_json::from_slice::<DynTensor<f32>>(&m) {
             accepted += 1;
-            well_formed::<f32>(x.shape(), x.len());
+            well_formed(x.shape(), x.len());
         }
         if let Ok(x) = serde_json::from_slice::<HeapTensor<f32, Shape![3, 1, 2]>>(&m) {
             assert_eq!(x.as_slice().len(), 6);
