@@ -234,8 +234,8 @@ macro_rules! impl_int_element {
 impl_int_element!(true; i8 i16 i32 i64 i128 isize);
 impl_int_element!(false; u8 u16 u32 u64 u128 usize);
 
-/// A floating-point element type, `f32` or `f64`: what the unary math (`exp`, `relu`, ...) and
-/// the binary primitive compute in.
+/// A floating-point element type, `f32` or `f64` (and `f16`/`bf16` with feature `half`): what
+/// the unary math (`exp`, `relu`, ...) and the binary primitive compute on.
 ///
 /// Parameters (the primitive's scales and post-op parameters, `clip`'s bounds) are `f32`, as in
 /// oneDNN, converted once per call. `sqrt`, `exp`, `ln`, `tanh`, `sigmoid` and `gelu` need the

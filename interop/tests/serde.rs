@@ -354,3 +354,21 @@ fn mutated_inputs_are_errors_or_well_formed_tensors_never_panics() {
     // Some mutations keep the input valid (a changed element value, say): both outcomes occur.
     assert!(accepted > 100, "only {accepted} mutated inputs accepted");
 }
+
+#[test]
+fn strided_views_write_what_they_show() {
+    let t = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6]).unwrap();
+    let v = t.strided().transpose().unwrap();
+    assert_eq!(json(&v), r#"{"shape":[3,2],"data":[1,4,2,5,3,6]}"#);
+    let back: DynTensor<i32> = from_json(&json(&v)).unwrap();
+    assert_eq!(back, v.to_tensor());
+    let n = t.strided().narrow(1, 1, 2).unwrap();
+    assert_eq!(
+        from_bytes::<Tensor<i32, Shape![2, 2]>>(&bytes(&n)).unwrap(),
+        Tensor::from([[2, 3], [5, 6]])
+    );
+    let s = DynTensor::from_shape_vec([], vec![9]).unwrap();
+    assert_eq!(json(&s.strided()), r#"{"shape":[],"data":[9]}"#);
+    let e = DynTensor::<i32>::from_shape_vec([2, 0], vec![]).unwrap();
+    assert_eq!(json(&e.strided()), r#"{"shape":[2,0],"data":[]}"#);
+}

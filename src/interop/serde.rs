@@ -388,3 +388,47 @@ impl<T: Serialize> Serialize for crate::DynTensor<T> {
         write_tensor(z, self.shape(), self.as_slice())
     }
 }
+
+/// `{ shape, data }` with the elements in row-major order of the view's shape (a permuted,
+/// narrowed or broadcast view writes what it shows), as every other tensor.
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "serde", feature = "alloc"))))]
+impl<T: Serialize> Serialize for crate::runtime::DynView<'_, T> {
+    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        /// The view's elements in row-major order, as a sequence.
+        struct Elements<'v, 'a, T>(&'v crate::runtime::DynView<'a, T>);
+        impl<T: Serialize> Serialize for Elements<'_, '_, T> {
+            fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+                let view = self.0;
+                let mut s = z.serialize_seq(Some(view.len()))?;
+                if !view.is_empty() {
+                    let dims = view.shape();
+                    let mut index = alloc::vec![0usize; dims.len()];
+                    'all: loop {
+                        if let Some(x) = view.get(&index) {
+                            s.serialize_element(x)?;
+                        }
+                        // Odometer, last axis fastest.
+                        let mut axis = dims.len();
+                        loop {
+                            if axis == 0 {
+                                break 'all;
+                            }
+                            axis -= 1;
+                            index[axis] += 1;
+                            if index[axis] < dims[axis] {
+                                break;
+                            }
+                            index[axis] = 0;
+                        }
+                    }
+                }
+                s.end()
+            }
+        }
+        let mut s = z.serialize_struct(NAME, 2)?;
+        s.serialize_field("shape", self.shape())?;
+        s.serialize_field("data", &Elements(self))?;
+        s.end()
+    }
+}
