@@ -8,6 +8,8 @@
 //! cargo bench --features rayon --bench parallel
 //! ```
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use ndarray::{Array2, ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use rayon::prelude::*;
@@ -267,6 +269,27 @@ fn threshold(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("2 halves on the pool", n), &n, |bch, _| {
             bch.iter(|| halves(&mut out))
         });
+        // How shaped shares work from outside the pool: this thread takes one half at once,
+        // a worker the other as soon as it wakes, and this thread spins for it at the end.
+        let shared = |out: &mut [f32]| {
+            let (lo, hi) = out.split_at_mut(n / 2);
+            let done = AtomicBool::new(false);
+            rayon::in_place_scope(|s| {
+                s.spawn(|_| {
+                    ceiling::stream_add(&a[n / 2..], &b[n / 2..], hi);
+                    done.store(true, Ordering::Release);
+                });
+                ceiling::stream_add(&a[..n / 2], &b[..n / 2], lo);
+                while !done.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            });
+        };
+        g.bench_with_input(
+            BenchmarkId::new("this thread + a worker", n),
+            &n,
+            |bch, _| bch.iter(|| shared(&mut out)),
+        );
     }
     g.finish();
 }

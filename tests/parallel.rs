@@ -26,9 +26,24 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     &pools[threads.trailing_zeros() as usize]
 }
 
-/// `f()` in pools of 1, 2 and 4 threads and in `single_threaded`: all four results, as bits.
+/// The global pool, 4 threads: what a call from outside every pool (this test's own thread)
+/// shares its work with.
+fn global_pool() {
+    static GLOBAL: OnceLock<()> = OnceLock::new();
+    GLOBAL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build_global()
+            .expect("no other test builds the global pool");
+    });
+}
+
+/// `f()` in pools of 1, 2 and 4 threads, from outside every pool (the calling thread works
+/// beside the global pool's), and in `single_threaded`: all five results.
 fn each_pool<R: Send>(f: impl Fn() -> R + Sync) -> Vec<R> {
+    global_pool();
     let mut out: Vec<R> = [1, 2, 4].iter().map(|&n| pool(n).install(&f)).collect();
+    out.push(f());
     out.push(pool(4).install(|| single_threaded(&f)));
     out
 }
@@ -227,7 +242,10 @@ fn record() {
         .insert(std::thread::current().id());
 }
 
+/// How many threads ran `f`'s additions. One call at a time: tests run in parallel.
 fn threads_seen(f: impl FnOnce()) -> usize {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     *THREADS.lock().unwrap() = Some(HashSet::new());
     f();
     THREADS.lock().unwrap().as_ref().map_or(0, HashSet::len)
@@ -283,6 +301,12 @@ fn large_work_is_split_and_small_work_is_not() {
     // Products fold along the axis: split over rows, or over the columns of a single block.
     assert!(four.install(|| threads_seen(|| drop(big.prod(&[1], false).unwrap()))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.prod(&[0], false).unwrap()))) > 1);
+    // From outside every pool, this thread works beside the global pool's.
+    global_pool();
+    assert!(threads_seen(|| drop(&big + &row)) > 1);
+    assert!(threads_seen(|| drop(big.sum(&[0, 1], false).unwrap())) > 1);
+    assert!(threads_seen(|| drop(big.prod(&[0], false).unwrap())) > 1);
+    assert_eq!(threads_seen(|| single_threaded(|| drop(&big + &row))), 1);
     // Below the threshold, inside `single_threaded`, and in a pool of one thread: one thread.
     let small = DynTensor::from_elem([MIN_PARALLEL / 1024 - 1, 1024], Traced(1.0)).unwrap();
     let small_row = DynTensor::from_elem([1024], Traced(2.0)).unwrap();

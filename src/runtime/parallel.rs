@@ -12,9 +12,11 @@ use core::cell::Cell;
 
 /// The fewest output elements (or, for reductions, input elements) worth splitting: below it
 /// an operation runs on the calling thread and never wakes the pool. Measured on 2 cores
-/// (`benches/parallel.rs`): a pool round trip costs about 10-20 us, the time a single-threaded
-/// f32 add takes for about 100K elements.
-pub const MIN_PARALLEL: usize = 1 << 18;
+/// (`benches/parallel.rs`, a contiguous f32 add shared as shaped shares it): 2^15 elements
+/// 4.4 us shared against 3.5 us on one thread, 2^16 4.9 against 7.2, 2^17 10.4 against 18.0.
+/// The threshold sits one doubling above the break-even, for machines whose threads wake
+/// slower.
+pub const MIN_PARALLEL: usize = 1 << 17;
 
 /// The fewest elements of one task: splits stop here, so a task's work dwarfs its scheduling.
 #[cfg(feature = "rayon")]
@@ -61,6 +63,13 @@ pub fn single_threaded<R>(f: impl FnOnce() -> R) -> R {
 /// the others up), none smaller than `MIN_TASK` elements.
 #[inline]
 pub(crate) fn tasks(elements: usize, max: usize) -> usize {
+    tasks_per_thread(elements, max, 4)
+}
+
+/// [`tasks`] with `per_thread` tasks a thread at most: one, for work whose tasks get slower as
+/// they get narrower (column stripes of a matrix, each row a separate page).
+#[inline]
+pub(crate) fn tasks_per_thread(elements: usize, max: usize, per_thread: usize) -> usize {
     #[cfg(feature = "rayon")]
     {
         // The size test comes first: it keeps small work from touching the pool at all.
@@ -71,11 +80,14 @@ pub(crate) fn tasks(elements: usize, max: usize) -> usize {
         if threads < 2 {
             return 1;
         }
-        (threads * 4).min(elements / MIN_TASK).min(max).max(1)
+        (threads * per_thread)
+            .min(elements / MIN_TASK)
+            .min(max)
+            .max(1)
     }
     #[cfg(not(feature = "rayon"))]
     {
-        let _ = (elements, max);
+        let _ = (elements, max, per_thread);
         1
     }
 }
@@ -96,7 +108,10 @@ pub(crate) fn join<RA: Send, RB: Send>(
 ) -> (RA, RB) {
     #[cfg(feature = "rayon")]
     if parallel {
-        return rayon::join(a, b);
+        if rayon::current_thread_index().is_some() {
+            return rayon::join(a, b);
+        }
+        return shared::join(a, b);
     }
     let _ = parallel;
     (a(), b())
@@ -113,14 +128,181 @@ pub(crate) fn for_each_chunk<V: Send>(
 ) {
     #[cfg(feature = "rayon")]
     if parallel && chunk_len < out.len() {
-        use rayon::prelude::*;
-        out.par_chunks_mut(chunk_len)
-            .enumerate()
-            .for_each(|(i, c)| task(i, c));
+        if rayon::current_thread_index().is_some() {
+            use rayon::prelude::*;
+            out.par_chunks_mut(chunk_len)
+                .enumerate()
+                .for_each(|(i, c)| task(i, c));
+        } else {
+            shared::for_each_chunk(out, chunk_len, task);
+        }
         return;
     }
     let _ = parallel;
     for (i, c) in out.chunks_mut(chunk_len.max(1)).enumerate() {
         task(i, c);
+    }
+}
+
+/// Work shared between a thread outside the pool (the usual caller: `main`, a server's
+/// request thread) and the pool.
+///
+/// Handing the whole operation to the pool, as `rayon::join` and parallel iterators do from
+/// outside it, costs three thread wake-ups per call: a worker to start, a second to steal, the
+/// caller to resume. On 2 cores that held a 94 us broadcast add to 61-72 us on two threads. Here
+/// the caller works from the first instant, `threads - 1` workers join as they wake, and tasks
+/// are claimed one at a time from a counter, so a late worker just takes fewer of them; the
+/// caller spins (briefly) for the last task in flight rather than sleeping. The same add: 50 us
+/// (`benches/parallel.rs`). Which thread runs a task never changes what it computes.
+#[cfg(feature = "rayon")]
+mod shared {
+    use super::SEQUENTIAL;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, PoisonError};
+    use std::vec::Vec;
+
+    /// Runs `run(0..count)`, each index once, on the calling thread and up to `threads - 1`
+    /// pool workers. Work started inside a task stays on its thread: the split made here is the
+    /// only one.
+    fn share(count: usize, run: &(dyn Fn(usize) + Sync)) {
+        let next = AtomicUsize::new(0);
+        let in_flight = AtomicUsize::new(0);
+        let work = || {
+            /// Restores the thread's setting, also when a task panics.
+            struct Restore(bool);
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    SEQUENTIAL.with(|s| s.set(self.0));
+                }
+            }
+            let _restore = Restore(SEQUENTIAL.with(|s| s.replace(true)));
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= count {
+                    break;
+                }
+                run(i);
+            }
+        };
+        let helpers = (rayon::current_num_threads().saturating_sub(1)).min(count - 1);
+        rayon::in_place_scope(|scope| {
+            for _ in 0..helpers {
+                scope.spawn(|_| {
+                    /// Marks this worker done, also when a task panics (the scope then
+                    /// re-raises the panic on the caller).
+                    struct Leave<'a>(&'a AtomicUsize);
+                    impl Drop for Leave<'_> {
+                        fn drop(&mut self) {
+                            self.0.fetch_sub(1, Ordering::Release);
+                        }
+                    }
+                    in_flight.fetch_add(1, Ordering::Acquire);
+                    let _leave = Leave(&in_flight);
+                    work();
+                });
+            }
+            work();
+            // Every task is claimed; a worker may still be running its last one. Spin for it
+            // (a task is a few microseconds) instead of sleeping until the scope wakes us: a
+            // wake-up costs more than the wait. A worker that has not started yet finds no
+            // task left, and the scope waits for it.
+            let mut spins = 0u32;
+            while in_flight.load(Ordering::Acquire) != 0 {
+                if spins < 1 << 20 {
+                    core::hint::spin_loop();
+                    spins += 1;
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        });
+    }
+
+    /// [`super::for_each_chunk`] from outside the pool.
+    pub(super) fn for_each_chunk<V: Send>(
+        out: &mut [V],
+        chunk_len: usize,
+        task: impl Fn(usize, &mut [V]) + Sync,
+    ) {
+        // Each chunk is taken out of its slot once, by the thread that claimed its index.
+        let slots: Vec<Mutex<Option<&mut [V]>>> = out
+            .chunks_mut(chunk_len)
+            .map(|c| Mutex::new(Some(c)))
+            .collect();
+        share(slots.len(), &|i| {
+            let chunk = slots[i]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(chunk) = chunk {
+                task(i, chunk);
+            }
+        });
+    }
+
+    /// [`super::join`] from outside the pool.
+    pub(super) fn join<RA: Send, RB: Send>(
+        a: impl FnOnce() -> RA + Send,
+        b: impl FnOnce() -> RB + Send,
+    ) -> (RA, RB) {
+        let (a, b) = (Mutex::new(Some(a)), Mutex::new(Some(b)));
+        let (ra, rb) = (Mutex::new(None), Mutex::new(None));
+        share(2, &|i| {
+            if i == 0 {
+                if let Some(f) = a.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                    *ra.lock().unwrap_or_else(PoisonError::into_inner) = Some(f());
+                }
+            } else if let Some(f) = b.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                *rb.lock().unwrap_or_else(PoisonError::into_inner) = Some(f());
+            }
+        });
+        fn take<R>(m: Mutex<Option<R>>) -> Option<R> {
+            m.into_inner().unwrap_or_else(PoisonError::into_inner)
+        }
+        match (take(ra), take(rb)) {
+            (Some(ra), Some(rb)) => (ra, rb),
+            // `share` runs every index; a task that panicked was re-raised before this.
+            _ => unreachable!("both halves of a join ran"),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "rayon"))]
+mod tests {
+    use super::*;
+    use std::{vec, vec::Vec};
+
+    /// From outside every pool: each chunk once, at its own index, whoever runs it.
+    #[test]
+    fn shared_chunks_cover_the_output_once() {
+        let mut out = vec![0usize; 1000];
+        for_each_chunk(&mut out, 64, true, |i, c| {
+            for (j, o) in c.iter_mut().enumerate() {
+                *o += i * 64 + j + 1;
+            }
+        });
+        assert_eq!(out, (1..=1000).collect::<Vec<_>>());
+        let (a, b) = join(true, || 6 * 7, || "right");
+        assert_eq!((a, b), (42, "right"));
+    }
+
+    /// A task that panics: the panic reaches the caller once every other task has finished,
+    /// and the calling thread's setting is restored.
+    #[test]
+    fn a_panicking_task_reaches_the_caller() {
+        let mut out = vec![0u8; 4096];
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for_each_chunk(&mut out, 256, true, |i, c| {
+                assert!(i != 5, "task 5 fails");
+                c.fill(1);
+            })
+        }));
+        let message = caught.unwrap_err();
+        assert_eq!(message.downcast_ref::<&str>(), Some(&"task 5 fails"));
+        assert_eq!(out.iter().filter(|&&x| x == 1).count(), 4096 - 256);
+        assert!(!SEQUENTIAL.with(Cell::get));
+        let caught = std::panic::catch_unwind(|| join(true, || 1, || -> u8 { panic!("right") }));
+        assert!(caught.is_err());
+        assert!(!SEQUENTIAL.with(Cell::get));
     }
 }
