@@ -156,7 +156,6 @@ pub(crate) fn for_each_chunk<V: Send>(
 /// (`benches/parallel.rs`). Which thread runs a task never changes what it computes.
 #[cfg(feature = "rayon")]
 mod shared {
-    use super::SEQUENTIAL;
     use core::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, PoisonError};
     use std::vec::Vec;
@@ -167,22 +166,16 @@ mod shared {
     fn share(count: usize, run: &(dyn Fn(usize) + Sync)) {
         let next = AtomicUsize::new(0);
         let in_flight = AtomicUsize::new(0);
+        // Nested work stays on its thread (`single_threaded` restores the setting, also when a
+        // task panics).
         let work = || {
-            /// Restores the thread's setting, also when a task panics.
-            struct Restore(bool);
-            impl Drop for Restore {
-                fn drop(&mut self) {
-                    SEQUENTIAL.with(|s| s.set(self.0));
-                }
-            }
-            let _restore = Restore(SEQUENTIAL.with(|s| s.replace(true)));
-            loop {
+            super::single_threaded(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= count {
                     break;
                 }
                 run(i);
-            }
+            })
         };
         let helpers = (rayon::current_num_threads().saturating_sub(1)).min(count - 1);
         rayon::in_place_scope(|scope| {
