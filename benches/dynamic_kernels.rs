@@ -1,6 +1,9 @@
 //! Runtime-shape kernels (`runtime::binary_into`) against a hand-written loop for each exact
 //! shape and against ndarray's broadcasting `Zip`, f32 add, all writing into a preallocated
-//! output. Then the dynamic path against the static one on the static issue's small shapes.
+//! output; and the dynamic path against the static one on the static issue's small shapes.
+//! The small shapes run first: the large cases' setup grows the heap and, with feature
+//! `rayon`, starts the pool, and the small allocating calls should be timed the same way in
+//! both builds.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
@@ -203,6 +206,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = large, small
+    targets = small, large
 }
 criterion_main!(benches);

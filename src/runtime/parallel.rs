@@ -68,28 +68,40 @@ pub(crate) fn tasks(elements: usize, max: usize) -> usize {
 
 /// [`tasks`] with `per_thread` tasks a thread at most: one, for work whose tasks get slower as
 /// they get narrower (column stripes of a matrix, each row a separate page).
-#[inline]
+#[inline(always)]
 pub(crate) fn tasks_per_thread(elements: usize, max: usize, per_thread: usize) -> usize {
+    // The size test comes first and alone: it keeps small work from touching the pool, and
+    // the rest stays out of line so that a small call pays one comparison for the feature.
     #[cfg(feature = "rayon")]
     {
-        // The size test comes first: it keeps small work from touching the pool at all.
-        if elements < MIN_PARALLEL || max < 2 || SEQUENTIAL.with(Cell::get) {
+        if elements < MIN_PARALLEL {
             return 1;
         }
-        let threads = rayon::current_num_threads();
-        if threads < 2 {
-            return 1;
-        }
-        (threads * per_thread)
-            .min(elements / MIN_TASK)
-            .min(max)
-            .max(1)
+        large_tasks(elements, max, per_thread)
     }
     #[cfg(not(feature = "rayon"))]
     {
         let _ = (elements, max, per_thread);
         1
     }
+}
+
+/// The rest of [`tasks_per_thread`], for work of at least [`MIN_PARALLEL`] elements.
+#[cfg(feature = "rayon")]
+#[cold]
+#[inline(never)]
+fn large_tasks(elements: usize, max: usize, per_thread: usize) -> usize {
+    if max < 2 || SEQUENTIAL.with(Cell::get) {
+        return 1;
+    }
+    let threads = rayon::current_num_threads();
+    if threads < 2 {
+        return 1;
+    }
+    (threads * per_thread)
+        .min(elements / MIN_TASK)
+        .min(max)
+        .max(1)
 }
 
 /// Whether work of `elements` should be split at all (see [`tasks`]).

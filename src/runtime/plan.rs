@@ -192,7 +192,13 @@ impl<const CAP: usize> Plan<CAP> {
     /// outermost axis (feature `rayon`: across threads), the offsets being where each input's
     /// part starts. The closure is built only once the caller has decided to split, so the
     /// single-threaded path pays for none of it.
-    #[inline(always)]
+    ///
+    /// Out of line and cold: inlined, the split path's own copies of the row loops sat in
+    /// every caller and its spills slowed the small calls that never split. `DynTensor` adds
+    /// on the six small static-issue shapes took 9-22% longer with feature `rayon`
+    /// (`benches/dynamic_kernels.rs`).
+    #[cold]
+    #[inline(never)]
     fn split_outer<V: Send>(
         &self,
         tasks: usize,
