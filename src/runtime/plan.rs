@@ -194,9 +194,9 @@ impl<const CAP: usize> Plan<CAP> {
     /// single-threaded path pays for none of it.
     ///
     /// Out of line and cold: inlined, the split path's own copies of the row loops sat in
-    /// every caller and its spills slowed the small calls that never split. `DynTensor` adds
-    /// on the six small static-issue shapes took 9-22% longer with feature `rayon`
-    /// (`benches/dynamic_kernels.rs`).
+    /// every caller. With it (and the thread-count test) out of line, a small 4x4+4x1 add
+    /// pays 19 instructions for feature `rayon` through `binary_into` (35 before) and 11
+    /// through a prepared plan (27); callgrind, `benches/runtime_probe.rs`.
     #[cold]
     #[inline(never)]
     fn split_outer<V: Send>(
