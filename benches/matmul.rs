@@ -51,6 +51,29 @@ mod hand {
             }
         };
     }
+    /// The `c[i][j]` loops with each sum started from its first term, as shaped's kernel does
+    /// (G6), rather than from `0.0`: one add fewer per element.
+    macro_rules! product_first {
+        ($name:ident, $m:literal, $k:literal, $n:literal) => {
+            #[inline(never)]
+            pub fn $name(a: &[[f32; $k]; $m], b: &[[f32; $n]; $k]) -> [[f32; $n]; $m] {
+                let mut c = [[0.0; $n]; $m];
+                for i in 0..$m {
+                    for j in 0..$n {
+                        let mut s = a[i][0] * b[0][j];
+                        for k in 1..$k {
+                            s += a[i][k] * b[k][j];
+                        }
+                        c[i][j] = s;
+                    }
+                }
+                c
+            }
+        };
+    }
+    product_first!(first_4x4x4, 4, 4, 4);
+    product_first!(first_3x3x1, 3, 3, 1);
+    product_first!(first_2x8x4, 2, 8, 4);
     product_flat!(flat_4x4x4, 4, 4, 4);
     product_flat!(flat_3x3x1, 3, 3, 1);
     product_flat!(flat_2x8x4, 2, 8, 4);
@@ -73,14 +96,16 @@ mod hand {
     }
 }
 
+/// shaped's product for an exact shape, with the hand loops' signature: the arrays become
+/// tensors and back at no cost (the same instructions as a `&Tensor` signature), so that all
+/// three variants can be timed through one call site.
 macro_rules! shaped_product {
     ($name:ident, $m:literal, $k:literal, $n:literal) => {
         #[inline(never)]
-        fn $name(
-            a: &Tensor<f32, Shape![$m, $k]>,
-            b: &Tensor<f32, Shape![$k, $n]>,
-        ) -> Tensor<f32, Shape![$m, $n]> {
-            a.matmul(b)
+        fn $name(a: &[[f32; $k]; $m], b: &[[f32; $n]; $k]) -> [[f32; $n]; $m] {
+            let (a, b) = (Tensor::from(*a), Tensor::from(*b));
+            let c: Tensor<f32, Shape![$m, $n]> = a.matmul(&b);
+            c.into_inner()
         }
     };
 }
@@ -88,24 +113,43 @@ shaped_product!(shaped_matmul_4x4x4, 4, 4, 4);
 shaped_product!(shaped_matmul_3x3x1, 3, 3, 1);
 shaped_product!(shaped_matmul_2x8x4, 2, 8, 4);
 
+/// A product for one exact shape, by function pointer.
+type Product<A, B, C> = fn(&A, &B) -> C;
+
+/// Times each variant through the same call site (one closure, one indirect call), so that
+/// only the callee differs. Identical callees at different addresses measured up to 7% apart
+/// when each was called from its own closure (see `benches/README.md`).
+fn small_case<A, B, C: PartialEq + std::fmt::Debug>(
+    c: &mut Criterion,
+    label: &str,
+    variants: [(&str, Product<A, B, C>); 4],
+    a: &A,
+    b: &B,
+) {
+    let expected = variants[0].1(a, b);
+    let mut g = c.benchmark_group(label);
+    for (name, f) in variants {
+        assert_eq!(f(a, b), expected, "{label}: {name}");
+        g.bench_function(name, |bch| bch.iter(|| f(black_box(a), black_box(b))));
+    }
+    g.finish();
+}
+
 fn small(c: &mut Criterion) {
     macro_rules! case {
-        ($label:literal, $m:literal, $k:literal, $n:literal, $hand:path, $flat:path, $shaped:ident) => {{
+        ($label:literal, $m:literal, $k:literal, $n:literal, $hand:path, $flat:path, $first:path, $shaped:ident) => {{
             let a = Tensor::<f32, Shape![$m, $k]>::from_fn(|[i, j]| (i * 3 + j) as f32 * 0.5);
             let b = Tensor::<f32, Shape![$k, $n]>::from_fn(|[i, j]| (i + 2 * j) as f32 - 1.0);
-            let (ra, rb) = (a.into_inner(), b.into_inner());
-            assert_eq!($shaped(&a, &b).into_inner(), $hand(&ra, &rb));
-            let mut g = c.benchmark_group($label);
-            g.bench_function("hand loop", |bch| {
-                bch.iter(|| $hand(black_box(&ra), black_box(&rb)))
-            });
-            g.bench_function("hand loop, flat output", |bch| {
-                bch.iter(|| $flat(black_box(&ra), black_box(&rb)))
-            });
-            g.bench_function("shaped", |bch| {
-                bch.iter(|| $shaped(black_box(&a), black_box(&b)))
-            });
-            g.finish();
+            let variants: [(
+                &str,
+                Product<[[f32; $k]; $m], [[f32; $n]; $k], [[f32; $n]; $m]>,
+            ); 4] = [
+                ("hand loop", $hand),
+                ("hand loop, flat output", $flat),
+                ("hand loop, first term", $first),
+                ("shaped", $shaped),
+            ];
+            small_case(c, $label, variants, &a.into_inner(), &b.into_inner());
         }};
     }
     case!(
@@ -115,6 +159,7 @@ fn small(c: &mut Criterion) {
         4,
         hand::matmul_4x4x4,
         hand::flat_4x4x4,
+        hand::first_4x4x4,
         shaped_matmul_4x4x4
     );
     case!(
@@ -124,6 +169,7 @@ fn small(c: &mut Criterion) {
         1,
         hand::matmul_3x3x1,
         hand::flat_3x3x1,
+        hand::first_3x3x1,
         shaped_matmul_3x3x1
     );
     case!(
@@ -133,6 +179,7 @@ fn small(c: &mut Criterion) {
         4,
         hand::matmul_2x8x4,
         hand::flat_2x8x4,
+        hand::first_2x8x4,
         shaped_matmul_2x8x4
     );
 }

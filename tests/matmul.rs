@@ -262,6 +262,50 @@ fn g6_integers_wrap_and_floats_agree_across_kernels() {
     }
 }
 
+/// G6: a sum starts from its first term, so terms that are all `-0.0` sum to `-0.0` (from a
+/// zero it would be `+0.0`); an empty sum is `+0.0`. Static, mixed and runtime alike, on the
+/// small path and on the shared kernel.
+#[test]
+fn g6_sum_starts_from_the_first_term() {
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let (neg, pos) = ((-0.0f32).to_bits(), 0.0f32.to_bits());
+    // [2, 3] x [3, 2]: every term of element [0, 0] is -0.0; element [0, 1] mixes signs.
+    let a = [-0.0, 0.0, -0.0, 1.0, 2.0, 3.0];
+    let b = [1.0, 0.0, -1.0, 0.0, 1.0, 0.0];
+    let expected = [
+        neg, // -0*1 + 0*-1 + -0*1 = -0 + -0 + -0
+        pos, // -0*0 + 0*0 + -0*0 = -0 + 0 + -0
+        (1.0f32 - 2.0 + 3.0).to_bits(),
+        pos,
+    ];
+    let ta = Tensor::<f32, Shape![2, 3]>::try_from(&a[..]).unwrap();
+    let tb = Tensor::<f32, Shape![3, 2]>::try_from(&b[..]).unwrap();
+    let s: Tensor<f32, Shape![2, 2]> = ta.matmul(&tb);
+    assert_eq!(bits(s.as_slice()), expected);
+    let ma = Tensor::<f32, Shape![_, 3]>::from_shape_vec([2, 3], a.to_vec()).unwrap();
+    let m: Tensor<f32, Shape![_, 2]> = ma.matmul(&tb);
+    assert_eq!(bits(m.as_slice()), expected);
+    let (da, db) = (
+        DynTensor::from_shape_vec([2, 3], a.to_vec()).unwrap(),
+        DynTensor::from_shape_vec([3, 2], b.to_vec()).unwrap(),
+    );
+    assert_eq!(bits(da.matmul(&db).unwrap().as_slice()), expected);
+    // A static product above the small path's size takes the shared loop nest (the runtime
+    // path above does too, at any size below the gemm's).
+    let tall: Vec<f32> = a.iter().copied().cycle().take(700 * 3).collect();
+    let tall = Tensor::<f32, Shape![700, 3]>::try_from(&tall[..]).unwrap();
+    let out: Tensor<f32, Shape![700, 2]> = tall.matmul(&tb);
+    assert_eq!(bits(&out.as_slice()[..4]), expected);
+    assert_eq!(bits(&out.as_slice()[1396..]), expected);
+    // Empty sums: +0.0, on every path.
+    let e =
+        Tensor::<f32, Shape![2, 0]>::splat(1.0).matmul(&Tensor::<f32, Shape![0, 2]>::splat(1.0));
+    assert_eq!(bits(e.as_slice()), [pos; 4]);
+    let de = DynTensor::<f32>::from_shape_vec([2, 0], vec![]).unwrap();
+    let de = de.matmul(&DynTensor::from_shape_vec([0, 2], vec![]).unwrap());
+    assert_eq!(bits(de.unwrap().as_slice()), [pos; 4]);
+}
+
 /// The same products through static shapes, mixed shapes and `DynTensor`. (Not under Miri:
 /// integer products reach no `unsafe` code, and these are large for an interpreter.)
 #[test]

@@ -155,18 +155,36 @@ pub(crate) fn product<T: Element>(
     {
         return;
     }
-    // `i`, then `k`, then `j`: the row of `b` streams along `j` (it vectorizes when the row is
-    // contiguous), and each output element still adds its terms in `k` order.
+    // `i`, then `k`, then `j`: the row of `b` streams along `j`, and each output element
+    // still adds its terms in `k` order, from the first term (G6), as the static kernel does:
+    // the first pass writes, the others add.
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
-        row.fill(T::ZERO);
         let a_row = a_at[0] + i * a_at[1];
+        if k == 0 {
+            row.fill(T::ZERO);
+        }
         for kk in 0..k {
-            let x = a[a_row + kk * a_at[2]];
+            let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
             let b_row = b_at[0] + kk * b_at[1];
-            for (j, o) in row.iter_mut().enumerate() {
-                *o = T::add(*o, T::mul(x, b[b_row + j * b_at[2]]));
+            // A contiguous row of `b` as a slice, so that the pass vectorizes: with its
+            // stride read at run time, the 512x512x512 `f32` loop nest took 46-54 ms, against
+            // 11.9 ms for the hand loop.
+            match b_at[2] {
+                1 => row_pass(row, x, b[b_row..b_row + n].iter().copied(), first),
+                s => row_pass(row, x, (0..n).map(|j| b[b_row + j * s]), first),
             }
         }
+    }
+}
+
+/// `row = x * ys` on the first pass over `k`, `row += x * ys` on the others.
+#[inline(always)]
+fn row_pass<T: Element>(row: &mut [T], x: T, ys: impl Iterator<Item = T>, first: bool) {
+    let pairs = row.iter_mut().zip(ys);
+    if first {
+        pairs.for_each(|(o, y)| *o = T::mul(x, y));
+    } else {
+        pairs.for_each(|(o, y)| *o = T::add(*o, T::mul(x, y)));
     }
 }
 
