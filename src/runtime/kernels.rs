@@ -86,21 +86,21 @@ pub(crate) fn zip_new<X, Y, V, R>(
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
-        zip_new_cap::<SMALL, X, Y, V, R>(&a, &b, mode, hint, check, f, finish)
+        zip_new_cap::<SMALL, X, Y, V, R, _>(&a, &b, mode, hint, check, f, finish)
     } else {
-        zip_new_cap::<MAX_RANK, X, Y, V, R>(&a, &b, mode, hint, check, f, finish)
+        zip_new_cap::<MAX_RANK, X, Y, V, R, _>(&a, &b, mode, hint, check, f, finish)
     }
 }
 
 #[cfg(feature = "alloc")]
 #[inline(always)]
-fn zip_new_cap<const CAP: usize, X, Y, V, R>(
+fn zip_new_cap<const CAP: usize, X, Y, V, R, F: Apply<X, Y, V>>(
     a: &ArrayRef<'_, X>,
     b: &ArrayRef<'_, Y>,
     mode: AutoBroadcast,
     hint: usize,
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl Apply<X, Y, V>,
+    f: F,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
@@ -110,6 +110,47 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R>(
         return Ok(finish(shape, alloc::vec::Vec::new()));
     }
     check()?;
+    // Work that may be split takes its own copy of the rest, out of line. Tested deep in the
+    // inlined kernel (as `Plan::run_split` does), the size test reshuffled the registers of
+    // the whole call: a 4x4 + 4x1 `DynTensor` add ran 22 more instructions with feature
+    // `rayon`, spills among them, and the small adds took 7-15% longer in each of three code
+    // layouts. Tested here, where few values are live: 9 more instructions (callgrind,
+    // `benches/README.md`).
+    if F::SPLITS && !super::parallel::small(count) {
+        return zip_new_split(a, b, &resolved, count, hint, f, finish);
+    }
+    zip_new_rest(a, b, &resolved, count, hint, f.here(), finish)
+}
+
+/// [`zip_new_cap`] past the size test, for work that may be split across threads.
+#[cfg(feature = "alloc")]
+#[cold]
+#[inline(never)]
+fn zip_new_split<const CAP: usize, X, Y, V, R>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    resolved: &rules::Resolved<'_, CAP>,
+    count: usize,
+    hint: usize,
+    f: impl Apply<X, Y, V>,
+    finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
+) -> Result<R, Error> {
+    zip_new_rest(a, b, resolved, count, hint, f, finish)
+}
+
+/// The plan, the new `Vec` of `count` elements written by `f`, and `finish`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn zip_new_rest<const CAP: usize, X, Y, V, R>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    resolved: &rules::Resolved<'_, CAP>,
+    count: usize,
+    hint: usize,
+    f: impl Apply<X, Y, V>,
+    finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
+) -> Result<R, Error> {
+    let shape = resolved.out.as_slice();
     let plan = Plan::<CAP>::new(shape, a, resolved.lhs, b, resolved.rhs);
     // SAFETY: the plan's loop nest covers its output, `count` elements, row by row, writing
     // each once.

@@ -57,6 +57,13 @@ pub fn single_threaded<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether work of `elements` is below [`MIN_PARALLEL`], so never split (always, without the
+/// `rayon` feature): the only test a small call pays for the feature.
+#[inline(always)]
+pub(crate) const fn small(elements: usize) -> bool {
+    !cfg!(feature = "rayon") || elements < MIN_PARALLEL
+}
+
 /// How many tasks to split `elements` of work into, at most `max` (the length of the axis being
 /// split): 1 (run here) below [`MIN_PARALLEL`], inside [`single_threaded`], or in a pool of one
 /// thread; otherwise up to four tasks a thread (so a core slowed by a neighbour does not hold
@@ -72,16 +79,16 @@ pub(crate) fn tasks(elements: usize, max: usize) -> usize {
 pub(crate) fn tasks_per_thread(elements: usize, max: usize, per_thread: usize) -> usize {
     // The size test comes first and alone: it keeps small work from touching the pool, and
     // the rest stays out of line so that a small call pays one comparison for the feature.
+    if small(elements) {
+        return 1;
+    }
     #[cfg(feature = "rayon")]
     {
-        if elements < MIN_PARALLEL {
-            return 1;
-        }
         large_tasks(elements, max, per_thread)
     }
     #[cfg(not(feature = "rayon"))]
     {
-        let _ = (elements, max, per_thread);
+        let _ = (max, per_thread);
         1
     }
 }

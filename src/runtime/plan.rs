@@ -35,6 +35,11 @@ pub trait Apply<X, Y, V>: Sized {
     fn call(&mut self, x: &X, y: &Y) -> V;
     /// The same function writing into uninitialised memory (the allocating forms).
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_;
+    /// Whether [`apply`](Self::apply) may split its work across threads.
+    const SPLITS: bool;
+    /// The same function, on the calling thread whatever the size: for callers that have
+    /// already decided the work is too small to split.
+    fn here(self) -> impl Apply<X, Y, V>;
 }
 
 /// Runs on the calling thread.
@@ -63,6 +68,11 @@ impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
         Here(move |x: &X, y: &Y| core::mem::MaybeUninit::new((self.0)(x, y)))
     }
+    const SPLITS: bool = false;
+    #[inline(always)]
+    fn here(self) -> impl Apply<X, Y, V> {
+        self
+    }
 }
 
 impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
@@ -85,6 +95,11 @@ impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V>
     fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
         let f = &self.0;
         Split(move |x: &X, y: &Y| core::mem::MaybeUninit::new(f(x, y)))
+    }
+    const SPLITS: bool = cfg!(feature = "rayon");
+    #[inline(always)]
+    fn here(self) -> impl Apply<X, Y, V> {
+        Here(self.0)
     }
 }
 
