@@ -4,6 +4,7 @@ use super::{check_rank, Placement, Resolved, ShapeBuf};
 use crate::error::{Error, ErrorKind, Operation};
 
 /// NONE (N1-N3): same rank, every dim equal. Never a no-op (N5, A13).
+#[inline(never)]
 pub(super) fn resolve<'a, const CAP: usize>(
     a: &[usize],
     b: &[usize],

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorKind, Operation};
 
 /// NUMPY over two shapes (P1-P6, and B1 for Bidirectional), reporting the output axis of a
 /// mismatch.
+#[inline(never)]
 pub(super) fn resolve<'a, const CAP: usize>(
     a: &[usize],
     b: &[usize],

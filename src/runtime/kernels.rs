@@ -114,7 +114,7 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R, F: Apply<X, Y, V>>(
     // inlined kernel (as `Plan::run_split` does), the size test reshuffled the registers of
     // the whole call: a 4x4 + 4x1 `DynTensor` add ran 22 more instructions with feature
     // `rayon`, spills among them, and the small adds took 7-15% longer in each of three code
-    // layouts. Tested here, where few values are live: 9 more instructions (callgrind,
+    // layouts. Tested here, where few values are live: 2 more instructions (callgrind,
     // `benches/README.md`).
     if F::SPLITS && !super::parallel::small(count) {
         return zip_new_split(a, b, &resolved, count, hint, f, finish);
