@@ -158,25 +158,8 @@ pub(crate) fn resolve<'a, const CAP: usize>(
         AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => {
             numpy::resolve(a, b, mode.operation())
         }
-        AutoBroadcast::Pdpd { axis } => pdpd_resolve(a, b, axis, mode.operation()),
+        AutoBroadcast::Pdpd { axis } => pdpd::resolve(a, b, axis, mode.operation()),
     }
-}
-
-/// PDPD (D1-D11): `b` placed in `a` at `axis`; the output is `a`'s shape.
-#[inline(never)]
-fn pdpd_resolve<'a, const CAP: usize>(
-    a: &[usize],
-    b: &[usize],
-    axis: i64,
-    op: Operation,
-) -> Result<Resolved<'a, CAP>, Error> {
-    check_rank::<CAP>(a, b, op)?;
-    let start = pdpd::place(a, b, axis, op)?;
-    Ok(Resolved {
-        out: ShapeBuf::from_slice(a).unwrap_or_default(),
-        lhs: Placement::At(0),
-        rhs: Placement::At(start),
-    })
 }
 
 /// The output shape of an elementwise operation on shapes `a` and `b` under `mode`.

@@ -1,6 +1,24 @@
 //! PDPD (section 3 of the rules: D1-D11): the second shape onto the first from an axis.
 
+use super::{check_rank, Placement, Resolved, ShapeBuf};
 use crate::error::{Error, ErrorKind, Operation};
+
+/// PDPD (D1-D11): `b` placed in `a` at `axis`; the output is `a`'s shape.
+#[inline(never)]
+pub(super) fn resolve<'a, const CAP: usize>(
+    a: &[usize],
+    b: &[usize],
+    axis: i64,
+    op: Operation,
+) -> Result<Resolved<'a, CAP>, Error> {
+    check_rank::<CAP>(a, b, op)?;
+    let start = place(a, b, axis, op)?;
+    Ok(Resolved {
+        out: ShapeBuf::from_slice(a).unwrap_or_default(),
+        lhs: Placement::At(0),
+        rhs: Placement::At(start),
+    })
+}
 
 /// Resolves a PDPD-style axis: -1 means `rank_a - rank_b` on the *untrimmed* B (D2); any other
 /// negative value is an error (`None`). An axis beyond `usize` (on 32-bit targets) saturates,
