@@ -301,6 +301,29 @@ fn large_work_is_split_and_small_work_is_not() {
     // Products fold along the axis: split over rows, or over the columns of a single block.
     assert!(four.install(|| threads_seen(|| drop(big.prod(&[1], false).unwrap()))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.prod(&[0], false).unwrap()))) > 1);
+    // The operation is matched inside the kernel, its split path a function of its own: the
+    // kernel into a buffer and the prepared plan split too, and small work stays here.
+    let mut out = vec![Traced(0.0); 512 * 512];
+    let (view, row_view) = (big.view(), row.view());
+    let numpy = AutoBroadcast::Numpy;
+    let seen = four.install(|| {
+        threads_seen(|| binary_into(view, row_view, BinaryOp::Mul, numpy, &mut out).unwrap())
+    });
+    assert!(seen > 1);
+    assert_eq!(out[7], Traced(2.0));
+    let plan = BinaryPlan::new(&[512, 512], &[512], numpy).unwrap();
+    let (x, y) = (big.as_slice(), row.as_slice());
+    let seen =
+        four.install(|| threads_seen(|| plan.binary(x, y, BinaryOp::Add, &mut out).unwrap()));
+    assert!(seen > 1);
+    assert_eq!(out[7], Traced(3.0));
+    let head = shaped::runtime::ArrayRef::new(&[2, 512], &x[..1024]).unwrap();
+    let mut few = vec![Traced(0.0); 1024];
+    let seen = four.install(|| {
+        threads_seen(|| binary_into(head, row_view, BinaryOp::Add, numpy, &mut few).unwrap())
+    });
+    assert_eq!(seen, 1);
+    assert_eq!(few[1023], Traced(3.0));
     // From outside every pool, this thread works beside the global pool's.
     global_pool();
     assert!(threads_seen(|| drop(&big + &row)) > 1);
@@ -354,6 +377,10 @@ fn static_heap_and_mixed_work_is_split() {
     let four = pool(4);
     assert!(four.install(|| threads_seen(|| drop(&heap + row))) > 1);
     assert!(four.install(|| threads_seen(|| drop(&mixed + row))) > 1);
+    // `try_*`, whose operation is matched inside the kernel.
+    let sum = four
+        .install(|| threads_seen(|| assert_eq!(mixed.try_add(&row).unwrap()[[5, 9]], Traced(3.0))));
+    assert!(sum > 1);
     assert_eq!(
         four.install(|| threads_seen(|| single_threaded(|| drop(&heap + row)))),
         1

@@ -11,7 +11,8 @@ use core::mem::MaybeUninit;
 use core::ops::{Index, IndexMut};
 
 use super::array_ref::ArrayRef;
-use super::kernels::{self, Here, Split};
+use super::by_op::ByOp;
+use super::kernels::{self, Apply, Here, Split};
 use super::{element_count, filled_vec};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
@@ -39,9 +40,15 @@ pub(crate) fn binary_inputs<T: Element>(
     mode: AutoBroadcast,
 ) -> Result<DynTensor<T>, Error> {
     let check = || kernels::check_values(&lhs, &rhs, op);
-    with_binary_op!(op, T, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, check, Split(f), DynTensor::from_parts)
-    })
+    kernels::zip_new(
+        lhs,
+        rhs,
+        mode,
+        0,
+        check,
+        ByOp::new(op),
+        DynTensor::from_parts,
+    )
 }
 
 /// See [`binary_inputs`].
@@ -51,9 +58,7 @@ pub(crate) fn compare_inputs<T: PartialOrd + Sync>(
     op: CompareOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
-    crate::op::with_compare_op!(op, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Split(f), DynTensor::from_parts)
-    })
+    unchecked_inputs(lhs, rhs, mode, ByOp::new(op))
 }
 
 /// See [`binary_inputs`].
@@ -63,9 +68,18 @@ pub(crate) fn logical_inputs(
     op: LogicalOp,
     mode: AutoBroadcast,
 ) -> Result<DynTensor<bool>, Error> {
-    crate::op::with_logical_op!(op, f => {
-        kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Split(f), DynTensor::from_parts)
-    })
+    unchecked_inputs(lhs, rhs, mode, ByOp::new(op))
+}
+
+/// An operation no input value can fail, into a new tensor.
+#[inline(always)]
+fn unchecked_inputs<X, V>(
+    lhs: ArrayRef<'_, X>,
+    rhs: ArrayRef<'_, X>,
+    mode: AutoBroadcast,
+    f: impl Apply<X, X, V>,
+) -> Result<DynTensor<V>, Error> {
+    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
 }
 
 /// Anything the runtime operations take as an operand: a [`DynTensor`], a
@@ -507,7 +521,6 @@ operators! {
 }
 
 impl<T: Element> DynTensor<T> {
-    /// `self = self op rhs` in place, `rhs` broadcast onto `self`.
     /// `self = self op rhs` in place, `rhs` broadcast onto `self` one-directionally (B5): the
     /// body of `+=` and its kin.
     fn update_op(&mut self, rhs: ArrayRef<'_, T>, op: BinaryOp) -> Result<(), Error> {

@@ -2,11 +2,12 @@
 //! the output is a caller's `&mut [T]` in row-major order. No allocator is needed.
 
 use super::array_ref::ArrayRef;
+use super::by_op::ByOp;
 use super::plan::{any, Plan, SMALL};
 pub(crate) use super::plan::{Apply, Here, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
-use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
+use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules::{self, AutoBroadcast, BroadcastToMode, ShapeBuf, MAX_RANK};
 
 pub(crate) fn check_output<const CAP: usize>(
@@ -114,8 +115,8 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R, F: Apply<X, Y, V>>(
     // inlined kernel (as `Plan::run_split` does), the size test reshuffled the registers of
     // the whole call: a 4x4 + 4x1 `DynTensor` add ran 22 more instructions with feature
     // `rayon`, spills among them, and the small adds took 7-15% longer in each of three code
-    // layouts. Tested here, where few values are live: 2 more instructions (callgrind,
-    // `benches/README.md`).
+    // layouts. Tested here, where few values are live, and with the operation matched after
+    // it (`by_op`): no more instructions (callgrind, `benches/README.md`).
     if F::SPLITS && !super::parallel::small(count) {
         return zip_new_split(a, b, &resolved, count, hint, f, finish);
     }
@@ -256,7 +257,7 @@ pub fn binary_into<T: Element>(
     out: &mut [T],
 ) -> Result<(), Error> {
     let check = || check_values(&a, &b, op);
-    with_binary_op!(op, T, f => zip_checked(a, b, mode, out, check, Split(f)))
+    zip_checked(a, b, mode, out, check, ByOp::new(op))
 }
 
 /// [`zip_into`] with a [`CompareOp`], writing `bool`s.
@@ -267,7 +268,7 @@ pub fn compare_into<T: PartialOrd + Sync>(
     mode: AutoBroadcast,
     out: &mut [bool],
 ) -> Result<(), Error> {
-    with_compare_op!(op, f => zip_checked(a, b, mode, out, || Ok(()), Split(f)))
+    zip_checked(a, b, mode, out, || Ok(()), ByOp::new(op))
 }
 
 /// [`zip_into`] with a [`LogicalOp`] on `bool` inputs.
@@ -278,7 +279,7 @@ pub fn logical_into(
     mode: AutoBroadcast,
     out: &mut [bool],
 ) -> Result<(), Error> {
-    with_logical_op!(op, f => zip_checked(a, b, mode, out, || Ok(()), Split(f)))
+    zip_checked(a, b, mode, out, || Ok(()), ByOp::new(op))
 }
 
 fn broadcast_with_cap<const CAP: usize, T, V>(

@@ -25,6 +25,7 @@
 //! ```
 
 mod array_ref;
+pub(crate) mod by_op;
 #[cfg(feature = "alloc")]
 mod dyn_shape;
 #[cfg(feature = "alloc")]

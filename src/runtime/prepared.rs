@@ -1,11 +1,12 @@
 //! [`BinaryPlan`]: a broadcast resolved once, run many times.
 
 use super::array_ref::ArrayRef;
+use super::by_op::ByOp;
 use super::kernels::check_values;
-use super::plan::Plan;
+use super::plan::{Apply, Plan};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
-use crate::op::{with_binary_op, BinaryOp};
+use crate::op::BinaryOp;
 use crate::rules::{self, AutoBroadcast, ShapeBuf, MAX_RANK};
 
 /// A broadcast worked out once for fixed input layouts, to run many times: the shapes are
@@ -119,7 +120,7 @@ impl BinaryPlan {
         }
         let (ra, rb) = (ArrayRef::trusted(&self.a, a), ArrayRef::trusted(&self.b, b));
         check_values(&ra, &rb, op)?;
-        with_binary_op!(op, T, f => self.plan.run_split(0, a, b, out, f));
+        ByOp::new(op).apply(&self.plan, 0, a, b, out);
         Ok(())
     }
 }

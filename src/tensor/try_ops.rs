@@ -10,9 +10,9 @@ use {
     super::Tensor,
     crate::element::{Boolean, Element},
     crate::error::{Error, ErrorKind, Operation},
-    crate::op::{with_binary_op, with_compare_op, BinaryOp, CompareOp},
+    crate::op::{with_compare_op, BinaryOp, CompareOp},
     crate::rules::{self, AutoBroadcast, BroadcastToMode},
-    crate::runtime::{element_count, filled_vec, kernels, plan, ArrayRef},
+    crate::runtime::{by_op::ByOp, element_count, filled_vec, kernels, plan, ArrayRef},
     crate::typed::rules::{
         Bidirectional, BidirectionalOutput, BroadcastShape, BroadcastToShape, NoneShape, Numpy,
         NumpyOutput,
@@ -136,12 +136,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         T: Element,
     {
         let check = |a: &ArrayRef<'_, T>, b: &ArrayRef<'_, T>| kernels::check_values(a, b, op);
-        with_binary_op!(op, T, f => self.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
+        self.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
             rhs,
             AutoBroadcast::Numpy,
             check,
-            kernels::Split(f),
-        ))
+            ByOp::new(op),
+        )
     }
 
     /// A [`CompareOp`], NUMPY-broadcast.
