@@ -83,15 +83,15 @@ impl<Op: Copy, T, M, const SPLIT: bool> ByOp<Op, T, M, SPLIT> {
 /// Runs one operation's element function `f` over the plan: on the calling thread unless
 /// `SPLIT` (then [`Split`] decides by size).
 #[inline(always)]
-fn run<X: Sync, Y: Sync, V, M: Slot<V>, const SPLIT: bool, const CAP: usize>(
-    f: impl Fn(&X, &Y) -> V + Sync + Send,
+fn run<X: Sync, V, M: Slot<V>, const SPLIT: bool, const CAP: usize>(
+    f: impl Fn(&X, &X) -> V + Sync + Send,
     plan: &Plan<CAP>,
     hint: usize,
     a: &[X],
-    b: &[Y],
+    b: &[X],
     out: &mut [M::Out],
 ) {
-    let f = move |x: &X, y: &Y| M::wrap(f(x, y));
+    let f = move |x: &X, y: &X| M::wrap(f(x, y));
     if SPLIT {
         Split(f).apply(plan, hint, a, b, out);
     } else {
@@ -136,7 +136,7 @@ macro_rules! by_op {
                     return self.retype::<M, true>().split(plan, hint, (a, b), out);
                 }
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $X, $V, M, false, CAP>(f, plan, hint, a, b, out)
+                    run::<$X, $V, M, false, CAP>(f, plan, hint, a, b, out)
                 })
             }
             #[inline(always)]
@@ -168,7 +168,7 @@ macro_rules! by_op {
                 out: &mut [M::Out],
             ) {
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $X, $V, M, true, CAP>(f, plan, hint, a, b, out)
+                    run::<$X, $V, M, true, CAP>(f, plan, hint, a, b, out)
                 })
             }
         }

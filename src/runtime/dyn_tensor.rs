@@ -29,7 +29,7 @@ pub(crate) fn zip_inputs<T, U, V>(
     mode: AutoBroadcast,
     f: impl FnMut(&T, &U) -> V,
 ) -> Result<DynTensor<V>, Error> {
-    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), Here(f), DynTensor::from_parts)
+    unchecked_inputs(lhs, rhs, mode, Here(f))
 }
 
 /// The operations of runtime shapes on two inputs run the same kernels on each.
@@ -73,11 +73,11 @@ pub(crate) fn logical_inputs(
 
 /// An operation no input value can fail, into a new tensor.
 #[inline(always)]
-fn unchecked_inputs<X, V>(
+fn unchecked_inputs<X, Y, V>(
     lhs: ArrayRef<'_, X>,
-    rhs: ArrayRef<'_, X>,
+    rhs: ArrayRef<'_, Y>,
     mode: AutoBroadcast,
-    f: impl Apply<X, X, V>,
+    f: impl Apply<X, Y, V>,
 ) -> Result<DynTensor<V>, Error> {
     kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
 }
