@@ -230,9 +230,82 @@ fn the_primitive_does_not_depend_on_threads() {
     }
 }
 
-/// An element that records the threads its additions ran on: the proof that work is split.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+/// An element that records the threads its additions, products, comparisons, bitwise ands
+/// and unary functions ran on: the proof that work is split.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Traced(f32);
+
+impl PartialOrd for Traced {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        record();
+        self.0.partial_cmp(&other.0)
+    }
+}
+
+macro_rules! traced_bits {
+    ($($Trait:ident $method:ident $op:tt;)*) => {$(
+        impl std::ops::$Trait for Traced {
+            type Output = Self;
+            fn $method(self, rhs: Self) -> Self {
+                record();
+                Traced(f32::from_bits(self.0.to_bits() $op rhs.0.to_bits()))
+            }
+        }
+    )*};
+}
+traced_bits! { BitAnd bitand &; BitOr bitor |; BitXor bitxor ^; }
+impl shaped::Boolean for Traced {}
+
+macro_rules! traced_arithmetic {
+    ($($Trait:ident $method:ident $op:tt;)*) => {$(
+        impl std::ops::$Trait for Traced {
+            type Output = Self;
+            fn $method(self, rhs: Self) -> Self {
+                Traced(self.0 $op rhs.0)
+            }
+        }
+    )*};
+}
+traced_arithmetic! { Add add +; Sub sub -; Mul mul *; Div div /; }
+
+impl shaped::Real for Traced {
+    type Compute = Traced;
+    fn to_compute(self) -> Self {
+        self
+    }
+    fn from_compute(x: Self) -> Self {
+        x
+    }
+    fn as_compute(x: &[Self]) -> Option<&[Self]> {
+        Some(x)
+    }
+    fn as_compute_mut(x: &mut [Self]) -> Option<&mut [Self]> {
+        Some(x)
+    }
+    fn from_f32(x: f32) -> Self {
+        Traced(x)
+    }
+    fn from_f64(x: f64) -> Self {
+        Traced(x as f32)
+    }
+    fn abs(self) -> Self {
+        record();
+        Traced(self.0.abs())
+    }
+    fn sqrt(self) -> Self {
+        Traced(self.0.sqrt())
+    }
+    fn exp(self) -> Self {
+        record();
+        Traced(self.0.exp())
+    }
+    fn tanh(self) -> Self {
+        Traced(self.0.tanh())
+    }
+    fn ln(self) -> Self {
+        Traced(self.0.ln())
+    }
+}
 
 static THREADS: Mutex<Option<HashSet<std::thread::ThreadId>>> = Mutex::new(None);
 
@@ -242,10 +315,16 @@ fn record() {
         .insert(std::thread::current().id());
 }
 
-/// How many threads ran `f`'s additions. One call at a time: tests run in parallel.
-fn threads_seen(f: impl FnOnce()) -> usize {
+/// Held by each test that counts threads, for its whole run: tests run in parallel, and the
+/// count is global. Taken on the test's own thread, outside every pool: a pool worker blocked
+/// on it could be the one a splitting call waits for.
+fn counting_threads() -> std::sync::MutexGuard<'static, ()> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How many threads ran `f`'s recorded operations (see [`counting_threads`]).
+fn threads_seen(f: impl FnOnce()) -> usize {
     *THREADS.lock().unwrap() = Some(HashSet::new());
     f();
     THREADS.lock().unwrap().as_ref().map_or(0, HashSet::len)
@@ -292,6 +371,7 @@ impl Element for Traced {
 
 #[test]
 fn large_work_is_split_and_small_work_is_not() {
+    let _counting = counting_threads();
     let big = DynTensor::from_elem([512, 512], Traced(1.0)).unwrap();
     let row = DynTensor::from_elem([512], Traced(2.0)).unwrap();
     let four = pool(4);
@@ -367,6 +447,7 @@ fn static_heap_and_mixed_results_do_not_depend_on_threads() {
 
 #[test]
 fn static_heap_and_mixed_work_is_split() {
+    let _counting = counting_threads();
     use shaped::{HeapTensor, Shape, Tensor};
     let heap =
         HeapTensor::<Traced, Shape![512, 512]>::from_vec(vec![Traced(1.0); 1 << 18]).unwrap();
@@ -385,4 +466,247 @@ fn static_heap_and_mixed_work_is_split() {
         four.install(|| threads_seen(|| single_threaded(|| drop(&heap + row)))),
         1
     );
+}
+
+/// Every elementwise operation of static heap-backed, mixed and runtime tensors splits large
+/// work: the methods (`maximum`, comparisons, `and`), the bitwise operators, unary math,
+/// `-t`, `+=`, `broadcast_to`, and the `try_*` comparisons.
+#[test]
+fn every_elementwise_operation_splits_large_work() {
+    let _counting = counting_threads();
+    global_pool();
+    use shaped::{HeapTensor, Shape, Tensor};
+    let n = 1 << 18;
+    let heap = HeapTensor::<Traced, Shape![512, 512]>::from_vec(vec![Traced(-1.0); n]).unwrap();
+    let row = Tensor::<Traced, Shape![512]>::splat(Traced(2.0));
+    let mixed = Tensor::<Traced, Shape![_, 512]>::from_shape_vec([512, 512], vec![Traced(-1.0); n])
+        .unwrap();
+    let dynamic = DynTensor::from_elem([512, 512], Traced(-1.0)).unwrap();
+    let four = pool(4);
+    let split = |name: &str, f: &(dyn Fn() + Sync)| {
+        assert!(
+            four.install(|| threads_seen(f)) > 1,
+            "{name} ran on one thread"
+        );
+        let alone = four.install(|| threads_seen(|| single_threaded(f)));
+        assert_eq!(alone, 1, "{name} left its thread inside single_threaded");
+    };
+    split("heap maximum", &|| {
+        assert_eq!(heap.maximum(row)[[3, 4]], Traced(2.0))
+    });
+    split("mixed maximum", &|| {
+        assert_eq!(mixed.maximum(row)[[3, 4]], Traced(2.0))
+    });
+    split("heap lt", &|| assert!(heap.lt(row)[[3, 4]]));
+    split("mixed ge", &|| assert!(!mixed.ge(row)[[3, 4]]));
+    split("mixed try_lt", &|| {
+        assert!(mixed.try_lt(&row).unwrap()[[3, 4]])
+    });
+    split("heap &", &|| {
+        let bits = (-1.0f32).to_bits() & 2.0f32.to_bits();
+        assert_eq!((&heap & row)[[3, 4]], Traced(f32::from_bits(bits)))
+    });
+    split("mixed relu", &|| {
+        assert_eq!(mixed.relu()[[3, 4]], Traced(0.0))
+    });
+    split("heap abs", &|| assert_eq!(heap.abs()[[3, 4]], Traced(1.0)));
+    split("mixed exp", &|| {
+        assert_eq!(mixed.exp()[[3, 4]], Traced((-1.0f32).exp()))
+    });
+    split("dynamic relu", &|| {
+        assert_eq!(dynamic.relu()[[3, 4]], Traced(0.0))
+    });
+    split("dynamic exp", &|| {
+        assert_eq!(dynamic.exp()[[3, 4]], Traced((-1.0f32).exp()))
+    });
+    split("dynamic clip", &|| {
+        assert_eq!(dynamic.clip(Traced(0.5), Traced(1.0))[[3, 4]], Traced(0.5))
+    });
+    split("heap +=", &|| {
+        let mut h = heap.clone();
+        h += row;
+        assert_eq!(h[[3, 4]], Traced(1.0));
+    });
+    split("mixed +=", &|| {
+        let mut m = mixed.clone();
+        m += row;
+        assert_eq!(m[[3, 4]], Traced(1.0));
+    });
+    // Bool results and bool inputs: the logical methods, `try_and`.
+    let (x, y) = (mixed.lt(row), mixed.gt(row));
+    let (xb, yb) = (
+        x.map(|&v| Traced(v as u8 as f32)),
+        y.map(|&v| Traced(v as u8 as f32)),
+    );
+    split("mixed and (bitwise)", &|| {
+        assert_eq!(xb.and(&yb)[[3, 4]], Traced(0.0))
+    });
+    assert_eq!(
+        x.try_and(&y)
+            .unwrap()
+            .as_slice()
+            .iter()
+            .filter(|&&v| v)
+            .count(),
+        0
+    );
+    assert_eq!(
+        x.try_or(&y)
+            .unwrap()
+            .as_slice()
+            .iter()
+            .filter(|&&v| v)
+            .count(),
+        n
+    );
+}
+
+/// `broadcast_to` copies: a static heap result and a mixed one split, and agree with one
+/// thread.
+#[test]
+fn broadcasts_and_bool_operations_do_not_depend_on_threads() {
+    global_pool();
+    use shaped::{HeapTensor, Shape, Tensor};
+    let mut rng = Lcg(13);
+    let r = random(&mut rng, &[512]);
+    let x = random(&mut rng, &[512, 512]);
+    let row = HeapTensor::<f32, Shape![1, 512]>::from_vec(r.as_slice().to_vec()).unwrap();
+    let mixed_row =
+        Tensor::<f32, Shape![_, 512]>::from_shape_vec([1, 512], r.as_slice().to_vec()).unwrap();
+    let mixed =
+        Tensor::<f32, Shape![_, 512]>::from_shape_vec([512, 512], x.as_slice().to_vec()).unwrap();
+    let as_bits = |s: &[f32]| s.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let expect = as_bits(r.broadcast_to([512, 512]).unwrap().as_slice());
+    for run in each_pool(|| as_bits(row.broadcast_to::<Shape![512, 512]>().as_slice())) {
+        assert_eq!(run, expect);
+    }
+    for run in each_pool(|| {
+        as_bits(
+            mixed_row
+                .try_broadcast_to::<Shape![_, 512]>([512, 512])
+                .unwrap()
+                .as_slice(),
+        )
+    }) {
+        assert_eq!(run, expect);
+    }
+    // Comparisons and logical operations on bools, every path against `DynTensor`'s.
+    let lt = x
+        .compare(&r, shaped::CompareOp::Lt, AutoBroadcast::Numpy)
+        .unwrap();
+    for run in each_pool(|| mixed.lt(&mixed_row).as_slice().to_vec()) {
+        assert_eq!(run, lt.as_slice());
+    }
+    for run in each_pool(|| mixed.try_lt(&mixed_row).unwrap().as_slice().to_vec()) {
+        assert_eq!(run, lt.as_slice());
+    }
+    let gt = mixed.gt(&mixed_row);
+    let lt_mixed = mixed.lt(&mixed_row);
+    let either = lt
+        .logical(
+            &x.compare(&r, shaped::CompareOp::Gt, AutoBroadcast::Numpy)
+                .unwrap(),
+            LogicalOp::Or,
+            AutoBroadcast::Numpy,
+        )
+        .unwrap();
+    for run in each_pool(|| lt_mixed.try_or(&gt).unwrap().as_slice().to_vec()) {
+        assert_eq!(run, either.as_slice());
+    }
+    for run in each_pool(|| (&lt_mixed | &gt).as_slice().to_vec()) {
+        assert_eq!(run, either.as_slice());
+    }
+}
+
+/// Unary math, `maximum`, `-t` and `+=` on every path: bit for bit the same whatever the
+/// thread count, and the same on static heap-backed, mixed and runtime tensors.
+#[test]
+fn unary_math_and_methods_do_not_depend_on_threads() {
+    global_pool();
+    use shaped::{HeapTensor, Shape, Tensor};
+    let mut rng = Lcg(17);
+    let x = random(&mut rng, &[512, 512]).map(|v| v / 100.0);
+    let r = random(&mut rng, &[512]);
+    let heap = HeapTensor::<f32, Shape![512, 512]>::from_vec(x.as_slice().to_vec()).unwrap();
+    let mixed =
+        Tensor::<f32, Shape![_, 512]>::from_shape_vec([512, 512], x.as_slice().to_vec()).unwrap();
+    let row = Tensor::<f32, Shape![512]>::from_fn(|[i]| r.as_slice()[i]);
+    let as_bits = |s: &[f32]| s.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    // The reference: element by element on this thread.
+    let each = |f: fn(f32) -> f32| as_bits(&x.iter().map(|&v| f(v)).collect::<Vec<_>>());
+    type Unary = fn(f32) -> f32;
+    let cases: [(&str, Unary); 4] = [
+        ("gelu", |v| {
+            let k = 0.797_884_6f32;
+            0.5 * v * (1.0 + (k * (v + 0.044_715 * v * v * v)).tanh())
+        }),
+        ("exp", f32::exp),
+        ("tanh", f32::tanh),
+        ("neg", |v| -v),
+    ];
+    for (name, f) in cases {
+        let expect = each(f);
+        let runs = each_pool(|| match name {
+            "gelu" => [
+                x.gelu().into_vec(),
+                heap.gelu().as_slice().to_vec(),
+                mixed.gelu().as_slice().to_vec(),
+            ],
+            "exp" => [
+                x.exp().into_vec(),
+                heap.exp().as_slice().to_vec(),
+                mixed.exp().as_slice().to_vec(),
+            ],
+            "tanh" => [
+                x.tanh().into_vec(),
+                heap.tanh().as_slice().to_vec(),
+                mixed.tanh().as_slice().to_vec(),
+            ],
+            _ => [
+                (-&x).into_vec(),
+                (-&heap).as_slice().to_vec(),
+                (-&mixed).as_slice().to_vec(),
+            ],
+        });
+        for run in runs {
+            for (path, out) in ["DynTensor", "heap", "mixed"].iter().zip(run) {
+                if name == "gelu" {
+                    // The library's formula is its own (`from_f64` constants); thread counts
+                    // and paths must agree with each other, and closely with this one.
+                    let first = x.gelu();
+                    assert_eq!(as_bits(&out), as_bits(first.as_slice()), "{name} {path}");
+                    let worst = out
+                        .iter()
+                        .zip(&x)
+                        .map(|(a, &v)| (a - f(v)).abs())
+                        .fold(0.0f32, f32::max);
+                    assert!(worst < 1e-5, "{name} {path}: off by {worst}");
+                } else {
+                    assert_eq!(as_bits(&out), expect, "{name} {path}");
+                }
+            }
+        }
+    }
+    let max_expect = as_bits(x.try_maximum(&r).unwrap().as_slice());
+    for run in each_pool(|| {
+        [
+            heap.maximum(row).as_slice().to_vec(),
+            mixed.maximum(row).as_slice().to_vec(),
+        ]
+    }) {
+        for out in run {
+            assert_eq!(as_bits(&out), max_expect);
+        }
+    }
+    let sum_expect = as_bits((&x + &r).as_slice());
+    for run in each_pool(|| {
+        let (mut h, mut m) = (heap.clone(), mixed.clone());
+        h += row;
+        m += row;
+        [h.as_slice().to_vec(), m.as_slice().to_vec()]
+    }) {
+        for out in run {
+            assert_eq!(as_bits(&out), sum_expect);
+        }
+    }
 }

@@ -276,6 +276,28 @@ impl<T> DynTensor<T> {
         }
     }
 
+    /// [`map`](Self::map) with a function threads can share: a large result is computed on
+    /// several threads (feature `rayon`), each element as on one. The unary operations.
+    pub(crate) fn map_shared<U: Send>(&self, f: impl Fn(&T) -> U + Sync + Send) -> DynTensor<U>
+    where
+        T: Sync,
+    {
+        let count = self.data.len();
+        // SAFETY: `map_into` writes each element of `out`, whose length is `data`'s.
+        let data = unsafe {
+            filled_vec(count, &self.shape, |out| {
+                kernels::map_into(&self.data, out, |x| MaybeUninit::new(f(x)));
+                Ok(())
+            })
+        };
+        // The input holds as many elements; only a full heap refuses the output.
+        let data = data.unwrap_or_else(|e| fail(e));
+        DynTensor {
+            shape: self.shape.clone(),
+            data,
+        }
+    }
+
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
     ///
     /// ```
@@ -560,7 +582,7 @@ scalar_lhs!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 impl<T: Element + core::ops::Neg<Output = T>> core::ops::Neg for &DynTensor<T> {
     type Output = DynTensor<T>;
     fn neg(self) -> DynTensor<T> {
-        self.map(|&x| <T as Element>::neg(x))
+        self.map_shared(|&x| <T as Element>::neg(x))
     }
 }
 
@@ -662,7 +684,7 @@ impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
 macro_rules! dyn_unary {
     ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
         /// Unary math, elementwise, as on static tensors and with the binary primitive's
-        /// formulas.
+        /// formulas. With feature `rayon`, a large tensor is computed on several threads.
         ///
         /// ```
         /// use shaped::DynTensor;
@@ -675,16 +697,45 @@ macro_rules! dyn_unary {
                 #[cfg($($cfg)*)]
                 #[doc = $doc]
                 pub fn $name(&self) -> DynTensor<T> {
-                    self.map(|&$x| $body)
+                    self.map_shared(|&$x| $body)
                 }
             )*
 
             /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
             pub fn clip(&self, lo: T, hi: T) -> DynTensor<T> {
-                self.map(|&x| crate::element::clip(x, lo, hi))
+                self.map_shared(move |&x| crate::element::clip(x, lo, hi))
             }
         }
     };
 }
 
 crate::element::unary_functions!(dyn_unary);
+
+#[cfg(test)]
+mod tests {
+    use super::DynTensor;
+    use alloc::string::{String, ToString};
+    use alloc::vec;
+
+    /// The unary operations' allocation (written in place, then claimed): every element once,
+    /// owned results dropped as usual (Miri checks both), empty and rank-0 tensors included.
+    #[test]
+    fn map_shared_writes_each_element_once() {
+        let words = DynTensor::from_shape_vec([2, 2], vec!["a", "bb", "ccc", ""]).unwrap();
+        let lengths = words.map_shared(|w| w.to_string() + "!");
+        assert_eq!(lengths.shape(), [2, 2]);
+        assert_eq!(lengths.as_slice(), ["a!", "bb!", "ccc!", "!"]);
+        let empty = DynTensor::<f32>::from_shape_vec([3, 0], vec![]).unwrap();
+        assert_eq!(empty.relu().shape(), [3, 0]);
+        let scalar = DynTensor::scalar(-2.5f32);
+        assert_eq!((-&scalar).as_slice(), [2.5]);
+        assert_eq!(scalar.abs().shape(), [] as [usize; 0]);
+        let x = DynTensor::from_shape_vec([4], vec![-1.0f32, -0.0, 0.5, f32::NAN]).unwrap();
+        let y = x.clip(0.0, 0.25);
+        assert_eq!(y.as_slice()[..3], [0.0, 0.0, 0.25]);
+        assert!(y.as_slice()[3].is_nan());
+        let strings: DynTensor<String> =
+            DynTensor::scalar(String::from("x")).map_shared(|s| s.repeat(3));
+        assert_eq!(strings.as_slice(), ["xxx"]);
+    }
+}

@@ -4,7 +4,7 @@
 use super::array_ref::ArrayRef;
 use super::by_op::ByOp;
 use super::plan::{any, Plan, SMALL};
-pub(crate) use super::plan::{Apply, Here, Split};
+pub(crate) use super::plan::{Apply, ApplyUpdate, Here, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
@@ -26,26 +26,6 @@ pub(crate) fn check_output<const CAP: usize>(
         return Err(Error::new(kind, op, shape, &[]));
     }
     Ok(expected)
-}
-
-/// [`Apply`] for the in-place form `f(&mut out, b)`.
-pub(crate) trait ApplyUpdate<Y, V>: Sized {
-    /// `f(out[i], b[i])` over the plan.
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]);
-}
-
-impl<Y, V, F: FnMut(&mut V, &Y)> ApplyUpdate<Y, V> for Here<F> {
-    #[inline(always)]
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
-        plan.run_update(b, out, self.0);
-    }
-}
-
-impl<Y: Sync, V: Send, F: Fn(&mut V, &Y) + Sync + Send> ApplyUpdate<Y, V> for Split<F> {
-    #[inline(always)]
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
-        plan.run_update_split(b, out, self.0);
-    }
 }
 
 /// Resolves the shapes, checks `out`, runs `check` (value checks, only for a non-empty
@@ -384,4 +364,43 @@ fn update_with_cap<const CAP: usize, Y, V>(
         f.apply_update(&plan, b.data, out);
     }
     Ok(())
+}
+
+/// `out[i] = f(&data[i])` over two slices of one length (a contiguous tensor's elements):
+/// the unary operations of [`DynTensor`](crate::DynTensor). With feature `rayon`, a large
+/// output is cut into consecutive chunks computed on several threads; each element is computed
+/// as on one.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn map_into<T: Sync, V: Send>(
+    data: &[T],
+    out: &mut [V],
+    f: impl Fn(&T) -> V + Sync + Send,
+) {
+    let tasks = super::parallel::tasks(out.len(), out.len());
+    if tasks > 1 {
+        return map_split(tasks, data, out, f);
+    }
+    for (o, x) in out.iter_mut().zip(data) {
+        *o = f(x);
+    }
+}
+
+/// The split path of [`map_into`]: out of line and cold, as for the binary kernels, so that
+/// a small call runs the same code with and without feature `rayon`.
+#[cfg(feature = "alloc")]
+#[cold]
+#[inline(never)]
+fn map_split<T: Sync, V: Send>(
+    tasks: usize,
+    data: &[T],
+    out: &mut [V],
+    f: impl Fn(&T) -> V + Sync + Send,
+) {
+    let per = out.len().div_ceil(tasks);
+    super::parallel::for_each_chunk(out, per, true, |t, chunk| {
+        for (o, x) in chunk.iter_mut().zip(&data[t * per..]) {
+            *o = f(x);
+        }
+    });
 }

@@ -48,6 +48,26 @@ pub struct Here<F>(pub(crate) F);
 /// Splits across threads when large (see [`super::parallel`]).
 pub struct Split<F>(pub(crate) F);
 
+/// [`Apply`] for the in-place form `f(&mut out, b)`: the kernel of `+=` and its kin.
+pub(crate) trait ApplyUpdate<Y, V>: Sized {
+    /// `f(out[i], b[i])` over the plan.
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]);
+}
+
+impl<Y, V, F: FnMut(&mut V, &Y)> ApplyUpdate<Y, V> for Here<F> {
+    #[inline(always)]
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+        plan.run_update(b, out, self.0);
+    }
+}
+
+impl<Y: Sync, V: Send, F: Fn(&mut V, &Y) + Sync + Send> ApplyUpdate<Y, V> for Split<F> {
+    #[inline(always)]
+    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+        plan.run_update_split(b, out, self.0);
+    }
+}
+
 impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
     #[inline(always)]
     fn apply<const CAP: usize>(
@@ -562,7 +582,7 @@ pub(crate) fn update_onto<Y, V>(
     out_dims: &[usize],
     out: &mut [V],
     b: ArrayRef<'_, Y>,
-    f: impl FnMut(&mut V, &Y),
+    f: impl ApplyUpdate<Y, V>,
 ) {
     if out.is_empty() {
         return;
@@ -570,9 +590,11 @@ pub(crate) fn update_onto<Y, V>(
     let own = ArrayRef::<u8>::trusted(out_dims, &[]);
     let pb = Placement::At(out_dims.len() - b.shape.len());
     if out_dims.len() <= SMALL {
-        Plan::<SMALL>::new(out_dims, &own, Placement::At(0), &b, pb).run_update(b.data, out, f);
+        let plan = Plan::<SMALL>::new(out_dims, &own, Placement::At(0), &b, pb);
+        f.apply_update(&plan, b.data, out);
     } else {
-        Plan::<MAX_RANK>::new(out_dims, &own, Placement::At(0), &b, pb).run_update(b.data, out, f);
+        let plan = Plan::<MAX_RANK>::new(out_dims, &own, Placement::At(0), &b, pb);
+        f.apply_update(&plan, b.data, out);
     }
 }
 

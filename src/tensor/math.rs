@@ -1,7 +1,8 @@
 //! Unary math on static and mixed tensors: `abs`, `relu`, `clip`, and with `std` or `libm`
 //! `sqrt`, `exp`, `ln`, `tanh`, `sigmoid`, `gelu`. Each is the same formula as the binary
 //! primitive's eltwise post-op of that name (`element::unary_functions!`). `-t` is the `Neg`
-//! operator. A static result is stored like `self`; these cannot fail.
+//! operator. A static result is stored like `self`; these cannot fail. With feature `rayon`,
+//! a large heap-backed or mixed result is computed on several threads.
 
 use super::ops::{Nothing, OperatorPath, PathOutput};
 use super::Tensor;
@@ -32,7 +33,7 @@ macro_rules! tensor_unary {
                 where
                     Self: OperatorPath<T, (), Nothing>,
                 {
-                    self.map(|&$x| $body)
+                    self.map_shared(|&$x| $body)
                 }
             )*
 
@@ -42,7 +43,7 @@ macro_rules! tensor_unary {
             where
                 Self: OperatorPath<T, (), Nothing>,
             {
-                self.map(|&x| crate::element::clip(x, lo, hi))
+                self.map_shared(move |&x| crate::element::clip(x, lo, hi))
             }
         }
     };

@@ -382,6 +382,23 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// [`map`](Self::map) with a function threads can share: a large heap-backed or mixed
+    /// result is computed on several threads (feature `rayon`), each element as on one.
+    #[inline(always)]
+    pub(crate) fn map_shared<V>(
+        &self,
+        f: impl Fn(&T) -> V + Sync + Send,
+    ) -> PathOutput<Self, T, (), Nothing, V>
+    where
+        Self: OperatorPath<T, (), Nothing>,
+        T: Sync,
+        V: Send,
+    {
+        OperatorPath::apply(self, Nothing, unchecked, Split(move |x: &T, _: &()| f(x)))
+    }
+}
+
 macro_rules! elementwise_methods {
     ($($name:ident <$($bound:path),*> |$x:ident, $y:ident| $body:expr, $out:ty, $doc:literal;)*) => {
         /// Elementwise methods, NUMPY-broadcast, for static and mixed shapes (see
@@ -393,9 +410,9 @@ macro_rules! elementwise_methods {
             pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, $out>
             where
                 Self: OperatorPath<T, T, R>,
-                T: Copy $(+ $bound)*,
+                T: Copy + Send + Sync $(+ $bound)*,
             {
-                OperatorPath::apply(self, rhs, unchecked, Here(|$x: &T, $y: &T| $body))
+                OperatorPath::apply(self, rhs, unchecked, Split(|$x: &T, $y: &T| $body))
             }
         )*}
     };
@@ -557,12 +574,12 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     where
         Target: StaticShape,
         S: BroadcastToShape<Target>,
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         let data = kernel::zip::<D::Family, T, T, T, S, S, Target>(
             self.as_slice(),
             self.as_slice(),
-            Here(|x: &T, _: &T| x.clone()),
+            Split(|x: &T, _: &T| x.clone()),
         );
         Tensor::from_parts(data, Default::default())
     }
@@ -585,12 +602,12 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         Target: StaticShape,
         S: BroadcastShape<Target, Bidirectional>,
         BidirectionalOutput<S, Target>: StaticShape,
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>>(
             self.as_slice(),
             self.as_slice(),
-            Here(|x: &T, _: &T| x.clone()),
+            Split(|x: &T, _: &T| x.clone()),
         );
         Tensor::from_parts(data, Default::default())
     }
@@ -646,9 +663,9 @@ binary_operator! {
     Mul mul [Element] plain Split |x, y| T::mul(*x, *y);
     Div div [Element] checked Split |x, y| T::div(*x, *y);
     Rem rem [Element] checked Split |x, y| T::rem(*x, *y);
-    BitAnd bitand [Copy + ops::BitAnd<Output = T>] plain Here |x, y| *x & *y;
-    BitOr bitor [Copy + ops::BitOr<Output = T>] plain Here |x, y| *x | *y;
-    BitXor bitxor [Copy + ops::BitXor<Output = T>] plain Here |x, y| *x ^ *y;
+    BitAnd bitand [Copy + Send + Sync + ops::BitAnd<Output = T>] plain Split |x, y| *x & *y;
+    BitOr bitor [Copy + Send + Sync + ops::BitOr<Output = T>] plain Split |x, y| *x | *y;
+    BitXor bitxor [Copy + Send + Sync + ops::BitXor<Output = T>] plain Split |x, y| *x ^ *y;
 }
 
 /// `-t`, elementwise (integers wrap: `-i32::MIN == i32::MIN`).
@@ -718,14 +735,16 @@ scalar_lhs_operator!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize
 /// Where the work of `+=` and its kin goes, by the kinds of both shapes, as for
 /// [`OperatorPath`]: the right side broadcasts onto the left one-directionally (B5), so the
 /// left never grows. Static shapes are checked at compile time; with a `Dyn` dim a runtime
-/// mismatch panics with the error's message. No allocation either way.
+/// mismatch panics with the error's message. No allocation either way; with feature `rayon`,
+/// a large left side is updated on several threads, each element as on one.
 pub trait AssignPath<T, R> {
     /// Runs `check` on the operands, then `self[i] = f(self[i], rhs[i])`.
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T));
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send);
 }
 
 impl<T, S, D, R> AssignPath<T, R> for Tensor<T, S, D>
 where
+    T: Send + Sync,
     S: Shape,
     D: DataMut<T>,
     R: Operand,
@@ -733,7 +752,7 @@ where
 {
     #[inline(always)]
     #[track_caller]
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
         KindAssign::update(self, rhs, check, f)
     }
 }
@@ -742,11 +761,12 @@ where
 #[doc(hidden)]
 pub trait KindAssign<T, R, K> {
     /// Runs `check`, then `self[i] = f(self[i], rhs[i])`.
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T));
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send);
 }
 
 impl<T, S, D, R> KindAssign<T, R, StaticKind> for Tensor<T, S, D>
 where
+    T: Send + Sync,
     S: StaticShape,
     D: DataMut<T>,
     R: Operand,
@@ -755,7 +775,7 @@ where
 {
     #[inline(always)]
     #[track_caller]
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
         let elements = elements_as::<T, R>(&rhs);
         check(S::DIMS, elements, R::Shape::DIMS);
         kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), elements, f);
@@ -764,6 +784,7 @@ where
 
 impl<T, S, D, R> KindAssign<T, R, DynKind> for Tensor<T, S, D>
 where
+    T: Send + Sync,
     S: Shape,
     D: DataMut<T>,
     R: Operand,
@@ -771,7 +792,7 @@ where
     R::Shape: BroadcastToShape<S>,
 {
     #[track_caller]
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl FnMut(&mut T, &T)) {
+    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
         let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
         let elements = elements_as::<T, R>(&rhs);
         let result = ArrayRef::new(rhs_dims.as_ref(), elements).and_then(|b| {
@@ -784,7 +805,7 @@ where
                     check(dims.as_ref(), elements, rhs_dims.as_ref());
                     Ok(())
                 },
-                crate::runtime::kernels::Here(f),
+                crate::runtime::kernels::Split(f),
             )
         });
         result.unwrap_or_else(|e| fail(e))

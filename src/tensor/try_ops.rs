@@ -10,7 +10,7 @@ use {
     super::Tensor,
     crate::element::{Boolean, Element},
     crate::error::{Error, ErrorKind, Operation},
-    crate::op::{with_compare_op, BinaryOp, CompareOp},
+    crate::op::{BinaryOp, CompareOp},
     crate::rules::{self, AutoBroadcast, BroadcastToMode},
     crate::runtime::{by_op::ByOp, element_count, filled_vec, kernels, plan, ArrayRef},
     crate::typed::rules::{
@@ -154,9 +154,14 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S2: Shape,
         E: Data<T>,
         S: BroadcastShape<S2, Numpy>,
-        T: PartialOrd,
+        T: PartialOrd + Sync,
     {
-        with_compare_op!(op, f => self.try_broadcast_with(rhs, |x: &T, y: &T| f(x, y)))
+        self.try_zip_as::<T, S2, E, bool, NumpyOutput<S, S2>>(
+            rhs,
+            AutoBroadcast::Numpy,
+            no_check,
+            ByOp::new(op),
+        )
     }
 
     /// NONE (N1-N3) for shapes with [`Dyn`](crate::Dyn) dims: equal ranks and static dims are
@@ -200,7 +205,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Target: Shape,
         S: BroadcastToShape<Target>,
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         super::construct::shape_for::<Target>(target.as_ref())?;
         self.try_broadcast_mode::<Target>(target.as_ref(), BroadcastToMode::Numpy)
@@ -224,7 +229,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Target: Shape,
         S: BroadcastShape<Target, Bidirectional>,
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         super::construct::shape_for::<Target>(target.as_ref())?;
         self.try_broadcast_mode::<BidirectionalOutput<S, Target>>(
@@ -239,18 +244,17 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         mode: BroadcastToMode<'_>,
     ) -> Result<Tensor<T, O>, Error>
     where
-        T: Clone,
+        T: Clone + Send + Sync,
     {
         let da = self.shape();
         let out_dims = rules::broadcast_to_shape(da.as_ref(), target, mode)?;
         let count = element_count::<T>(&out_dims)?;
         let data = ArrayRef::new(da.as_ref(), self.as_slice())?;
-        // SAFETY: `broadcast_into_with` writes every element of its output when it returns Ok.
+        // SAFETY: `broadcast_apply` writes every element of its output when it returns Ok.
         let out = unsafe {
             filled_vec(count, &out_dims, |spare| {
-                kernels::broadcast_into_with(data, target, mode, spare, |x| {
-                    MaybeUninit::new(x.clone())
-                })
+                let clone = kernels::Split(|x: &T, _: &T| MaybeUninit::new(x.clone()));
+                kernels::broadcast_apply(data, target, mode, spare, clone)
             })?
         };
         finish::<T, O>(&out_dims, out)
@@ -282,7 +286,7 @@ macro_rules! try_ops {
                 S2: Shape,
                 E: Data<T>,
                 S: BroadcastShape<S2, Numpy>,
-                T: PartialOrd,
+                T: PartialOrd + Sync,
             {
                 self.try_compare(rhs, CompareOp::$cop)
             }
@@ -319,7 +323,7 @@ macro_rules! try_logical {
     ($($name:ident $op:tt $doc:literal;)*) => {
         /// Logical `try_*` operations on `bool` tensors, NUMPY-broadcast.
         #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-        impl<T: Boolean, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
+        impl<T: Boolean + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
             #[doc = $doc]
             pub fn $name<S2, E>(&self, rhs: &Tensor<T, S2, E>) -> Result<Tensor<T, NumpyOutput<S, S2>>, Error>
             where
@@ -327,7 +331,12 @@ macro_rules! try_logical {
                 E: Data<T>,
                 S: BroadcastShape<S2, Numpy>,
             {
-                self.try_broadcast_with(rhs, |x: &T, y: &T| *x $op *y)
+                self.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
+                    rhs,
+                    AutoBroadcast::Numpy,
+                    no_check,
+                    kernels::Split(|x: &T, y: &T| *x $op *y),
+                )
             }
         )*}
     };

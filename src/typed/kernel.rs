@@ -151,17 +151,21 @@ pub(crate) fn zip_into<X, Y, V, A, B, Out>(
 
 /// `f(out[i], b[i])` in place for every element of `out` (shape `Out`), with `b` (shape `B`)
 /// read broadcast onto `Out` one-directionally (the type rules checked that `B` stretches to
-/// `Out`): the kernel of `+=` and its kin. Constant strides, as in [`zip_into`].
+/// `Out`): the kernel of `+=` and its kin. Constant strides, as in [`zip_into`]; a large
+/// output goes to the plan kernel, split across threads where large enough (feature `rayon`).
 #[inline(always)]
-pub(crate) fn update<Y, V, B, Out>(out: &mut [V], b: &[Y], mut f: impl FnMut(&mut V, &Y))
-where
+pub(crate) fn update<Y: Sync, V: Send, B, Out>(
+    out: &mut [V],
+    b: &[Y],
+    f: impl Fn(&mut V, &Y) + Sync + Send,
+) where
     B: StaticShape,
     Out: StaticShape,
 {
     if Out::LEN >= LARGE {
         if let Ok(b) = ArrayRef::new(B::DIMS, b) {
             if out.len() == Out::LEN {
-                plan::update_onto(Out::DIMS, out, b, f);
+                plan::update_onto(Out::DIMS, out, b, plan::Split(f));
                 return;
             }
         }
