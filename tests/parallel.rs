@@ -710,3 +710,70 @@ fn unary_math_and_methods_do_not_depend_on_threads() {
         }
     }
 }
+
+/// Matrix products split into blocks of output rows: the same bits with 1, 2 and 4 threads,
+/// through the blocked gemm (f32) and the loop nest (i64), batched, broadcast and transposed.
+#[test]
+fn matrix_products_do_not_depend_on_threads() {
+    use shaped::rules::MatMulOptions;
+    global_pool();
+    let mut rng = Lcg(19);
+    let cases: [(&[usize], &[usize], bool); 6] = [
+        (&[512, 300], &[300, 257], false),
+        (&[3, 200, 96], &[96, 130], false),
+        (&[4, 1, 128, 64], &[3, 64, 100], false),
+        (&[2, 700, 64], &[2, 96, 64], true),
+        (&[3000, 40], &[40, 33], false),
+        (&[1000], &[1000, 300], false),
+    ];
+    for (sa, sb, transpose_b) in cases {
+        let (a, b) = (random(&mut rng, sa), random(&mut rng, sb));
+        let options = MatMulOptions {
+            transpose_b,
+            ..MatMulOptions::default()
+        };
+        let runs = each_pool(|| bits(&a.matmul_with(&b, options).unwrap()));
+        assert!(runs.windows(2).all(|w| w[0] == w[1]), "{sa:?} x {sb:?}");
+        let (ai, bi) = (a.map(|&x| x as i64), b.map(|&x| x as i64));
+        let ints = each_pool(|| ai.matmul_with(&bi, options).unwrap());
+        assert!(ints.windows(2).all(|w| w[0] == w[1]), "{sa:?} x {sb:?}");
+        // The integer product against a plain triple loop on the first output matrix.
+        let k = *sa.last().unwrap();
+        let n = *ints[0].shape().last().unwrap();
+        let m = if sa.len() == 1 { 1 } else { sa[sa.len() - 2] };
+        let at_b = |kk: usize, j: usize| match (transpose_b, sb.len()) {
+            (true, r) => bi.as_slice()[j * sb[r - 1] + kk],
+            (false, r) => bi.as_slice()[kk * sb[r - 1] + j],
+        };
+        for (i, j) in [(0, 0), (m - 1, n - 1), (m / 2, n / 3)] {
+            let want: i64 = (0..k)
+                .map(|kk| ai.as_slice()[i * k + kk] * at_b(kk, j))
+                .sum();
+            assert_eq!(
+                ints[0].as_slice()[i * n + j],
+                want,
+                "{sa:?} x {sb:?} at {i}, {j}"
+            );
+        }
+    }
+}
+
+/// A large product runs on several threads, a small one on one.
+#[test]
+fn large_products_are_split() {
+    let _counting = counting_threads();
+    global_pool();
+    let a = DynTensor::from_elem([256, 128], Traced(1.0)).unwrap();
+    let b = DynTensor::from_elem([128, 64], Traced(0.5)).unwrap();
+    let four = pool(4);
+    let seen =
+        four.install(|| threads_seen(|| assert_eq!(a.matmul(&b).unwrap()[[7, 9]], Traced(64.0))));
+    assert!(seen > 1);
+    let alone = four.install(|| threads_seen(|| single_threaded(|| drop(a.matmul(&b).unwrap()))));
+    assert_eq!(alone, 1);
+    let small = DynTensor::from_elem([16, 16], Traced(1.0)).unwrap();
+    assert_eq!(
+        four.install(|| threads_seen(|| drop(small.matmul(&small).unwrap()))),
+        1
+    );
+}

@@ -57,7 +57,8 @@ impl<const CAP: usize> ShapeBuf<CAP> {
         }
     }
 
-    /// The dims, mutably.
+    /// The dims, mutably (the gathers' odometers).
+    #[cfg(feature = "alloc")]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [usize] {
         &mut self.dims[..self.len]
     }

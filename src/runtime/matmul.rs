@@ -12,6 +12,11 @@ use crate::rules::{self, MatMulOptions, ShapeBuf};
 /// the element type has one; below, its packing costs more than it saves.
 const GEMM_MIN: usize = 32 * 32 * 32;
 
+/// Multiply-adds counted as one element of work when deciding whether a product is large
+/// enough to split ([`super::parallel::tasks`] counts elements of an elementwise add):
+/// measured in `benches/parallel.rs`.
+const MADDS_PER_ELEMENT: usize = 8;
+
 /// How an operand is read: its strides along the output's batch axes (0 where it is
 /// broadcast or absent), then its row and column strides after G2 and G3.
 struct Reader {
@@ -83,76 +88,92 @@ pub fn matmul_into<T: Element>(
     let ra = reader(&a, options.transpose_a, true, rank);
     let rb = reader(&b, options.transpose_b, false, rank);
     let (m, k, n) = (dims.m, dims.k, dims.n);
-    if m * n == 0 {
+    if out.is_empty() {
         return Ok(());
     }
+    // The blocked gemm or the loop nest, chosen once for the whole product: a split into row
+    // blocks must not change how any element is computed.
+    let gemm = m.saturating_mul(k).saturating_mul(n) >= GEMM_MIN;
     // A right operand shared by every batch (its batch strides all 0) over a left operand
     // whose batch and row axes step alike: one product of `batches * m` rows, a single gemm
     // call rather than one per batch (the `[4096, 64]` reshape a user would write by hand).
-    if rb.batch.iter().all(|&s| s == 0) {
-        let mut step = ra.row.saturating_mul(m);
-        let mut merged = true;
-        for (&d, &s) in dims.batch.iter().zip(ra.batch.iter()).rev() {
-            if d != 1 && s != step {
-                merged = false;
-                break;
-            }
-            step = step.saturating_mul(d);
+    let mut merged = rb.batch.iter().all(|&s| s == 0) && (ra.row != 0 || m == 1);
+    let mut step = ra.row.saturating_mul(m);
+    for (&d, &s) in dims.batch.iter().zip(ra.batch.iter()).rev() {
+        if d != 1 && s != step {
+            merged = false;
         }
-        if merged && (ra.row != 0 || m == 1) {
-            let rows = out.len() / n;
-            product(
-                [rows, k, n],
+        step = step.saturating_mul(d);
+    }
+    // Output rows `first..` (of all `batches * m`) into `c`, whole rows: each batch's part is
+    // one product with the operands' offsets for that batch and row.
+    let rows = |first: usize, c: &mut [T]| {
+        if merged {
+            let a_at = [first * ra.row, ra.row, ra.col];
+            let count = c.len() / n;
+            return product(
+                [count, k, n],
                 a.data,
-                [0, ra.row, ra.col],
+                a_at,
                 b.data,
                 [0, rb.row, rb.col],
-                out,
+                c,
+                gemm,
             );
-            return Ok(());
         }
-    }
-    let mut index = dims.batch;
-    index.as_mut_slice().fill(0);
-    for block in out.chunks_exact_mut(m * n) {
-        let (mut a0, mut b0) = (0, 0);
-        for (axis, &i) in index.iter().enumerate() {
-            a0 += i * ra.batch[axis];
-            b0 += i * rb.batch[axis];
-        }
-        product(
-            [m, k, n],
-            a.data,
-            [a0, ra.row, ra.col],
-            b.data,
-            [b0, rb.row, rb.col],
-            block,
-        );
-        // The batch odometer, last axis fastest.
-        for (i, &d) in index.as_mut_slice().iter_mut().zip(dims.batch.iter()).rev() {
-            *i += 1;
-            if *i < d {
-                break;
+        let (mut row, mut rest) = (first, c);
+        while !rest.is_empty() {
+            let (batch, i) = (row / m, row % m);
+            let take = (m - i).min(rest.len() / n);
+            let (part, tail) = rest.split_at_mut(take * n);
+            // The batch's multi-index, last axis fastest (every batch dim is non-zero here:
+            // the output is not empty).
+            let (mut a0, mut b0, mut flat) = (0, 0, batch);
+            for axis in (0..dims.batch.len()).rev() {
+                let (d, at) = (dims.batch[axis], flat % dims.batch[axis]);
+                flat /= d;
+                a0 += at * ra.batch[axis];
+                b0 += at * rb.batch[axis];
             }
-            *i = 0;
+            let a_at = [a0 + i * ra.row, ra.row, ra.col];
+            product(
+                [take, k, n],
+                a.data,
+                a_at,
+                b.data,
+                [b0, rb.row, rb.col],
+                part,
+                gemm,
+            );
+            (row, rest) = (row + take, tail);
         }
+    };
+    // Rows are independent, so large products split into blocks of rows (feature `rayon`).
+    let total = out.len() / n;
+    let tasks = super::parallel::tasks(out.len().saturating_mul(k) / MADDS_PER_ELEMENT, total);
+    if tasks <= 1 {
+        rows(0, out);
+    } else {
+        let per = total.div_ceil(tasks);
+        super::parallel::for_each_chunk(out, per * n, true, |t, c| rows(t * per, c));
     }
     Ok(())
 }
 
 /// One `m x k` by `k x n` product into `c` (row-major, `m * n`); `a_at` and `b_at` are
-/// `[offset, row stride, column stride]`.
+/// `[offset, row stride, column stride]`. With `gemm`, through the element's blocked gemm
+/// where it has one.
 #[inline(always)]
-pub(crate) fn product<T: Element>(
+fn product<T: Element>(
     [m, k, n]: [usize; 3],
     a: &[T],
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
     c: &mut [T],
+    gemm: bool,
 ) {
-    if m.saturating_mul(k).saturating_mul(n) >= GEMM_MIN && T::gemm([m, k, n], a, a_at, b, b_at, c)
-    {
+    if gemm && T::gemm([m, k, n], a, a_at, b, b_at, c) {
         return;
     }
     // `i`, then `k`, then `j`: the row of `b` streams along `j`, and each output element
