@@ -1,7 +1,7 @@
 //! Feature `rayon` on this machine's cores: the five large runtime cases, the fused
-//! `relu(x + bias) * scale` primitive and the 1024x1024 sums, each on one thread
-//! (`single_threaded`) and on the whole pool, against ndarray's parallel `Zip` into a
-//! preallocated output, and against a single-threaded ceiling kernel with the same memory
+//! `relu(x + bias) * scale` primitive, the 1024x1024 sums, unary math and matrix products,
+//! each on one thread (`single_threaded`) and on the whole pool, against ndarray's parallel
+//! `Zip` into a preallocated output (`dot` for products), and against a single-threaded ceiling kernel with the same memory
 //! traffic (a copy, a STREAM-style add, a fill). Then the pool's break-even size.
 //!
 //! ```text
@@ -251,6 +251,84 @@ fn sums(c: &mut Criterion) {
     }
 }
 
+/// Unary math and a method on 1024x1024 f32: GELU (tanh, a few dozen instructions an
+/// element: compute-bound) and ReLU (a compare: memory-bound) through `DynTensor`, and
+/// `maximum` on a mixed-shape tensor, against ndarray's parallel `Zip` with the same formula.
+fn unary(c: &mut Criterion) {
+    use shaped::{Shape, Tensor};
+    let n = 1024;
+    let x = data(n * n, -24.0)
+        .iter()
+        .map(|v| v / 16.0)
+        .collect::<Vec<_>>();
+    let t = DynTensor::from_shape_vec([n, n], x.clone()).unwrap();
+    let mixed = Tensor::<f32, Shape![_, 1024]>::from_shape_vec([n, n], x.clone()).unwrap();
+    let nx = Array2::from_shape_vec((n, n), x.clone()).unwrap();
+    let mut nd = Array2::<f32>::zeros((n, n));
+    let gelu = |v: f32| {
+        let k = 0.797_884_6f32;
+        0.5 * v * (1.0 + (k * (v + 0.044_715 * v * v * v)).tanh())
+    };
+    assert!((t.gelu()[[3, 5]] - gelu(x[3 * n + 5])).abs() < 1e-6);
+    let mut g = c.benchmark_group("parallel unary 1024x1024");
+    g.sample_size(20);
+    g.bench_function("gelu, DynTensor, 1 thread", |bch| {
+        bch.iter(|| single_threaded(|| t.gelu()))
+    });
+    g.bench_function("gelu, DynTensor, pool", |bch| bch.iter(|| t.gelu()));
+    g.bench_function("gelu, ndarray par_for_each", |bch| {
+        bch.iter(|| {
+            Zip::from(&mut nd)
+                .and(&nx)
+                .par_for_each(|o, &v| *o = gelu(v))
+        })
+    });
+    g.bench_function("relu, DynTensor, 1 thread", |bch| {
+        bch.iter(|| single_threaded(|| t.relu()))
+    });
+    g.bench_function("relu, DynTensor, pool", |bch| bch.iter(|| t.relu()));
+    g.bench_function("relu, ndarray par_for_each", |bch| {
+        bch.iter(|| {
+            Zip::from(&mut nd)
+                .and(&nx)
+                .par_for_each(|o, &v| *o = v.max(0.0))
+        })
+    });
+    g.bench_function("maximum, mixed, 1 thread", |bch| {
+        bch.iter(|| single_threaded(|| mixed.maximum(0.0)))
+    });
+    g.bench_function("maximum, mixed, pool", |bch| {
+        bch.iter(|| mixed.maximum(0.0))
+    });
+    g.finish();
+}
+
+/// f32 matrix products split into blocks of output rows, one thread against the pool: 1024^3
+/// (the blocked gemm's own speed), and 96^3 and 128^3 on either side of the threshold
+/// (`MADDS_PER_ELEMENT`: a product of 128^3 multiply-adds is the first to split).
+fn products(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parallel matmul");
+    g.sample_size(20);
+    for n in [96usize, 128, 1024] {
+        let a = DynTensor::from_shape_vec([n, n], data(n * n, 0.5)).unwrap();
+        let b = DynTensor::from_shape_vec([n, n], data(n * n, -0.25)).unwrap();
+        g.bench_with_input(BenchmarkId::new("DynTensor, 1 thread", n), &n, |bch, _| {
+            bch.iter(|| single_threaded(|| a.matmul(&b).unwrap()))
+        });
+        g.bench_with_input(BenchmarkId::new("DynTensor, pool", n), &n, |bch, _| {
+            bch.iter(|| a.matmul(&b).unwrap())
+        });
+        let (na, nb) = (
+            Array2::from_shape_vec((n, n), a.as_slice().to_vec()).unwrap(),
+            Array2::from_shape_vec((n, n), b.as_slice().to_vec()).unwrap(),
+        );
+        g.bench_with_input(BenchmarkId::new("ndarray dot", n), &n, |bch, _| {
+            bch.iter(|| na.dot(&nb))
+        });
+    }
+    g.finish();
+}
+
 /// Contiguous f32 adds of growing size, one thread against the pool with the threshold
 /// bypassed by making every size large enough: where splitting starts to pay.
 fn threshold(c: &mut Criterion) {
@@ -312,6 +390,6 @@ fn threshold(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = quick::config();
-    targets = threshold, large, fused, sums
+    targets = threshold, large, fused, sums, unary, products
 }
 criterion_main!(benches);
