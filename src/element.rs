@@ -89,21 +89,30 @@ fn fits(at: [usize; 3], rows: usize, cols: usize, len: usize) -> bool {
 
 /// NaN-propagating choice: `a` when it compares as `keep` or equal, NaN when unordered. The one
 /// definition behind `maximum`, `minimum`, the primitive's `Maximum`/`Minimum`, and `relu`.
+///
+/// Written as compares joined without branches and one select rather than a `match` on
+/// `partial_cmp`, whose branches stayed in the loop: on a 1024x1024 f32 `maximum(0.0)` 3.6
+/// instructions an element against 4.5 (callgrind), and where the branchy form got slower on
+/// two threads than on one (390-450 us against 245-365), this one ran 1.0-2.3x faster on two
+/// (the fastest of 60 calls, four runs on a noisy host).
 #[inline(always)]
 pub(crate) fn pick<T: PartialOrd>(a: T, b: T, keep: Ordering) -> T {
-    match a.partial_cmp(&b) {
-        Some(o) if o == keep || o == Ordering::Equal => a,
-        Some(_) => b,
-        None => {
-            // Unordered: one of them is NaN; `a != a` tells which.
-            #[allow(clippy::eq_op)]
-            let a_is_nan = a != a;
-            if a_is_nan {
-                a
-            } else {
-                b
-            }
-        }
+    // A NaN `b` wins over a number `a` (`x != x` only for NaN; never for integers, where it
+    // folds away), and otherwise `b` wins only when strictly beyond `a` in the kept direction:
+    // ties (`-0.0` and `0.0` included) keep `a`, and so does a NaN `a` (every comparison with
+    // it is false), whatever `b` is.
+    // `&` and `|`, not `&&` and `||`: no branch, so the select stays a vector blend.
+    #[allow(clippy::eq_op)]
+    let b_is_nan = (b != b) & (a == a);
+    let b_wins = match keep {
+        Ordering::Greater => b > a,
+        Ordering::Less => b < a,
+        Ordering::Equal => false,
+    };
+    if b_is_nan | b_wins {
+        b
+    } else {
+        a
     }
 }
 
@@ -510,5 +519,40 @@ mod tests {
         assert!(pick(1.0, f32::NAN, Ordering::Less).is_nan());
         assert_eq!(pick(1.0, 2.0, Ordering::Greater), 2.0);
         assert_eq!(<f32 as Element>::neg(0.0).to_bits(), (-0.0f32).to_bits());
+    }
+
+    /// `pick` against the definition it is written to: `a` when it compares as `keep` or
+    /// equal, `b` when `b` is beyond it, and the NaN when either is NaN (`a`'s when both are),
+    /// bit for bit over every pair of a table of specials, and for integers.
+    #[test]
+    fn pick_follows_its_definition() {
+        let values = [
+            f32::NAN,
+            -f32::NAN,
+            f32::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE / 2.0,
+            2.0,
+            f32::INFINITY,
+        ];
+        for keep in [Ordering::Greater, Ordering::Less] {
+            for &a in &values {
+                for &b in &values {
+                    let want = match a.partial_cmp(&b) {
+                        Some(o) if o == keep || o == Ordering::Equal => a,
+                        Some(_) => b,
+                        None if a.is_nan() => a,
+                        None => b,
+                    };
+                    let got = pick(a, b, keep);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{a} {b} {keep:?}");
+                }
+            }
+        }
+        assert_eq!(pick(3i32, -4, Ordering::Greater), 3);
+        assert_eq!(pick(3i32, -4, Ordering::Less), -4);
+        assert_eq!(pick(u8::MAX, u8::MAX, Ordering::Less), u8::MAX);
     }
 }
