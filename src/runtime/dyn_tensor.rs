@@ -277,25 +277,16 @@ impl<T> DynTensor<T> {
     }
 
     /// [`map`](Self::map) with a function threads can share: a large result is computed on
-    /// several threads (feature `rayon`), each element as on one. The unary operations.
+    /// several threads (feature `rayon`), each element as on one. The unary operations: the
+    /// binary kernel with a rank-0 `()` operand, as on mixed-shape tensors.
     pub(crate) fn map_shared<U: Send>(&self, f: impl Fn(&T) -> U + Sync + Send) -> DynTensor<U>
     where
         T: Sync,
     {
-        let count = self.data.len();
-        // SAFETY: `map_into` writes each element of `out`, whose length is `data`'s.
-        let data = unsafe {
-            filled_vec(count, &self.shape, |out| {
-                kernels::map_into(&self.data, out, |x| MaybeUninit::new(f(x)));
-                Ok(())
-            })
-        };
+        let nothing = ArrayRef::trusted(&[], &[()]);
+        let f = Split(move |x: &T, _: &()| f(x));
         // The input holds as many elements; only a full heap refuses the output.
-        let data = data.unwrap_or_else(|e| fail(e));
-        DynTensor {
-            shape: self.shape.clone(),
-            data,
-        }
+        unchecked_inputs(self.view(), nothing, AutoBroadcast::Numpy, f).unwrap_or_else(|e| fail(e))
     }
 
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
@@ -717,7 +708,7 @@ mod tests {
     use alloc::string::{String, ToString};
     use alloc::vec;
 
-    /// The unary operations' allocation (written in place, then claimed): every element once,
+    /// The unary operations' results (written in place, then claimed): every element once,
     /// owned results dropped as usual (Miri checks both), empty and rank-0 tensors included.
     #[test]
     fn map_shared_writes_each_element_once() {

@@ -151,12 +151,8 @@ pub fn matmul_into<T: Element>(
     // Rows are independent, so large products split into blocks of rows (feature `rayon`).
     let total = out.len() / n;
     let tasks = super::parallel::tasks(out.len().saturating_mul(k) / MADDS_PER_ELEMENT, total);
-    if tasks <= 1 {
-        rows(0, out);
-    } else {
-        let per = total.div_ceil(tasks);
-        super::parallel::for_each_chunk(out, per * n, true, |t, c| rows(t * per, c));
-    }
+    let per = total.div_ceil(tasks);
+    super::parallel::for_each_chunk(out, per * n, tasks > 1, |t, c| rows(t * per, c));
     Ok(())
 }
 
