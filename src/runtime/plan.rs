@@ -288,15 +288,52 @@ impl<const CAP: usize> Plan<CAP> {
     }
 
     /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element
-    /// count of the plan and is non-zero. The inner-loop variant is chosen once per call.
+    /// count of the plan and is non-zero. The inner-loop variant is chosen once per call; large
+    /// work runs the loops compiled for AVX2 where the CPU has it (module `wide`).
     #[inline(always)]
-    pub(crate) fn run<X, Y, V>(
+    pub(crate) fn run<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) {
+        #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+        if super::wide::avx2(out.len()) {
+            // SAFETY: `avx2` has just checked that this CPU has AVX2.
+            return unsafe { self.run_avx2(0, a, b, out, f) };
+        }
+        self.rows(a, b, out, f)
+    }
+
+    /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2. The loop nest is inlined
+    /// into this function (it is `#[inline(always)]`, as is everything it calls but the
+    /// element function), so the whole nest gets the wider vectors.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn run_avx2<X, Y, V>(
         &self,
+        hint: usize,
         a: &[X],
         b: &[Y],
         out: &mut [V],
-        mut f: impl FnMut(&X, &Y) -> V,
+        f: impl FnMut(&X, &Y) -> V,
     ) {
+        self.rows_hinted(hint, a, b, out, f)
+    }
+
+    /// [`run_update`](Self::run_update)'s loops compiled for AVX2, as [`Self::run_avx2`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn run_update_avx2<Y, V>(&self, b: &[Y], out: &mut [V], f: impl FnMut(&mut V, &Y)) {
+        self.rows_update(b, out, f)
+    }
+
+    /// The loop nest of [`run`](Self::run), compiled for the build's own target.
+    #[inline(always)]
+    fn rows<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
         if self.rank == 0 {
             out[0] = f(&a[0], &b[0]);
             return;
@@ -349,6 +386,24 @@ impl<const CAP: usize> Plan<CAP> {
         a: &[X],
         b: &[Y],
         out: &mut [V],
+        f: impl FnMut(&X, &Y) -> V,
+    ) {
+        #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+        if super::wide::avx2(out.len()) {
+            // SAFETY: `avx2` has just checked that this CPU has AVX2.
+            return unsafe { self.run_avx2(hint, a, b, out, f) };
+        }
+        self.rows_hinted(hint, a, b, out, f)
+    }
+
+    /// The loop nest of [`run_hinted`](Self::run_hinted), compiled for the build's own target.
+    #[inline(always)]
+    fn rows_hinted<X, Y, V>(
+        &self,
+        hint: usize,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
         mut f: impl FnMut(&X, &Y) -> V,
     ) {
         if self.rank > 0 {
@@ -363,14 +418,25 @@ impl<const CAP: usize> Plan<CAP> {
                 return;
             }
         }
-        self.run(a, b, out, f);
+        self.rows(a, b, out, f);
     }
 
     /// `f(out[i], b[i])` in place for every element of `out`, whose own layout is the plan's
     /// output (row-major); `b` is read at the plan's second strides. The in-place form behind
     /// `+=` and its kin.
     #[inline(always)]
-    pub(crate) fn run_update<Y, V>(&self, b: &[Y], out: &mut [V], mut f: impl FnMut(&mut V, &Y)) {
+    pub(crate) fn run_update<Y, V>(&self, b: &[Y], out: &mut [V], f: impl FnMut(&mut V, &Y)) {
+        #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+        if super::wide::avx2(out.len()) {
+            // SAFETY: `avx2` has just checked that this CPU has AVX2.
+            return unsafe { self.run_update_avx2(b, out, f) };
+        }
+        self.rows_update(b, out, f)
+    }
+
+    /// The loop nest of [`run_update`](Self::run_update), compiled for the build's own target.
+    #[inline(always)]
+    fn rows_update<Y, V>(&self, b: &[Y], out: &mut [V], mut f: impl FnMut(&mut V, &Y)) {
         if self.rank == 0 {
             f(&mut out[0], &b[0]);
             return;
@@ -601,6 +667,90 @@ pub(crate) fn update_onto<Y, V>(
 #[cfg(test)]
 mod tests {
     use super::static_inner_run;
+
+    /// The AVX2 copy of the loop nest (module `wide`) against the baseline copy, bit for bit,
+    /// on every inner-loop variant: rows of 16, 8 and 4 and of any length, a broadcast scalar
+    /// on either side, strided reads, the in-place form. Called directly, not through the
+    /// size test, so short outputs are covered too; skipped where the CPU lacks AVX2. Under
+    /// Miri it runs when the build enables AVX2 (`-C target-feature=+avx2`, as CI does).
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[test]
+    fn avx2_loops_write_what_the_baseline_loops_write() {
+        use super::{Placement, Plan, SMALL};
+        use crate::runtime::ArrayRef;
+        use std::vec::Vec;
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        // Floats with the values where lanes could disagree: NaN payloads, signed zeros,
+        // infinities, subnormals.
+        let specials = [
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7fc0_1234),
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e-40,
+            -3.5,
+            f32::MAX,
+        ];
+        let value = |i: usize| match i % 13 {
+            k if k < specials.len() => specials[k],
+            k => (i as f32 - 300.0) * 0.37 + k as f32,
+        };
+        // (a's shape, a's strides, b's shape): the output is a's shape.
+        let cases: [(&[usize], &[usize], &[usize]); 8] = [
+            (&[9, 16], &[16, 1], &[1, 16]),      // rows of 16
+            (&[9, 8], &[8, 1], &[1, 8]),         // rows of 8
+            (&[9, 4], &[4, 1], &[1, 4]),         // rows of 4
+            (&[7, 37], &[37, 1], &[1, 37]),      // rows of any length
+            (&[7, 37], &[1, 0], &[1, 37]),       // a is a scalar along each row
+            (&[7, 37], &[37, 1], &[7, 1]),       // b is a scalar along each row
+            (&[7, 37], &[1, 7], &[7, 37]),       // a transposed: strided reads
+            (&[3, 5, 37], &[185, 37, 1], &[37]), // an odometer over two outer axes
+        ];
+        for (sa, st, sb) in cases {
+            let n: usize = sa.iter().product();
+            let len_a = sa.iter().zip(st).map(|(d, s)| (d - 1) * s).sum::<usize>() + 1;
+            let a: Vec<f32> = (0..len_a).map(value).collect();
+            let b: Vec<f32> = (0..sb.iter().product()).map(|i| value(i * 7 + 3)).collect();
+            let ra = ArrayRef::with_strides(sa, st, &a).unwrap();
+            let rb = ArrayRef::new(sb, &b).unwrap();
+            let pb = Placement::At(sa.len() - sb.len());
+            let plan = Plan::<SMALL>::new(sa, &ra, Placement::At(0), &rb, pb);
+            let f = |x: &f32, y: &f32| x * y + (x - y) / 3.0;
+            // Every bit is compared but a NaN's: Rust leaves the sign and payload of a NaN
+            // result unspecified (which operand's NaN an addition of two NaNs returns depends
+            // on the order the code generator chose), and Miri picks them at random.
+            let canon = |x: &f32| match x.is_nan() {
+                true => f32::NAN.to_bits(),
+                false => x.to_bits(),
+            };
+            let bits = |v: &[f32]| v.iter().map(canon).collect::<Vec<_>>();
+            for hint in [0, sa[sa.len() - 1]] {
+                let (mut narrow, mut wide) = (std::vec![0.0f32; n], std::vec![1.0f32; n]);
+                plan.rows_hinted(hint, &a, &b, &mut narrow, f);
+                // SAFETY: this CPU has AVX2 (checked above).
+                unsafe { plan.run_avx2(hint, &a, &b, &mut wide, f) };
+                assert_eq!(
+                    bits(&wide),
+                    bits(&narrow),
+                    "{sa:?} {st:?} + {sb:?}, hint {hint}"
+                );
+            }
+            if st == [sa[1], 1] || sa.len() == 3 {
+                // In place (`+=`): the output is laid out as a.
+                let g = |x: &mut f32, y: &f32| *x = (*x - *y) * 0.5 + *y;
+                let (mut narrow, mut wide) = (a.clone(), a.clone());
+                plan.rows_update(&b, &mut narrow, g);
+                // SAFETY: as above.
+                unsafe { plan.run_update_avx2(&b, &mut wide, g) };
+                assert_eq!(bits(&wide), bits(&narrow), "{sa:?} += {sb:?}");
+            }
+        }
+    }
 
     #[test]
     fn static_inner_run_takes_trailing_dims_static_and_equal_in_both() {
