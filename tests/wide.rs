@@ -65,6 +65,19 @@ fn floats(rng: &mut Lcg, n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// Float operands of shapes `sa` and `sb`, as slices and as tensors.
+fn operands(
+    rng: &mut Lcg,
+    sa: &[usize],
+    sb: &[usize],
+) -> (Vec<f32>, Vec<f32>, DynTensor<f32>, DynTensor<f32>) {
+    let a = floats(rng, sa.iter().product());
+    let b = floats(rng, sb.iter().product());
+    let ta = DynTensor::from_shape_vec(sa, a.clone()).unwrap();
+    let tb = DynTensor::from_shape_vec(sb, b.clone()).unwrap();
+    (a, b, ta, tb)
+}
+
 /// `op` on one pair of elements, through rank-0 operands (the baseline loops).
 fn one<T: Element + Copy>(x: T, y: T, op: BinaryOp) -> T {
     let mut out = [x];
@@ -93,12 +106,7 @@ fn bits(v: &[f32]) -> Vec<u32> {
 fn float_operations_match_one_element_at_a_time() {
     let mut rng = Lcg(0x5eed_0001);
     for (sa, sb) in SHAPES {
-        let a = floats(&mut rng, sa.iter().product());
-        let b = floats(&mut rng, sb.iter().product());
-        let (ta, tb) = (
-            DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
-            DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
-        );
+        let (a, b, ta, tb) = operands(&mut rng, sa, sb);
         let plan = BinaryPlan::new(sa, sb, AutoBroadcast::Numpy).unwrap();
         for op in OPS {
             let (shape, want) = reference(&a, sa, &b, sb, |x, y| one(x, y, op));
@@ -172,12 +180,7 @@ fn in_place_operations_match_one_element_at_a_time() {
 fn comparisons_unary_math_and_closures_match_one_element_at_a_time() {
     let mut rng = Lcg(0x5eed_0004);
     for (sa, sb) in SHAPES {
-        let a = floats(&mut rng, sa.iter().product());
-        let b = floats(&mut rng, sb.iter().product());
-        let (ta, tb) = (
-            DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
-            DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
-        );
+        let (a, b, ta, tb) = operands(&mut rng, sa, sb);
         for op in [CompareOp::Lt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne] {
             let got = ta.compare(&tb, op, AutoBroadcast::Numpy).unwrap();
             let scalar = |x: f32, y: f32| {
