@@ -289,15 +289,11 @@ impl<const CAP: usize> Plan<CAP> {
 
     /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element
     /// count of the plan and is non-zero. The inner-loop variant is chosen once per call; large
-    /// work runs the loops compiled for AVX2 where the CPU has it (module `wide`).
+    /// work runs the loops compiled for AVX2 where the CPU has it (module `wide`). This is
+    /// [`run_hinted`](Self::run_hinted) with no hint.
     #[inline(always)]
     pub(crate) fn run<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) {
-        #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-        if super::wide::avx2(out.len()) {
-            // SAFETY: `avx2` has just checked that this CPU has AVX2.
-            return unsafe { self.run_avx2(0, a, b, out, f) };
-        }
-        self.rows(a, b, out, f)
+        self.run_hinted(0, a, b, out, f)
     }
 
     /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2. The loop nest is inlined
