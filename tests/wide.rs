@@ -13,6 +13,7 @@
 mod common;
 
 use common::{reference, Lcg};
+use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
 use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{AutoBroadcast, BinaryOp, CompareOp, DynTensor, Element};
 
@@ -209,5 +210,138 @@ fn comparisons_unary_math_and_closures_match_one_element_at_a_time() {
         let got = ta.zip_with(&tb, AutoBroadcast::Numpy, f).unwrap();
         let (_, want) = reference(&a, sa, &b, sb, |x, y| f(&x, &y));
         assert_eq!(bits(got.as_slice()), bits(&want), "{sa:?} zip_with {sb:?}");
+    }
+}
+
+/// One binary-primitive case: sources, one post-op operand, the destination's layout, and
+/// whether the chain accumulates into the destination (a sum post-op).
+struct PrimitiveCase {
+    alg: Alg,
+    scales: Option<(f32, f32)>,
+    chain: &'static [Step],
+    src0: &'static [usize],
+    src1: &'static [usize],
+    operand: &'static [usize],
+    dst_layout: Layout,
+}
+
+/// A post-op, with the binary one's operand left to the case.
+#[derive(Clone, Copy)]
+enum Step {
+    Eltwise(Eltwise),
+    Binary(Alg),
+    Sum(f32),
+}
+
+/// The primitive on `src0` and `src1` into `dst` (shape `dims`, `layout`), with `case`'s chain
+/// and `operand`.
+fn primitive_into(
+    case: &PrimitiveCase,
+    src0: &MemRef<'_, f32>,
+    src1: &MemRef<'_, f32>,
+    operand: &MemRef<'_, f32>,
+    dst: &mut MemMut<'_, f32>,
+) {
+    let mut prim = Binary::new(case.alg).runtime_checked();
+    if let Some((s0, s1)) = case.scales {
+        prim = prim.scales(s0, s1);
+    }
+    for step in case.chain {
+        match *step {
+            Step::Eltwise(e) => prim.push_post_op(PostOp::Eltwise(e)),
+            Step::Binary(alg) => prim.push_post_op(PostOp::binary(alg, operand)),
+            Step::Sum(scale) => prim.push_post_op(PostOp::Sum { scale }),
+        }
+    }
+    prim.run_into(src0, src1, dst).unwrap();
+}
+
+/// The binary primitive's single pass (`run_into`, post-ops fused) takes the AVX2 loops from
+/// 512 destination elements: each case against the same primitive run one element at a time
+/// (one-element memories: the baseline loops). The cases cover the fused pair of the usual
+/// bias-ReLU-scale chain, source scales, a sum post-op (the destination's old values), eltwise
+/// steps, and a channels-last destination (written through the block buffer).
+#[test]
+fn binary_primitive_matches_one_element_at_a_time() {
+    let cases = [
+        PrimitiveCase {
+            alg: Alg::Add,
+            scales: None,
+            chain: &[Step::Eltwise(Eltwise::Relu), Step::Binary(Alg::Mul)],
+            src0: &[2, 16, 8, 8],
+            src1: &[1, 16, 1, 1],
+            operand: &[1, 16, 1, 1],
+            dst_layout: Layout::RowMajor,
+        },
+        PrimitiveCase {
+            alg: Alg::Sub,
+            scales: Some((0.5, -3.0)),
+            chain: &[
+                Step::Binary(Alg::Maximum),
+                Step::Eltwise(Eltwise::Abs),
+                Step::Sum(0.75),
+            ],
+            src0: &[3, 1, 200],
+            src1: &[3, 4, 1],
+            operand: &[3, 4, 200],
+            dst_layout: Layout::RowMajor,
+        },
+        PrimitiveCase {
+            alg: Alg::Mul,
+            scales: None,
+            chain: &[
+                Step::Eltwise(Eltwise::Square),
+                Step::Binary(Alg::Add),
+                Step::Eltwise(Eltwise::Sqrt),
+            ],
+            src0: &[2, 8, 6, 7],
+            src1: &[2, 8, 6, 7],
+            operand: &[1, 8, 1, 1],
+            dst_layout: Layout::ChannelsLast,
+        },
+    ];
+    let mut rng = Lcg(0x5eed_0005);
+    for case in &cases {
+        let dims = common::numpy_shape(case.src0, case.src1).unwrap();
+        let n: usize = dims.iter().product();
+        assert!(n >= 512, "{dims:?}: below the AVX2 threshold");
+        let (a, b, c) = (
+            floats(&mut rng, case.src0.iter().product()),
+            floats(&mut rng, case.src1.iter().product()),
+            floats(&mut rng, case.operand.iter().product()),
+        );
+        let old = floats(&mut rng, n);
+        let mut got = old.clone();
+        primitive_into(
+            case,
+            &MemRef::new(case.src0, &a, Layout::RowMajor).unwrap(),
+            &MemRef::new(case.src1, &b, Layout::RowMajor).unwrap(),
+            &MemRef::new(case.operand, &c, Layout::RowMajor).unwrap(),
+            &mut MemMut::new(&dims, &mut got, case.dst_layout).unwrap(),
+        );
+        // The destination read back in its own layout, index by index, against one element.
+        let view = MemRef::new(&dims, &got, case.dst_layout).unwrap();
+        let old_view = MemRef::new(&dims, &old, case.dst_layout).unwrap();
+        let one_elem = |x: f32| [x];
+        let mut checked = 0;
+        for index in common::indices(&dims) {
+            let (x, y, z) = (
+                one_elem(common::read_broadcast(&a, case.src0, &index)),
+                one_elem(common::read_broadcast(&b, case.src1, &index)),
+                one_elem(common::read_broadcast(&c, case.operand, &index)),
+            );
+            let mut want = [*old_view.get(&index).unwrap()];
+            primitive_into(
+                case,
+                &MemRef::new([1], &x, Layout::RowMajor).unwrap(),
+                &MemRef::new([1], &y, Layout::RowMajor).unwrap(),
+                &MemRef::new([1], &z, Layout::RowMajor).unwrap(),
+                &mut MemMut::new([1], &mut want, Layout::RowMajor).unwrap(),
+            );
+            let got = *view.get(&index).unwrap();
+            assert_eq!(bits(&[got]), bits(&want), "{:?} at {index:?}", case.alg);
+            checked += 1;
+        }
+        assert_eq!(checked, n);
     }
 }

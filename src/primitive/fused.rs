@@ -390,7 +390,47 @@ pub(crate) fn run<T: Real>(job: Job<'_, '_, T>) {
 
 /// Walks `plan` from the operands' offsets `off` (the destination's within `dst`): `rows`
 /// rows along the second-innermost axis, an odometer over the `outer_rank` axes outside it.
+/// Large work runs the loops compiled for AVX2 where the CPU has it, as the runtime kernels
+/// do (`crate::runtime::wide`).
 fn drive<T: Real>(
+    plan: &Plan,
+    row_job: &Row<'_, T>,
+    off: [usize; MAX_OPERANDS],
+    rows: usize,
+    outer_rank: usize,
+    dst: &mut [T],
+) {
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    if crate::runtime::wide::avx2(dst.len()) {
+        // SAFETY: `avx2` has just checked that this CPU has AVX2.
+        return unsafe { drive_avx2(plan, row_job, off, rows, outer_rank, dst) };
+    }
+    drive_here(plan, row_job, off, rows, outer_rank, dst)
+}
+
+/// [`drive`]'s loops compiled for AVX2: everything under [`drive_here`] is
+/// `#[inline(always)]`, so the whole nest, blocks and post-op loops included, gets the wider
+/// vectors.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn drive_avx2<T: Real>(
+    plan: &Plan,
+    row_job: &Row<'_, T>,
+    off: [usize; MAX_OPERANDS],
+    rows: usize,
+    outer_rank: usize,
+    dst: &mut [T],
+) {
+    drive_here(plan, row_job, off, rows, outer_rank, dst)
+}
+
+/// The loop nest of [`drive`], compiled for the build's own target.
+#[inline(always)]
+fn drive_here<T: Real>(
     plan: &Plan,
     row_job: &Row<'_, T>,
     mut off: [usize; MAX_OPERANDS],
@@ -552,6 +592,81 @@ impl<T: Real> Row<'_, T> {
                 }
             }
             j += len;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The AVX2 copy of the single pass against one-element runs (the baseline loops), on the
+    /// fused bias-ReLU-scale pair and on a chain with a sum post-op into a channels-last
+    /// destination (the block-buffer path). `tests/wide.rs` covers more chains; this one is
+    /// small enough for Miri, which CI runs in a build that enables AVX2
+    /// (`-C target-feature=+avx2`).
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[test]
+    fn avx2_loops_write_what_one_element_runs_write() {
+        use crate::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
+        use std::vec::Vec;
+        let dims = [1, 8, 8, 8]; // 512 elements: the AVX2 threshold
+        let n = 512;
+        let value = |i: usize| match i % 11 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => f32::INFINITY,
+            3 => 1e-40,
+            k => (i as f32 - 250.0) * 0.37 + k as f32,
+        };
+        let x: Vec<f32> = (0..n).map(value).collect();
+        let bias: Vec<f32> = (0..8).map(|i| value(i * 5 + 4)).collect();
+        let scale: Vec<f32> = (0..8).map(|i| 0.5 + i as f32).collect();
+        let old: Vec<f32> = (0..n).map(|i| value(i + 3)).collect();
+        let canon = |v: f32| if v.is_nan() { u32::MAX } else { v.to_bits() };
+        for (layout, sum) in [(Layout::RowMajor, false), (Layout::ChannelsLast, true)] {
+            let run = |x: &[f32], b: &[f32], s: &[f32], d: &mut [f32], shape: &[usize]| {
+                // Per channel: [1, C, 1, 1] beside the full shape, [1] beside one element.
+                let per_channel = [1, b.len(), 1, 1];
+                let one = if shape.len() == 1 {
+                    shape
+                } else {
+                    &per_channel[..]
+                };
+                let (b, s) = (
+                    MemRef::new(one, b, Layout::RowMajor).unwrap(),
+                    MemRef::new(one, s, Layout::RowMajor).unwrap(),
+                );
+                let mut prim = Binary::new(Alg::Add).runtime_checked();
+                prim.push_post_op(PostOp::Eltwise(Eltwise::Relu));
+                prim.push_post_op(PostOp::binary(Alg::Mul, &s));
+                if sum {
+                    prim.push_post_op(PostOp::Sum { scale: 0.25 });
+                }
+                let x = MemRef::new(shape, x, Layout::RowMajor).unwrap();
+                let layout = if shape.len() == 1 {
+                    Layout::RowMajor
+                } else {
+                    layout
+                };
+                let mut d = MemMut::new(shape, d, layout).unwrap();
+                prim.run_into(&x, &b, &mut d).unwrap();
+            };
+            let mut wide = old.clone();
+            run(&x, &bias, &scale, &mut wide, &dims);
+            let got = MemRef::new(dims, &wide, layout).unwrap();
+            let before = MemRef::new(dims, &old, layout).unwrap();
+            for c in 0..8 {
+                for hw in 0..64 {
+                    let index = [0, c, hw / 8, hw % 8];
+                    let mut want = [*before.get(&index).unwrap()];
+                    let at = c * 64 + hw;
+                    run(&x[at..=at], &bias[c..=c], &scale[c..=c], &mut want, &[1]);
+                    assert_eq!(
+                        canon(*got.get(&index).unwrap()),
+                        canon(want[0]),
+                        "{layout:?} at {index:?}"
+                    );
+                }
+            }
         }
     }
 }

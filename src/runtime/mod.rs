@@ -40,7 +40,7 @@ mod prepared;
 pub(crate) mod reduce;
 // Only where there is a wider copy to choose: x86 with `std` to detect the CPU's features.
 #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-mod wide;
+pub(crate) mod wide;
 
 pub use array_ref::ArrayRef;
 #[cfg(feature = "alloc")]

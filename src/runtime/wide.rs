@@ -1,6 +1,8 @@
 //! Wider vectors for large work: on x86 and x86-64 with `std`, an elementwise kernel over at
 //! least [`MIN_WIDE`] elements runs a copy of its loop nest compiled for AVX2 when the CPU has
-//! it (detected once, then a cached load), and the baseline (SSE2) copy otherwise.
+//! it (detected once, then a cached load), and the baseline (SSE2) copy otherwise. The runtime
+//! loop planner (`plan.rs`) and the binary primitive's single pass (`primitive/fused.rs`) both
+//! choose here.
 //!
 //! Why: a large broadcast is bound by how fast one core moves bytes, and the baseline's
 //! 16-byte loads and stores move half as many bytes per instruction, and per load- and
