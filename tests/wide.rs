@@ -213,8 +213,8 @@ fn comparisons_unary_math_and_closures_match_one_element_at_a_time() {
     }
 }
 
-/// One binary-primitive case: sources, one post-op operand, the destination's layout, and
-/// whether the chain accumulates into the destination (a sum post-op).
+/// One binary-primitive case: the algorithm and source scales, the post-op chain, the shapes of
+/// the sources and of the binary post-ops' operand, and the destination's layout.
 struct PrimitiveCase {
     alg: Alg,
     scales: Option<(f32, f32)>,
@@ -233,8 +233,8 @@ enum Step {
     Sum(f32),
 }
 
-/// The primitive on `src0` and `src1` into `dst` (shape `dims`, `layout`), with `case`'s chain
-/// and `operand`.
+/// The primitive of `case` on `src0` and `src1` into `dst`, its binary post-ops reading
+/// `operand`.
 fn primitive_into(
     case: &PrimitiveCase,
     src0: &MemRef<'_, f32>,
@@ -322,13 +322,12 @@ fn binary_primitive_matches_one_element_at_a_time() {
         // The destination read back in its own layout, index by index, against one element.
         let view = MemRef::new(&dims, &got, case.dst_layout).unwrap();
         let old_view = MemRef::new(&dims, &old, case.dst_layout).unwrap();
-        let one_elem = |x: f32| [x];
         let mut checked = 0;
         for index in common::indices(&dims) {
             let (x, y, z) = (
-                one_elem(common::read_broadcast(&a, case.src0, &index)),
-                one_elem(common::read_broadcast(&b, case.src1, &index)),
-                one_elem(common::read_broadcast(&c, case.operand, &index)),
+                [common::read_broadcast(&a, case.src0, &index)],
+                [common::read_broadcast(&b, case.src1, &index)],
+                [common::read_broadcast(&c, case.operand, &index)],
             );
             let mut want = [*old_view.get(&index).unwrap()];
             primitive_into(

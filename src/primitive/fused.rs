@@ -598,9 +598,10 @@ impl<T: Real> Row<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    /// The AVX2 copy of the single pass against one-element runs (the baseline loops), on the
-    /// fused bias-ReLU-scale pair and on a chain with a sum post-op into a channels-last
-    /// destination (the block-buffer path). `tests/wide.rs` covers more chains; this one is
+    /// The AVX2 copy of the single pass (where the CPU has AVX2; otherwise the baseline copy)
+    /// against one-element runs (always the baseline loops), on the fused bias-ReLU-scale pair
+    /// and on a chain with a sum post-op into a channels-last destination (the block-buffer
+    /// path). `tests/wide.rs` covers more chains; this one is
     /// small enough for Miri, which CI runs in a build that enables AVX2
     /// (`-C target-feature=+avx2`).
     #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
@@ -609,7 +610,7 @@ mod tests {
         use crate::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
         use std::vec::Vec;
         let dims = [1, 8, 8, 8]; // 512 elements: the AVX2 threshold
-        let n = 512;
+        let n: usize = dims.iter().product();
         let value = |i: usize| match i % 11 {
             0 => f32::NAN,
             1 => -0.0,
