@@ -200,6 +200,93 @@ fn float_sums_do_not_depend_on_threads() {
     }
 }
 
+/// `max` and `min` over the rows of one block, which split into row halves across threads:
+/// the element kept is the one an in-order fold keeps (the first NaN, with its payload; else
+/// the first of equal extremes, so `0.0` or `-0.0` by position), bit for bit, whatever the
+/// thread count. The values come from a small set, so ties, signed zeros and NaNs with
+/// different payloads fall on both sides of every split.
+#[test]
+fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
+    let mut rng = Lcg(13);
+    let pool_of = [
+        1.5f32,
+        -2.0,
+        0.0,
+        -0.0,
+        7.25,
+        7.25,
+        f32::from_bits(0x7fc0_0001),
+        f32::from_bits(0xffc0_0002),
+        -7.25,
+        -0.0,
+    ];
+    for shape in [[1024usize, 1024], [4000, 70], [300, 1000], [257, 512]] {
+        let (n, inner) = (shape[0], shape[1]);
+        // NaNs only in some columns, and only past the middle in some of those: a NaN in the
+        // upper half must win over the lower half's number.
+        let data: Vec<f32> = (0..n * inner)
+            .map(|i| {
+                let (row, col) = (i / inner, i % inner);
+                let v = pool_of[rng.below(pool_of.len() as u64)];
+                match (v.is_nan(), col % 3, row < n / 2) {
+                    (true, 0, _) | (true, 1, true) => 0.0,
+                    _ => v,
+                }
+            })
+            .collect();
+        let a = DynTensor::from_shape_vec(shape, data.clone()).unwrap();
+        for (name, keep) in [("max", true), ("min", false)] {
+            let expect: Vec<u32> = (0..inner)
+                .map(|c| {
+                    let mut best = data[c];
+                    for k in 1..n {
+                        let v = data[k * inner + c];
+                        let beyond = if keep { v > best } else { v < best };
+                        if (v.is_nan() && !best.is_nan()) || beyond {
+                            best = v;
+                        }
+                    }
+                    best.to_bits()
+                })
+                .collect();
+            let runs = each_pool(|| {
+                let r = if keep {
+                    a.max(&[0], false)
+                } else {
+                    a.min(&[0], false)
+                };
+                bits(&r.unwrap()).1
+            });
+            for (i, run) in runs.iter().enumerate() {
+                let wrong = (0..inner).find(|&c| run[c] != expect[c]);
+                assert_eq!(
+                    wrong.map(|c| (c, run[c], expect[c])),
+                    None,
+                    "{name} of {shape:?}, run {i}: (column, bits, expected bits)"
+                );
+            }
+        }
+        // The cases cover what they claim: NaN columns, and signed zeros as results.
+        let maxes = a.max(&[0], false).unwrap();
+        assert!(maxes.iter().any(|x| x.is_nan()));
+        let mins = a.min(&[0], false).unwrap();
+        assert!(mins.iter().any(|x| x.is_nan()));
+    }
+    let zeros = DynTensor::from_shape_vec(
+        [1024, 256],
+        (0..1024 * 256)
+            .map(|i| if i / 256 >= 512 { 0.0f32 } else { -0.0 })
+            .collect(),
+    )
+    .unwrap();
+    // The upper half of the rows holds 0.0, the lower -0.0: they compare equal, so the first
+    // (-0.0) stays, however the halves are combined.
+    let runs = each_pool(|| bits(&zeros.max(&[0], false).unwrap()).1);
+    assert!(runs
+        .iter()
+        .all(|r| r.iter().all(|&b| b == (-0.0f32).to_bits())));
+}
+
 #[test]
 fn the_primitive_does_not_depend_on_threads() {
     let mut rng = Lcg(5);

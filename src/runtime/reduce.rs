@@ -321,7 +321,58 @@ fn extreme_with<T: Copy + Send + Sync>(
     out: &mut [T],
     pick: impl Fn(T, T) -> T + Sync + Send,
 ) {
+    let (outer, n, inner) = dims;
+    // One block of rows no wider than a column chunk: split its rows, not its columns (see
+    // `extreme_rows`). `worth_splitting` is `false` without feature `rayon`.
+    if outer == 1 && (2..=COLUMNS).contains(&inner) && parallel::worth_splitting(n * inner) {
+        return extreme_rows(data, inner, (0, n), out, &pick);
+    }
     fold_parts(data, dims, out, |_, v| v, |a, _, v| pick(a, v));
+}
+
+/// Rows `lo..hi` of a single block of `inner`-wide rows (`inner == out.len()`, at most
+/// [`COLUMNS`]) folded with `pick` into `out`: in two halves on two threads while the work is
+/// worth splitting, in order below that.
+///
+/// The halves give the one-thread result bit for bit: `pick` keeps the first element it
+/// prefers (the first NaN, otherwise the first of equal extremes, so `0.0` before `-0.0` when
+/// `0.0` comes first), and choosing the first preferred element is associative, so
+/// `pick(fold(lower), fold(upper))` is `fold(all)`.
+///
+/// Why rows and not column stripes: a stripe reads a short piece of every row, each on a page
+/// of its own, which the prefetchers follow badly. On a 1024x1024 `f32` max over the first
+/// axis (an Intel Xeon host, 2 threads), two 512-column stripes took 227 us against 195 us for
+/// the whole fold on one thread; two 512-row halves read two contiguous 2 MiB runs.
+fn extreme_rows<T: Copy + Send + Sync>(
+    rows: &[T],
+    inner: usize,
+    (lo, hi): (usize, usize),
+    out: &mut [T],
+    pick: &(impl Fn(T, T) -> T + Sync),
+) {
+    let width = out.len();
+    if hi - lo >= 2 && parallel::worth_splitting((hi - lo) * width) {
+        let mid = lo + (hi - lo) / 2;
+        let mut upper = [rows[0]; COLUMNS];
+        let upper = &mut upper[..width];
+        parallel::join(
+            true,
+            || extreme_rows(rows, inner, (lo, mid), out, pick),
+            || extreme_rows(rows, inner, (mid, hi), upper, pick),
+        );
+        for (o, &u) in out.iter_mut().zip(upper.iter()) {
+            *o = pick(*o, u);
+        }
+        return;
+    }
+    let block = &rows[lo * inner..hi * inner];
+    fold_parts(
+        block,
+        (1, hi - lo, inner),
+        out,
+        |_, v| v,
+        |a, _, v| pick(a, v),
+    );
 }
 
 /// The index along `axis` of the first element that `better` prefers to every earlier one (the
