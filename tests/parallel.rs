@@ -465,9 +465,19 @@ fn large_work_is_split_and_small_work_is_not() {
     assert!(four.install(|| threads_seen(|| drop(&big + &row))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.sum(&[0, 1], false).unwrap()))) > 1);
     assert!(four.install(|| threads_seen(|| drop(big.sum(&[0], false).unwrap()))) > 1);
-    // Products fold along the axis: split over rows, or over the columns of a single block.
+    // Products fold along the axis: split over rows, or over the columns of a single block
+    // when each stripe keeps at least 8 KiB of a row (2048 `f32` columns); narrower stripes
+    // read slower than one thread does, so a 512-column block stays on one thread.
     assert!(four.install(|| threads_seen(|| drop(big.prod(&[1], false).unwrap()))) > 1);
-    assert!(four.install(|| threads_seen(|| drop(big.prod(&[0], false).unwrap()))) > 1);
+    assert_eq!(
+        four.install(|| threads_seen(|| drop(big.prod(&[0], false).unwrap()))),
+        1
+    );
+    let wide = DynTensor::from_elem([64, 8192], Traced(1.0)).unwrap();
+    assert!(four.install(|| threads_seen(|| drop(wide.prod(&[0], false).unwrap()))) > 1);
+    // `max` over the rows of one block splits the rows into halves.
+    assert!(four.install(|| threads_seen(|| drop(big.max(&[0], false).unwrap()))) > 1);
+    assert!(four.install(|| threads_seen(|| drop(wide.max(&[0], false).unwrap()))) > 1);
     // The operation is matched inside the kernel, its split path a function of its own: the
     // kernel into a buffer and the prepared plan split too, and small work stays here.
     let mut out = vec![Traced(0.0); 512 * 512];
@@ -495,7 +505,8 @@ fn large_work_is_split_and_small_work_is_not() {
     global_pool();
     assert!(threads_seen(|| drop(&big + &row)) > 1);
     assert!(threads_seen(|| drop(big.sum(&[0, 1], false).unwrap())) > 1);
-    assert!(threads_seen(|| drop(big.prod(&[0], false).unwrap())) > 1);
+    assert!(threads_seen(|| drop(wide.prod(&[0], false).unwrap())) > 1);
+    assert!(threads_seen(|| drop(big.max(&[0], false).unwrap())) > 1);
     assert_eq!(threads_seen(|| single_threaded(|| drop(&big + &row))), 1);
     // Below the threshold, inside `single_threaded`, and in a pool of one thread: one thread.
     let small = DynTensor::from_elem([MIN_PARALLEL / 1024 - 1, 1024], Traced(1.0)).unwrap();

@@ -154,14 +154,14 @@ pub(crate) fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 
 /// Calls `part(first_block, c0, width, out_part)` over the `outer` blocks of `inner` outputs of
 /// a single-axis reduction: `out_part` holds whole consecutive blocks from `first_block` on
-/// (`c0 == 0`, `width == inner`), or, when there is one block and `columns` allows it, columns
-/// `c0..c0 + width` of it. Large reductions (feature `rayon`) run the parts on several
-/// threads; every output is computed by the same loop wherever it runs, so the results do not
-/// change.
+/// (`c0 == 0`, `width == inner`), or, when there is one block, columns `c0..c0 + width` of it,
+/// in stripes of at least `min_stripe` columns (0: never). Large reductions (feature `rayon`)
+/// run the parts on several threads; every output is computed by the same loop wherever it
+/// runs, so the results do not change.
 fn for_each_part<A: Send>(
     (outer, n, inner): (usize, usize, usize),
     out: &mut [A],
-    columns: bool,
+    min_stripe: usize,
     part: impl Fn(usize, usize, usize, &mut [A]) + Sync + Send,
 ) {
     let out = &mut out[..outer * inner];
@@ -173,12 +173,13 @@ fn for_each_part<A: Send>(
             parallel::for_each_chunk(out, per * inner, true, |t, c| part(t * per, 0, inner, c));
             return;
         }
-    } else if columns {
-        // One block: its columns are independent. One stripe a thread, at least 256 columns
-        // wide: each row of a stripe is a short read on a page of its own, so narrower or
-        // more stripes read slower (1024x1024 `f32` `max` over the first axis on 2 threads:
-        // 134 us in two stripes, 196 us in four).
-        let tasks = parallel::tasks_per_thread(elements, inner / 256, 1);
+    } else if let Some(stripes) = inner.checked_div(min_stripe) {
+        // One block: its columns are independent. One stripe a thread, none narrower than
+        // `min_stripe`: each row of a stripe is a short read on a page of its own, so narrower
+        // or more stripes read slower (on a Zen 5 host, 1024x1024 `f32` `max` over the first
+        // axis on 2 threads: 134 us in two stripes, 196 us in four; on an Intel Xeon host two
+        // such stripes were slower than one thread, see `FOLD_STRIPE_BYTES`).
+        let tasks = parallel::tasks_per_thread(elements, stripes, 1);
         if tasks > 1 {
             let width = inner.div_ceil(tasks).next_multiple_of(16);
             parallel::for_each_chunk(out, width, true, |t, c| part(0, t * width, c.len(), c));
@@ -187,6 +188,13 @@ fn for_each_part<A: Send>(
     }
     part(0, 0, inner, out);
 }
+
+/// The narrowest column stripe, in bytes of a row, that a memory-bound fold over one block's
+/// rows (`prod`, `all`, `any`, wide `max`) splits into. One 1024x1024 block of `f32`, `prod`
+/// over the first axis, one thread against two stripes (an Intel Xeon host): 1024 columns
+/// 115 against 178 us (two 2 KiB stripes), 512x2048 116 against 118 us (4 KiB), 256x4096 118
+/// against 86 us (8 KiB), 64x16384 136 against 72 us.
+const FOLD_STRIPE_BYTES: usize = 8192;
 
 /// `fold` over axis `axis` of `data` (row-major, `shape`) into `out`, one output per position
 /// of the other axes (`out` holds their count): `first` makes the accumulator from the first
@@ -223,7 +231,7 @@ fn fold_parts<T: Copy + Sync, A: Copy + Send>(
     for_each_part(
         (outer, n, inner),
         out,
-        true,
+        FOLD_STRIPE_BYTES.div_ceil(core::mem::size_of::<T>().max(1)),
         |first_block, c0, width, out| {
             for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
                 let block = &data[(first_block + b) * n * inner..];
@@ -275,7 +283,7 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
     }
     // Whole blocks only: a single block's columns are split inside `sum_rows`, which keeps
     // them in wide chunks.
-    for_each_part((outer, n, inner), out, false, |first, _, _, out| {
+    for_each_part((outer, n, inner), out, 0, |first, _, _, out| {
         for (o, out_block) in out.chunks_exact_mut(inner).enumerate() {
             let o = first + o;
             let block = &data[o * n * inner..(o + 1) * n * inner];
@@ -390,10 +398,13 @@ pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     if n == 0 || inner == 0 {
         return;
     }
+    // Stripes from 256 columns: the index-keeping loop is bound by its compares, not by
+    // reading, and scales on narrow stripes (1024x1024 `f32` `argmax` over the first axis:
+    // 1.30 ms on one thread, 0.68-0.73 ms in two 512-column stripes).
     for_each_part(
         (outer, n, inner),
         out,
-        true,
+        256,
         |first_block, c0, width, out| {
             for (b, out_block) in out.chunks_exact_mut(width).enumerate() {
                 let block = &data[(first_block + b) * n * inner..];
