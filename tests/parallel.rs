@@ -265,6 +265,36 @@ fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
                     "{name} of {shape:?}, run {i}: (column, bits, expected bits)"
                 );
             }
+            // Over the last axis: each row a contiguous run, folded in lanes and then searched.
+            let expect_rows: Vec<u32> = data
+                .chunks(inner)
+                .map(|row| {
+                    let mut best = row[0];
+                    for &v in &row[1..] {
+                        let beyond = if keep { v > best } else { v < best };
+                        if (v.is_nan() && !best.is_nan()) || beyond {
+                            best = v;
+                        }
+                    }
+                    best.to_bits()
+                })
+                .collect();
+            let runs = each_pool(|| {
+                let r = if keep {
+                    a.max(&[1], false)
+                } else {
+                    a.min(&[1], false)
+                };
+                bits(&r.unwrap()).1
+            });
+            for (i, run) in runs.iter().enumerate() {
+                let wrong = (0..n).find(|&r| run[r] != expect_rows[r]);
+                assert_eq!(
+                    wrong.map(|r| (r, run[r], expect_rows[r])),
+                    None,
+                    "{name} of {shape:?} over the last axis, run {i}: (row, bits, expected bits)"
+                );
+            }
         }
         // The cases cover what they claim: NaN columns, and signed zeros as results.
         let maxes = a.max(&[0], false).unwrap();
@@ -279,6 +309,28 @@ fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
             .collect(),
     )
     .unwrap();
+    // Over the last axis with no NaN: the extreme is a zero of either sign, and the first
+    // zero of the row decides which.
+    for (keep, other) in [(true, -3.0f32), (false, 3.0)] {
+        let data: Vec<f32> = (0..300 * 1000)
+            .map(|_| [0.0, -0.0, other][rng.below(3)])
+            .collect();
+        let t = DynTensor::from_shape_vec([300, 1000], data.clone()).unwrap();
+        let expect: Vec<u32> = data
+            .chunks(1000)
+            .map(|row| row.iter().find(|x| **x == 0.0).unwrap().to_bits())
+            .collect();
+        assert!(expect.contains(&0) && expect.contains(&(-0.0f32).to_bits()));
+        let runs = each_pool(|| {
+            let r = if keep {
+                t.max(&[1], false)
+            } else {
+                t.min(&[1], false)
+            };
+            bits(&r.unwrap()).1
+        });
+        assert!(runs.iter().all(|r| *r == expect), "keep {keep}");
+    }
     // The upper half of the rows holds 0.0, the lower -0.0: they compare equal, so the first
     // (-0.0) stays, however the halves are combined.
     let runs = each_pool(|| bits(&zeros.max(&[0], false).unwrap()).1);
