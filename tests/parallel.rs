@@ -205,6 +205,41 @@ fn float_sums_do_not_depend_on_threads() {
 /// the first of equal extremes, so `0.0` or `-0.0` by position), bit for bit, whatever the
 /// thread count. The values come from a small set, so ties, signed zeros and NaNs with
 /// different payloads fall on both sides of every split.
+/// The bits of the element an in-order NaN-propagating fold keeps: a NaN beats a number, and
+/// otherwise only a strictly larger (`keep_max`) or smaller value replaces the one held.
+fn first_kept(values: impl Iterator<Item = f32>, keep_max: bool) -> u32 {
+    let mut values = values;
+    let mut best = values.next().unwrap();
+    for v in values {
+        let beyond = if keep_max { v > best } else { v < best };
+        if (v.is_nan() && !best.is_nan()) || beyond {
+            best = v;
+        }
+    }
+    best.to_bits()
+}
+
+/// `max` (`keep_max`) or `min` of `a` over `axis`, in every pool, has exactly `expect`'s bits.
+fn assert_extremes(a: &DynTensor<f32>, axis: i64, keep_max: bool, expect: &[u32]) {
+    let runs = each_pool(|| {
+        let r = if keep_max {
+            a.max(&[axis], false)
+        } else {
+            a.min(&[axis], false)
+        };
+        bits(&r.unwrap()).1
+    });
+    for (i, run) in runs.iter().enumerate() {
+        let wrong = (0..expect.len()).find(|&j| run[j] != expect[j]);
+        assert_eq!(
+            wrong.map(|j| (j, run[j], expect[j])),
+            None,
+            "max {keep_max} of {:?} over axis {axis}, run {i}: (output, bits, expected)",
+            a.shape()
+        );
+    }
+}
+
 #[test]
 fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
     let mut rng = Lcg(13);
@@ -235,80 +270,24 @@ fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
             })
             .collect();
         let a = DynTensor::from_shape_vec(shape, data.clone()).unwrap();
-        for (name, keep) in [("max", true), ("min", false)] {
-            let expect: Vec<u32> = (0..inner)
-                .map(|c| {
-                    let mut best = data[c];
-                    for k in 1..n {
-                        let v = data[k * inner + c];
-                        let beyond = if keep { v > best } else { v < best };
-                        if (v.is_nan() && !best.is_nan()) || beyond {
-                            best = v;
-                        }
-                    }
-                    best.to_bits()
-                })
+        for keep in [true, false] {
+            let columns: Vec<u32> = (0..inner)
+                .map(|c| first_kept((0..n).map(|k| data[k * inner + c]), keep))
                 .collect();
-            let runs = each_pool(|| {
-                let r = if keep {
-                    a.max(&[0], false)
-                } else {
-                    a.min(&[0], false)
-                };
-                bits(&r.unwrap()).1
-            });
-            for (i, run) in runs.iter().enumerate() {
-                let wrong = (0..inner).find(|&c| run[c] != expect[c]);
-                assert_eq!(
-                    wrong.map(|c| (c, run[c], expect[c])),
-                    None,
-                    "{name} of {shape:?}, run {i}: (column, bits, expected bits)"
-                );
-            }
-            // Over the last axis: each row a contiguous run, folded in lanes and then searched.
-            let expect_rows: Vec<u32> = data
+            assert_extremes(&a, 0, keep, &columns);
+            // Over the last axis: each row a contiguous run, folded in lanes, then searched.
+            let rows: Vec<u32> = data
                 .chunks(inner)
-                .map(|row| {
-                    let mut best = row[0];
-                    for &v in &row[1..] {
-                        let beyond = if keep { v > best } else { v < best };
-                        if (v.is_nan() && !best.is_nan()) || beyond {
-                            best = v;
-                        }
-                    }
-                    best.to_bits()
-                })
+                .map(|row| first_kept(row.iter().copied(), keep))
                 .collect();
-            let runs = each_pool(|| {
-                let r = if keep {
-                    a.max(&[1], false)
-                } else {
-                    a.min(&[1], false)
-                };
-                bits(&r.unwrap()).1
-            });
-            for (i, run) in runs.iter().enumerate() {
-                let wrong = (0..n).find(|&r| run[r] != expect_rows[r]);
-                assert_eq!(
-                    wrong.map(|r| (r, run[r], expect_rows[r])),
-                    None,
-                    "{name} of {shape:?} over the last axis, run {i}: (row, bits, expected bits)"
-                );
-            }
+            assert_extremes(&a, 1, keep, &rows);
         }
-        // The cases cover what they claim: NaN columns, and signed zeros as results.
+        // The case covers what it claims: NaN results in both directions.
         let maxes = a.max(&[0], false).unwrap();
         assert!(maxes.iter().any(|x| x.is_nan()));
         let mins = a.min(&[0], false).unwrap();
         assert!(mins.iter().any(|x| x.is_nan()));
     }
-    let zeros = DynTensor::from_shape_vec(
-        [1024, 256],
-        (0..1024 * 256)
-            .map(|i| if i / 256 >= 512 { 0.0f32 } else { -0.0 })
-            .collect(),
-    )
-    .unwrap();
     // Over the last axis with no NaN: the extreme is a zero of either sign, and the first
     // zero of the row decides which.
     for (keep, other) in [(true, -3.0f32), (false, 3.0)] {
@@ -321,16 +300,15 @@ fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
             .map(|row| row.iter().find(|x| **x == 0.0).unwrap().to_bits())
             .collect();
         assert!(expect.contains(&0) && expect.contains(&(-0.0f32).to_bits()));
-        let runs = each_pool(|| {
-            let r = if keep {
-                t.max(&[1], false)
-            } else {
-                t.min(&[1], false)
-            };
-            bits(&r.unwrap()).1
-        });
-        assert!(runs.iter().all(|r| *r == expect), "keep {keep}");
+        assert_extremes(&t, 1, keep, &expect);
     }
+    let zeros = DynTensor::from_shape_vec(
+        [1024, 256],
+        (0..1024 * 256)
+            .map(|i| if i / 256 >= 512 { 0.0f32 } else { -0.0 })
+            .collect(),
+    )
+    .unwrap();
     // The upper half of the rows holds 0.0, the lower -0.0: they compare equal, so the first
     // (-0.0) stays, however the halves are combined.
     let runs = each_pool(|| bits(&zeros.max(&[0], false).unwrap()).1);
