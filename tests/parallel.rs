@@ -200,11 +200,6 @@ fn float_sums_do_not_depend_on_threads() {
     }
 }
 
-/// `max` and `min` over the rows of one block, which split into row halves across threads:
-/// the element kept is the one an in-order fold keeps (the first NaN, with its payload; else
-/// the first of equal extremes, so `0.0` or `-0.0` by position), bit for bit, whatever the
-/// thread count. The values come from a small set, so ties, signed zeros and NaNs with
-/// different payloads fall on both sides of every split.
 /// The bits of the element an in-order NaN-propagating fold keeps: a NaN beats a number, and
 /// otherwise only a strictly larger (`keep_max`) or smaller value replaces the one held.
 fn first_kept(values: impl Iterator<Item = f32>, keep_max: bool) -> u32 {
@@ -234,12 +229,19 @@ fn assert_extremes(a: &DynTensor<f32>, axis: i64, keep_max: bool, expect: &[u32]
         assert_eq!(
             wrong.map(|j| (j, run[j], expect[j])),
             None,
-            "max {keep_max} of {:?} over axis {axis}, run {i}: (output, bits, expected)",
+            "{} of {:?} over axis {axis}, run {i}: (output, bits, expected)",
+            if keep_max { "max" } else { "min" },
             a.shape()
         );
     }
 }
 
+/// `max` and `min` over the rows of one block (split into row halves across threads) and
+/// over the last axis (folded in lanes, then searched):
+/// the element kept is the one an in-order fold keeps (the first NaN, with its payload; else
+/// the first of equal extremes, so `0.0` or `-0.0` by position), bit for bit, whatever the
+/// thread count. The values come from a small set, so ties, signed zeros and NaNs with
+/// different payloads fall on both sides of every split.
 #[test]
 fn extremes_keep_the_first_preferred_element_whatever_the_threads() {
     let mut rng = Lcg(13);

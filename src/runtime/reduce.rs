@@ -343,7 +343,7 @@ fn extreme_with<T: PartialOrd + Copy + Send + Sync>(
     // One block of rows no wider than a column chunk: split its rows, not its columns (see
     // `extreme_rows`). `worth_splitting` is `false` without feature `rayon`.
     if outer == 1 && inner <= COLUMNS && parallel::worth_splitting(n * inner) {
-        return extreme_rows(data, inner, (0, n), out, &pick);
+        return extreme_rows(data, (0, n), &mut out[..inner], &pick);
     }
     fold_parts(data, dims, out, |_, v| v, |a, _, v| pick(a, v));
 }
@@ -385,8 +385,8 @@ fn run_extreme<T: PartialOrd + Copy>(run: &[T], pick: &impl Fn(T, T) -> T) -> T 
     found.iter().copied().find(|&x| hit(x)).unwrap_or(value)
 }
 
-/// Rows `lo..hi` of a single block of `inner`-wide rows (`inner == out.len()`, at most
-/// [`COLUMNS`]) folded with `pick` into `out`: in two halves on two threads while the work is
+/// Rows `lo..hi` of a single block of rows as wide as `out` (at most [`COLUMNS`]) folded with
+/// `pick` into `out`: in two halves on two threads while the work is
 /// worth splitting, in order below that.
 ///
 /// The halves give the one-thread result bit for bit: `pick` keeps the first element it
@@ -400,7 +400,6 @@ fn run_extreme<T: PartialOrd + Copy>(run: &[T], pick: &impl Fn(T, T) -> T) -> T 
 /// the whole fold on one thread; two 512-row halves read two contiguous 2 MiB runs.
 fn extreme_rows<T: Copy + Send + Sync>(
     rows: &[T],
-    inner: usize,
     (lo, hi): (usize, usize),
     out: &mut [T],
     pick: &(impl Fn(T, T) -> T + Sync),
@@ -412,18 +411,18 @@ fn extreme_rows<T: Copy + Send + Sync>(
         let upper = &mut upper[..width];
         parallel::join(
             true,
-            || extreme_rows(rows, inner, (lo, mid), out, pick),
-            || extreme_rows(rows, inner, (mid, hi), upper, pick),
+            || extreme_rows(rows, (lo, mid), out, pick),
+            || extreme_rows(rows, (mid, hi), upper, pick),
         );
         for (o, &u) in out.iter_mut().zip(upper.iter()) {
             *o = pick(*o, u);
         }
         return;
     }
-    let block = &rows[lo * inner..hi * inner];
+    let block = &rows[lo * width..hi * width];
     fold_parts(
         block,
-        (1, hi - lo, inner),
+        (1, hi - lo, width),
         out,
         |_, v| v,
         |a, _, v| pick(a, v),
