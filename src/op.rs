@@ -156,89 +156,98 @@ impl ReduceOp {
     }
 }
 
-/// Runs `$body` with `$f` bound to the element function of the [`BinaryOp`] `$op` for element
-/// type `$t`: the one place that says what each operation computes. Each arm is its own
+/// The element function of the [`BinaryOp`] variant `$op` (an identifier) for element type
+/// `$t`: the one place that says what each operation computes. A call site whose operation is
+/// known (the operators, `try_add`, ...) takes its function from here and monomorphizes one
+/// loop nest, not one per operation.
+macro_rules! binary_fn {
+    (Add, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::add(*x, *y)
+    };
+    (Sub, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::sub(*x, *y)
+    };
+    (Mul, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::mul(*x, *y)
+    };
+    (Div, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::div(*x, *y)
+    };
+    (Rem, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::rem(*x, *y)
+    };
+    (FloorMod, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::floor_mod(*x, *y)
+    };
+    (Maximum, $t:ty) => {
+        |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Greater)
+    };
+    (Minimum, $t:ty) => {
+        |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Less)
+    };
+    (Pow, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::pow(*x, *y)
+    };
+    (SquaredDifference, $t:ty) => {
+        |x: &$t, y: &$t| <$t as $crate::element::Element>::squared_difference(*x, *y)
+    };
+}
+pub(crate) use binary_fn;
+
+/// Runs `$body` with `$f` bound to the element function ([`binary_fn!`]) of the [`BinaryOp`]
+/// `$op` for element type `$t`, an operation chosen at run time. Each arm is its own
 /// monomorphized loop.
 macro_rules! with_binary_op {
-    ($op:expr, $t:ty, $f:ident => $body:expr) => {{
-        use $crate::element::Element as __Element;
-        use $crate::op::BinaryOp as __Op;
+    ($op:expr, $t:ty, $f:ident => $body:expr) => {
+        $crate::op::with_binary_op!(@arms $op, $t, $f => $body;
+            Add Sub Mul Div Rem FloorMod Maximum Minimum Pow SquaredDifference)
+    };
+    (@arms $op:expr, $t:ty, $f:ident => $body:expr; $($v:ident)*) => {{
         match $op {
-            __Op::Add => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::add(*x, *y);
+            $($crate::op::BinaryOp::$v => {
+                let $f = $crate::op::binary_fn!($v, $t);
                 $body
-            }
-            __Op::Sub => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::sub(*x, *y);
-                $body
-            }
-            __Op::Mul => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::mul(*x, *y);
-                $body
-            }
-            __Op::Div => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::div(*x, *y);
-                $body
-            }
-            __Op::Rem => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::rem(*x, *y);
-                $body
-            }
-            __Op::FloorMod => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::floor_mod(*x, *y);
-                $body
-            }
-            __Op::Maximum => {
-                let $f =
-                    |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Greater);
-                $body
-            }
-            __Op::Minimum => {
-                let $f = |x: &$t, y: &$t| $crate::element::pick(*x, *y, core::cmp::Ordering::Less);
-                $body
-            }
-            __Op::Pow => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::pow(*x, *y);
-                $body
-            }
-            __Op::SquaredDifference => {
-                let $f = |x: &$t, y: &$t| <$t as __Element>::squared_difference(*x, *y);
-                $body
-            }
+            })*
         }
     }};
 }
 pub(crate) use with_binary_op;
 
-/// Runs `$body` with `$f` bound to the predicate of the [`CompareOp`] `$op`.
+/// The predicate of the [`CompareOp`] variant `$op` (an identifier), as [`binary_fn!`] is
+/// for arithmetic.
+macro_rules! compare_fn {
+    (Eq) => {
+        |x: &_, y: &_| x == y
+    };
+    (Ne) => {
+        |x: &_, y: &_| x != y
+    };
+    (Lt) => {
+        |x: &_, y: &_| x < y
+    };
+    (Le) => {
+        |x: &_, y: &_| x <= y
+    };
+    (Gt) => {
+        |x: &_, y: &_| x > y
+    };
+    (Ge) => {
+        |x: &_, y: &_| x >= y
+    };
+}
+pub(crate) use compare_fn;
+
+/// Runs `$body` with `$f` bound to the predicate ([`compare_fn!`]) of the [`CompareOp`] `$op`.
 macro_rules! with_compare_op {
-    ($op:expr, $f:ident => $body:expr) => {{
-        use $crate::op::CompareOp as __Cmp;
+    ($op:expr, $f:ident => $body:expr) => {
+        $crate::op::with_compare_op!(@arms $op, $f => $body; Eq Ne Lt Le Gt Ge)
+    };
+    (@arms $op:expr, $f:ident => $body:expr; $($v:ident)*) => {{
         match $op {
-            __Cmp::Eq => {
-                let $f = |x: &_, y: &_| x == y;
+            $($crate::op::CompareOp::$v => {
+                let $f = $crate::op::compare_fn!($v);
                 $body
-            }
-            __Cmp::Ne => {
-                let $f = |x: &_, y: &_| x != y;
-                $body
-            }
-            __Cmp::Lt => {
-                let $f = |x: &_, y: &_| x < y;
-                $body
-            }
-            __Cmp::Le => {
-                let $f = |x: &_, y: &_| x <= y;
-                $body
-            }
-            __Cmp::Gt => {
-                let $f = |x: &_, y: &_| x > y;
-                $body
-            }
-            __Cmp::Ge => {
-                let $f = |x: &_, y: &_| x >= y;
-                $body
-            }
+            })*
         }
     }};
 }

@@ -16,7 +16,7 @@ use core::mem::MaybeUninit;
 
 #[cfg(feature = "rayon")]
 use super::parallel;
-use super::plan::{Apply, Here, Plan, Split};
+use super::plan::{Apply, Here, Nest, Split};
 use crate::element::Element;
 use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
 
@@ -83,9 +83,9 @@ impl<Op: Copy, T, M, const SPLIT: bool> ByOp<Op, T, M, SPLIT> {
 /// Runs one operation's element function `f` over the plan: on the calling thread unless
 /// `SPLIT` (then [`Split`] decides by size).
 #[inline(always)]
-fn run<X: Sync, V, M: Slot<V>, const SPLIT: bool, const CAP: usize>(
+fn run<X: Sync, V, M: Slot<V>, const SPLIT: bool>(
     f: impl Fn(&X, &X) -> V + Sync + Send,
-    plan: &Plan<CAP>,
+    plan: &Nest<'_>,
     hint: usize,
     a: &[X],
     b: &[X],
@@ -121,9 +121,9 @@ macro_rules! by_op {
             /// Law: writes what the kernel of the operation's own element function writes;
             /// only where the `match` runs differs.
             #[inline(always)]
-            fn apply<const CAP: usize>(
+            fn apply(
                 self,
-                plan: &Plan<CAP>,
+                plan: &Nest<'_>,
                 hint: usize,
                 a: &[$X],
                 b: &[$X],
@@ -136,7 +136,7 @@ macro_rules! by_op {
                     return self.retype::<M, true>().split(plan, hint, (a, b), out);
                 }
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $V, M, false, CAP>(f, plan, hint, a, b, out)
+                    run::<$X, $V, M, false>(f, plan, hint, a, b, out)
                 })
             }
             #[inline(always)]
@@ -160,15 +160,15 @@ macro_rules! by_op {
             /// small to split is the same with and without feature `rayon`.
             #[cold]
             #[inline(never)]
-            fn split<const CAP: usize>(
+            fn split(
                 self,
-                plan: &Plan<CAP>,
+                plan: &Nest<'_>,
                 hint: usize,
                 (a, b): (&[$X], &[$X]),
                 out: &mut [M::Out],
             ) {
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $V, M, true, CAP>(f, plan, hint, a, b, out)
+                    run::<$X, $V, M, true>(f, plan, hint, a, b, out)
                 })
             }
         }

@@ -16,7 +16,7 @@ use super::kernels::{self, Apply, Here, Split};
 use super::{element_count, filled_vec};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
-use crate::op::{with_binary_op, BinaryOp, CompareOp, LogicalOp};
+use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules::{self, AutoBroadcast, BroadcastToMode};
 use crate::util::fmt::{debug_elem, display_elem, write_nested};
 use crate::util::row_major_offset;
@@ -47,6 +47,28 @@ pub(crate) fn binary_inputs<T: Element>(
         0,
         check,
         ByOp::new(op),
+        DynTensor::from_parts,
+    )
+}
+
+/// [`binary_inputs`] for an operation known where it is called: `f` is its element function
+/// ([`binary_fn!`](crate::op::binary_fn)), and only its loops are compiled (the operators of
+/// a program using `+` alone compile one kernel, not ten).
+#[inline]
+pub(crate) fn binary_known<T: Element>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, T>,
+    op: BinaryOp,
+    f: impl Fn(&T, &T) -> T + Sync + Send,
+) -> Result<DynTensor<T>, Error> {
+    let check = || kernels::check_values(&lhs, &rhs, op);
+    kernels::zip_new(
+        lhs,
+        rhs,
+        AutoBroadcast::Numpy,
+        0,
+        check,
+        Split(f),
         DynTensor::from_parts,
     )
 }
@@ -423,7 +445,8 @@ macro_rules! try_binary {
         impl<T: Element> DynTensor<T> {$(
             #[doc = $doc]
             pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<T>, Error> {
-                self.binary(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
+                let f = crate::op::binary_fn!($op, T);
+                binary_known(self.view(), rhs.view(), BinaryOp::$op, f)
             }
         )*}
     };
@@ -449,7 +472,8 @@ macro_rules! try_compare {
         impl<T: PartialOrd + Sync> DynTensor<T> {$(
             #[doc = $doc]
             pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<bool>, Error> {
-                self.compare(rhs, CompareOp::$op, AutoBroadcast::Numpy)
+                let f = crate::op::compare_fn!($op);
+                unchecked_inputs(self.view(), rhs.view(), AutoBroadcast::Numpy, Split(f))
             }
         )*}
     };
@@ -480,8 +504,8 @@ macro_rules! operators {
             type Output = DynTensor<T>;
             #[track_caller]
             fn $method(self, rhs: &DynTensor<T>) -> DynTensor<T> {
-                self.binary(rhs, BinaryOp::$op, AutoBroadcast::Numpy)
-                    .unwrap_or_else(|e| fail(e))
+                let f = crate::op::binary_fn!($op, T);
+                binary_known(self.view(), rhs.view(), BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
             }
         }
 
@@ -500,8 +524,8 @@ macro_rules! operators {
             #[track_caller]
             fn $method(self, rhs: T) -> DynTensor<T> {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
-                self.binary(&rhs, BinaryOp::$op, AutoBroadcast::Numpy)
-                    .unwrap_or_else(|e| fail(e))
+                let f = crate::op::binary_fn!($op, T);
+                binary_known(self.view(), rhs, BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
             }
         }
 
@@ -510,7 +534,8 @@ macro_rules! operators {
         impl<T: Element> core::ops::$Assign<&DynTensor<T>> for DynTensor<T> {
             #[track_caller]
             fn $assign(&mut self, rhs: &DynTensor<T>) {
-                self.update_op(rhs.view(), BinaryOp::$op).unwrap_or_else(|e| fail(e))
+                let f = crate::op::binary_fn!($op, T);
+                self.update_op(rhs.view(), BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
             }
         }
 
@@ -519,7 +544,8 @@ macro_rules! operators {
             #[track_caller]
             fn $assign(&mut self, rhs: T) {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
-                self.update_op(rhs, BinaryOp::$op).unwrap_or_else(|e| fail(e))
+                let f = crate::op::binary_fn!($op, T);
+                self.update_op(rhs, BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
             }
         }
     )*};
@@ -536,16 +562,19 @@ operators! {
 impl<T: Element> DynTensor<T> {
     /// `self = self op rhs` in place, `rhs` broadcast onto `self` one-directionally (B5): the
     /// body of `+=` and its kin.
-    fn update_op(&mut self, rhs: ArrayRef<'_, T>, op: BinaryOp) -> Result<(), Error> {
+    fn update_op(
+        &mut self,
+        rhs: ArrayRef<'_, T>,
+        op: BinaryOp,
+        f: impl Fn(&T, &T) -> T + Sync + Send,
+    ) -> Result<(), Error> {
         // The value check names this tensor's shape; only the shape of `a` is read.
         let shape =
             rules::ShapeBuf::<{ rules::MAX_RANK }>::from_slice(&self.shape).unwrap_or_default();
         let a = ArrayRef::trusted(&shape, &[] as &[T]);
         let check = || kernels::check_values(&a, &rhs, op);
-        with_binary_op!(op, T, f => {
-            let f = Split(move |x: &mut T, y: &T| *x = f(x, y));
-            kernels::update_into(&self.shape, &mut self.data, rhs, check, f)
-        })
+        let f = Split(move |x: &mut T, y: &T| *x = f(x, y));
+        kernels::update_into(&self.shape, &mut self.data, rhs, check, f)
     }
 }
 
@@ -558,6 +587,7 @@ macro_rules! scalar_lhs {
         /// operators.
         impl core::ops::$Trait<&DynTensor<$t>> for $t {
             type Output = DynTensor<$t>;
+            #[inline]
             #[track_caller]
             fn $method(self, rhs: &DynTensor<$t>) -> DynTensor<$t> {
                 let lhs = DynTensor::scalar(self);

@@ -44,7 +44,7 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     if check_output(&resolved.out, out.len(), mode.operation())? > 0 {
         check()?;
         let plan = Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs);
-        f.apply(&plan, hint, a.data, b.data, out);
+        f.apply(&plan.nest(), hint, a.data, b.data, out);
     }
     Ok(())
 }
@@ -138,7 +138,7 @@ fn zip_new_rest<const CAP: usize, X, Y, V, R>(
     let data = unsafe {
         super::filled_vec(count, shape, |out| {
             let mut f = f;
-            f.uninit().apply(&plan, hint, a.data, b.data, out);
+            f.uninit().apply(&plan.nest(), hint, a.data, b.data, out);
             Ok(())
         })?
     };
@@ -273,7 +273,7 @@ fn broadcast_with_cap<const CAP: usize, T, V>(
     if check_output(&shape, out.len(), mode.operation())? > 0 {
         let plan = Plan::<CAP>::new(&shape, data, placement, data, placement);
         // The data stands in as both inputs; `f` reads the first.
-        f.apply(&plan, 0, data.data, data.data, out);
+        f.apply(&plan.nest(), 0, data.data, data.data, out);
     }
     Ok(())
 }
@@ -361,7 +361,7 @@ fn update_with_cap<const CAP: usize, Y, V>(
         // is read, never the (empty) data.
         let own = ArrayRef::<u8>::trusted(out_shape, &[]);
         let plan = Plan::<CAP>::new(&shape, &own, rules::Placement::At(0), b, placement);
-        f.apply_update(&plan, b.data, out);
+        f.apply_update(&plan.nest(), b.data, out);
     }
     Ok(())
 }

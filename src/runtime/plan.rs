@@ -23,14 +23,7 @@ pub(crate) const SMALL: usize = 8;
 /// closures and elements that can be shared between threads).
 pub trait Apply<X, Y, V>: Sized {
     /// Writes `f(a, b)` over the plan into `out` (the plan's element count, non-zero).
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    );
+    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]);
     /// One element.
     fn call(&mut self, x: &X, y: &Y) -> V;
     /// The same function writing into uninitialised memory (the allocating forms).
@@ -51,33 +44,26 @@ pub struct Split<F>(pub(crate) F);
 /// [`Apply`] for the in-place form `f(&mut out, b)`: the kernel of `+=` and its kin.
 pub(crate) trait ApplyUpdate<Y, V>: Sized {
     /// `f(out[i], b[i])` over the plan.
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]);
+    fn apply_update(self, plan: &Nest<'_>, b: &[Y], out: &mut [V]);
 }
 
 impl<Y, V, F: FnMut(&mut V, &Y)> ApplyUpdate<Y, V> for Here<F> {
     #[inline(always)]
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+    fn apply_update(self, plan: &Nest<'_>, b: &[Y], out: &mut [V]) {
         plan.run_update(b, out, self.0);
     }
 }
 
 impl<Y: Sync, V: Send, F: Fn(&mut V, &Y) + Sync + Send> ApplyUpdate<Y, V> for Split<F> {
     #[inline(always)]
-    fn apply_update<const CAP: usize>(self, plan: &Plan<CAP>, b: &[Y], out: &mut [V]) {
+    fn apply_update(self, plan: &Nest<'_>, b: &[Y], out: &mut [V]) {
         plan.run_update_split(b, out, self.0);
     }
 }
 
 impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
     #[inline(always)]
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    ) {
+    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]) {
         plan.run_hinted(hint, a, b, out, self.0);
     }
     #[inline(always)]
@@ -97,14 +83,7 @@ impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
 
 impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
     #[inline(always)]
-    fn apply<const CAP: usize>(
-        self,
-        plan: &Plan<CAP>,
-        hint: usize,
-        a: &[X],
-        b: &[Y],
-        out: &mut [V],
-    ) {
+    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]) {
         plan.run_split(hint, a, b, out, self.0);
     }
     #[inline(always)]
@@ -208,12 +187,46 @@ impl<const CAP: usize> Plan<CAP> {
         plan
     }
 
-    /// The plan over indices `lo..hi` of its outermost axis (rank at least 1), with the offset
-    /// at which each input's part starts.
-    fn outer_slice(&self, lo: usize, hi: usize) -> (Self, usize, usize) {
-        let mut sub = *self;
-        sub.dims[0] = hi - lo;
-        (sub, lo * self.a[0], lo * self.b[0])
+    /// The loop nest of this plan, as the kernels run it.
+    #[inline(always)]
+    pub(crate) fn nest(&self) -> Nest<'_> {
+        Nest {
+            rank: self.rank,
+            dims: &self.dims,
+            a: &self.a,
+            b: &self.b,
+        }
+    }
+}
+
+/// A [`Plan`]'s loop nest, borrowed: the same code runs plans of every capacity. The element
+/// function and the row loops are monomorphized once per operation, not once per capacity
+/// (which had doubled every kernel: 2336 copies of `drive` in the library's release build).
+#[derive(Clone, Copy, Debug)]
+pub struct Nest<'p> {
+    rank: usize,
+    dims: &'p [usize],
+    a: &'p [usize],
+    b: &'p [usize],
+}
+
+impl Nest<'_> {
+    /// Calls `f` with the nest over indices `lo..hi` of its outermost axis (rank at least 1)
+    /// and the offset at which each input's part starts.
+    fn outer_slice<R>(
+        &self,
+        lo: usize,
+        hi: usize,
+        f: impl FnOnce(&Nest<'_>, usize, usize) -> R,
+    ) -> R {
+        let mut dims = [0usize; MAX_RANK];
+        dims[..self.rank].copy_from_slice(&self.dims[..self.rank]);
+        dims[0] = hi - lo;
+        let sub = Nest {
+            dims: &dims,
+            ..*self
+        };
+        f(&sub, lo * self.a[0], lo * self.b[0])
     }
 
     /// How many tasks an output of `len` elements splits into along the outermost axis (1: it
@@ -238,15 +251,16 @@ impl<const CAP: usize> Plan<CAP> {
         &self,
         tasks: usize,
         out: &mut [V],
-        part: impl Fn(&Self, usize, usize, &mut [V]) + Sync + Send,
+        part: impl Fn(&Nest<'_>, usize, usize, &mut [V]) + Sync + Send,
     ) {
         let d0 = self.dims[0];
         let inner = out.len() / d0;
         let per = d0.div_ceil(tasks);
         super::parallel::for_each_chunk(out, per * inner, true, |t, chunk| {
             let lo = t * per;
-            let (sub, oa, ob) = self.outer_slice(lo, lo + chunk.len() / inner);
-            part(&sub, oa, ob, chunk);
+            self.outer_slice(lo, lo + chunk.len() / inner, |sub, oa, ob| {
+                part(sub, oa, ob, chunk)
+            });
         });
     }
 
@@ -516,7 +530,9 @@ impl<const CAP: usize> Plan<CAP> {
 
     /// Calls `row(out_row, offset_a, offset_b)` for each innermost run: the second-innermost
     /// axis is a plain counted loop (short inner runs pay no odometer), the axes above it an
-    /// odometer.
+    /// odometer. The odometer's buffer holds `SMALL` axes; a deeper nest (more than `SMALL + 2`
+    /// axes after merging: rare) finds each block's offsets by division instead, in the same
+    /// function, so that no kernel gets a second copy of its loops for it.
     #[inline(always)]
     fn drive<V>(&self, out: &mut [V], n: usize, mut row: impl FnMut(&mut [V], usize, usize)) {
         let (m, ja, jb) = if self.rank >= 2 {
@@ -526,14 +542,18 @@ impl<const CAP: usize> Plan<CAP> {
             (1, 0, 0)
         };
         let outer = self.rank.saturating_sub(2);
-        let mut index = [0usize; CAP];
+        let mut index = [0usize; SMALL];
         let (mut oa, mut ob) = (0usize, 0usize);
-        for block in out.chunks_exact_mut(m * n) {
+        for (t, block) in out.chunks_exact_mut(m * n).enumerate() {
             let (mut ra, mut rb) = (oa, ob);
             for out_row in block.chunks_exact_mut(n) {
                 row(out_row, ra, rb);
                 ra += ja;
                 rb += jb;
+            }
+            if outer > SMALL {
+                (oa, ob) = self.block_offsets(t + 1);
+                continue;
             }
             let mut axis = outer;
             while axis > 0 {
@@ -549,6 +569,21 @@ impl<const CAP: usize> Plan<CAP> {
                 index[axis] = 0;
             }
         }
+    }
+
+    /// Where each input's part of block `t` starts (a block: the two innermost axes), by
+    /// division over the outer axes; for [`drive`](Self::drive)'s deep nests.
+    #[inline(never)]
+    fn block_offsets(&self, mut t: usize) -> (usize, usize) {
+        let (mut oa, mut ob) = (0, 0);
+        for axis in (0..self.rank.saturating_sub(2)).rev() {
+            let d = self.dims[axis];
+            let i = t % d;
+            t /= d;
+            oa += i * self.a[axis];
+            ob += i * self.b[axis];
+        }
+        (oa, ob)
     }
 }
 
@@ -617,7 +652,7 @@ pub(crate) fn zip_onto<X, Y, V>(
     );
     if out_dims.len() <= SMALL {
         f.apply(
-            &Plan::<SMALL>::new(out_dims, &a, pa, &b, pb),
+            &Plan::<SMALL>::new(out_dims, &a, pa, &b, pb).nest(),
             hint,
             a.data,
             b.data,
@@ -625,7 +660,7 @@ pub(crate) fn zip_onto<X, Y, V>(
         );
     } else {
         f.apply(
-            &Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb),
+            &Plan::<MAX_RANK>::new(out_dims, &a, pa, &b, pb).nest(),
             hint,
             a.data,
             b.data,
@@ -708,10 +743,10 @@ pub(crate) fn update_onto<Y, V>(
     let pb = Placement::At(out_dims.len() - b.shape.len());
     if out_dims.len() <= SMALL {
         let plan = Plan::<SMALL>::new(out_dims, &own, Placement::At(0), &b, pb);
-        f.apply_update(&plan, b.data, out);
+        f.apply_update(&plan.nest(), b.data, out);
     } else {
         let plan = Plan::<MAX_RANK>::new(out_dims, &own, Placement::At(0), &b, pb);
-        f.apply_update(&plan, b.data, out);
+        f.apply_update(&plan.nest(), b.data, out);
     }
 }
 
@@ -782,9 +817,9 @@ mod tests {
             let bits = |v: &[f32]| v.iter().map(canon).collect::<Vec<_>>();
             for hint in [0, sa[sa.len() - 1]] {
                 let (mut narrow, mut wide) = (std::vec![0.0f32; n], std::vec![1.0f32; n]);
-                plan.rows_hinted(hint, &a, &b, &mut narrow, f);
+                plan.nest().rows_hinted(hint, &a, &b, &mut narrow, f);
                 // SAFETY: this CPU has AVX2 (checked above).
-                unsafe { plan.run_avx2(hint, &a, &b, &mut wide, f) };
+                unsafe { plan.nest().run_avx2(hint, &a, &b, &mut wide, f) };
                 assert_eq!(
                     bits(&wide),
                     bits(&narrow),
@@ -795,9 +830,9 @@ mod tests {
                 // In place (`+=`): the output is laid out as a.
                 let g = |x: &mut f32, y: &f32| *x = (*x - *y) * 0.5 + *y;
                 let (mut narrow, mut wide) = (a.clone(), a.clone());
-                plan.rows_update(&b, &mut narrow, g);
+                plan.nest().rows_update(&b, &mut narrow, g);
                 // SAFETY: as above.
-                unsafe { plan.run_update_avx2(&b, &mut wide, g) };
+                unsafe { plan.nest().run_update_avx2(&b, &mut wide, g) };
                 assert_eq!(bits(&wide), bits(&narrow), "{sa:?} += {sb:?}");
             }
         }

@@ -100,7 +100,7 @@ impl BinaryPlan {
     ) -> Result<(), Error> {
         self.check_lengths(a.len(), b.len(), out.len())?;
         if self.out_len > 0 {
-            self.plan.run(a, b, out, f);
+            self.plan.nest().run(a, b, out, f);
         }
         Ok(())
     }
@@ -120,7 +120,7 @@ impl BinaryPlan {
         }
         let (ra, rb) = (ArrayRef::trusted(&self.a, a), ArrayRef::trusted(&self.b, b));
         check_values(&ra, &rb, op)?;
-        ByOp::new(op).apply(&self.plan, 0, a, b, out);
+        ByOp::new(op).apply(&self.plan.nest(), 0, a, b, out);
         Ok(())
     }
 }

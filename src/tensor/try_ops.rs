@@ -10,9 +10,9 @@ use {
     super::Tensor,
     crate::element::{Boolean, Element},
     crate::error::{Error, ErrorKind, Operation},
-    crate::op::{BinaryOp, CompareOp},
+    crate::op::BinaryOp,
     crate::rules::{self, AutoBroadcast, BroadcastToMode},
-    crate::runtime::{by_op::ByOp, element_count, filled_vec, kernels, plan, ArrayRef},
+    crate::runtime::{element_count, filled_vec, kernels, plan, ArrayRef},
     crate::typed::rules::{
         Bidirectional, BidirectionalOutput, BroadcastShape, BroadcastToShape, NoneShape, Numpy,
         NumpyOutput,
@@ -128,6 +128,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         &self,
         rhs: &Tensor<T, S2, E>,
         op: BinaryOp,
+        f: impl Fn(&T, &T) -> T + Sync + Send,
     ) -> Result<Tensor<T, NumpyOutput<S, S2>>, Error>
     where
         S2: Shape,
@@ -140,15 +141,15 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             rhs,
             AutoBroadcast::Numpy,
             check,
-            ByOp::new(op),
+            kernels::Split(f),
         )
     }
 
-    /// A [`CompareOp`], NUMPY-broadcast.
+    /// A comparison, NUMPY-broadcast.
     fn try_compare<S2, E>(
         &self,
         rhs: &Tensor<T, S2, E>,
-        op: CompareOp,
+        f: impl Fn(&T, &T) -> bool + Sync + Send,
     ) -> Result<Tensor<bool, NumpyOutput<S, S2>>, Error>
     where
         S2: Shape,
@@ -160,7 +161,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             rhs,
             AutoBroadcast::Numpy,
             no_check,
-            ByOp::new(op),
+            kernels::Split(f),
         )
     }
 
@@ -265,7 +266,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
 macro_rules! try_ops {
     (binary { $($name:ident $op:ident $doc:literal;)* } compare { $($cname:ident $cop:ident $cdoc:literal;)* }) => {
         /// The `try_*` operations, NUMPY-broadcast, for static and mixed shapes; named as the
-        /// static methods, [`BinaryOp`] and [`CompareOp`] name them.
+        /// static methods, [`BinaryOp`] and [`CompareOp`](crate::CompareOp) name them.
         #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
         impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
             #[doc = $doc]
@@ -276,7 +277,7 @@ macro_rules! try_ops {
                 S: BroadcastShape<S2, Numpy>,
                 T: Element,
             {
-                self.try_binary(rhs, BinaryOp::$op)
+                self.try_binary(rhs, BinaryOp::$op, crate::op::binary_fn!($op, T))
             }
         )*
         $(
@@ -288,7 +289,7 @@ macro_rules! try_ops {
                 S: BroadcastShape<S2, Numpy>,
                 T: PartialOrd + Sync,
             {
-                self.try_compare(rhs, CompareOp::$cop)
+                self.try_compare(rhs, crate::op::compare_fn!($cop))
             }
         )*}
     };
