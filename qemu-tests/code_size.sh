@@ -1,41 +1,65 @@
 #!/usr/bin/env bash
-# Prints the `.text` size in bytes of each kernel in src/bin/codesize.rs (its symbol size in the
-# linked thumbv7em-none-eabihf binary), at opt-level "s" and 3, as a markdown table, then runs
-# the binary under QEMU to check that shaped and the hand-written loops agree.
+# The code size of each kernel as whole firmware (thumbv7em-none-eabihf, lto, one codegen
+# unit): the `.text` of the `firmware` bin built with `<kernel>-<who>`, minus that of the same
+# firmware without the kernel (`<kernel>-none`). Everything a kernel pulls in counts: its
+# callees, shape resolution, error formatting, runtime kernels. Prints a markdown table for
+# opt-levels "s", "z" and 3, fails when the controller's shaped firmware is over 1.5x the hand
+# loops' at "s" or "z", then runs the `codesize` bin under QEMU to check that shaped and the
+# hand-written loops agree.
 set -euo pipefail
 cd "$(dirname "$0")"
-kernels="add_4x4_1x4 mul_2x3x4_1x3x1"
+
+text_bytes() {
+  local size
+  size=$(readelf -SW "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i == ".text") print $(i + 4) }')
+  echo $((16#$size))
+}
+
 declare -A size
-for profile in size-s size-3; do
-  cargo build -q --profile "$profile" --bin codesize
-  elf="target/thumbv7em-none-eabihf/$profile/codesize"
-  for k in $kernels; do
-    for who in shaped shaped_into hand; do
-      s=$(readelf -sW "$elf" | awk -v f="${who}_$k" '$8 == f { print $3 }')
-      [ -n "$s" ] || { echo "symbol ${who}_$k not found in $elf" >&2; exit 1; }
-      size[$profile,$who,$k]=$((s))
+kernels=(add mul controller mlp)
+declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [controller]="shaped hand"
+  [mlp]="shaped hand")
+profiles=(size-s size-z size-3)
+for profile in "${profiles[@]}"; do
+  elf="target/thumbv7em-none-eabihf/$profile/firmware"
+  for k in "${kernels[@]}"; do
+    for who in none ${whos[$k]}; do
+      cargo build -q --profile "$profile" --bin firmware --features "$k-$who"
+      size[$profile,$k,$who]=$(text_bytes "$elf")
     done
   done
 done
-echo "| kernel | opt-level | shaped \`a + b\` (bytes) | shaped \`broadcast_with_into\` (bytes) | hand-written (bytes) |"
-echo "|---|---|---|---|---|"
-for k in $kernels; do
-  for profile in size-s size-3; do
-    echo "| $k | ${profile#size-} | ${size[$profile,shaped,$k]} | ${size[$profile,shaped_into,$k]} | ${size[$profile,hand,$k]} |"
-  done
-done
-for profile in size-s size-3; do
-  elf="target/thumbv7em-none-eabihf/$profile/codesize"
-  for who in shaped hand; do
-    s=$(readelf -sW "$elf" | awk -v f="${who}_mlp_16_32_4" '$8 == f { print $3 }')
-    [ -n "$s" ] || { echo "symbol ${who}_mlp_16_32_4 not found in $elf" >&2; exit 1; }
-    size[$profile,$who,mlp]=$((s))
+
+name() {
+  case "$1" in
+    add) echo '`[4, 4] + [1, 4]` f32' ;;
+    mul) echo '`[2, 3, 4] * [1, 3, 1]` f32' ;;
+    controller) echo 'controller 8 -> 16 ReLU -> 2 clip' ;;
+    mlp) echo 'mlp 16 -> 32 ReLU -> 4, batch 2' ;;
+  esac
+}
+echo "| kernel | opt-level | shaped (bytes) | shaped \`_into\` (bytes) | hand-written (bytes) | shaped / hand |"
+echo "|---|---|---|---|---|---|"
+status=0
+for k in "${kernels[@]}"; do
+  for profile in "${profiles[@]}"; do
+    none=${size[$profile,$k,none]}
+    shaped=$((size[$profile,$k,shaped] - none))
+    hand=$((size[$profile,$k,hand] - none))
+    into=-
+    if [[ " ${whos[$k]} " == *" into "* ]]; then into=$((size[$profile,$k,into] - none)); fi
+    ratio=$(awk -v s="$shaped" -v h="$hand" 'BEGIN { printf "%.2f", s / h }')
+    echo "| $(name "$k") | ${profile#size-} | $shaped | $into | $hand | $ratio |"
+    if [ "$k" = controller ] && [ "$profile" != size-3 ] && [ $((shaped * 2)) -gt $((hand * 3)) ]; then
+      echo "the controller's shaped firmware is over 1.5x the hand loops' at ${profile#size-}" >&2
+      status=1
+    fi
   done
 done
 echo
-echo "| network | opt-level | shaped matmul, bias add, relu (bytes) | hand-written (bytes) |"
-echo "|---|---|---|---|"
-for profile in size-s size-3; do
-  echo "| mlp_16_32_4 (examples/dense_layer.rs) | ${profile#size-} | ${size[$profile,shaped,mlp]} | ${size[$profile,hand,mlp]} |"
-done
+echo "firmware without any kernel (the baseline subtracted above, .text bytes):" \
+  "s ${size[size-s,controller,none]}, z ${size[size-z,controller,none]}," \
+  "3 ${size[size-3,controller,none]}"
 cargo run -q --profile size-s --bin codesize
+cargo run -q --profile size-z --bin codesize
+exit $status

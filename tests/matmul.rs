@@ -6,7 +6,7 @@ mod common;
 
 use common::{indices, Lcg};
 use shaped::rules::MatMulOptions;
-use shaped::{DynTensor, ErrorKind, Shape, Tensor};
+use shaped::{DynTensor, ErrorKind, Shape, Tensor, TensorView};
 
 /// Random cases: fewer under Miri, which interprets every step.
 const CASES: usize = if cfg!(miri) { 30 } else { 400 };
@@ -315,8 +315,9 @@ fn static_mixed_and_runtime_agree() {
     macro_rules! agree {
         ($sa:ty, $sb:ty, $out:ty, $da:expr, $db:expr) => {{
             let (a, b) = (tensor(&mut rng, &$da), tensor(&mut rng, &$db));
-            let ta = Tensor::<i64, $sa>::try_from(a.as_slice()).unwrap();
-            let tb = Tensor::<i64, $sb>::try_from(b.as_slice()).unwrap();
+            // Views: the largest operand (16x24x32 i64, 96 KiB) is past the inline limit.
+            let ta = TensorView::<i64, $sa>::new(a.as_slice()).unwrap();
+            let tb = TensorView::<i64, $sb>::new(b.as_slice()).unwrap();
             let s: Tensor<i64, $out> = ta.matmul(&tb);
             let d = a.matmul(&b).unwrap();
             assert_eq!(s.to_dyn(), d);
@@ -389,7 +390,7 @@ fn g2_static_transposes_agree_with_runtime_ones() {
     let row: Tensor<i64, Shape![5]> = tv.matmul_t::<true, true, _, _>(&tb);
     assert_eq!(row.to_dyn(), v.matmul_with(&b, both).unwrap());
     let (x, w) = (tensor(&mut rng, &[8, 40, 30]), tensor(&mut rng, &[20, 40]));
-    let tx = Tensor::<i64, Shape![8, 40, 30]>::try_from(x.as_slice())
+    let tx = TensorView::<i64, Shape![8, 40, 30]>::new(x.as_slice())
         .unwrap()
         .to_heap();
     let tw = Tensor::<i64, Shape![20, 40]>::try_from(w.as_slice()).unwrap();

@@ -148,8 +148,130 @@ pub mod mlp {
         hidden.matmul(&l2.0) + l2.1
     }
 
+    /// By hand: the same network, each sum over `k` in order from its first term.
+    #[inline(always)]
+    pub fn hand(
+        x: &[[f32; 16]; 2],
+        (w1, b1): (&[[f32; 32]; 16], &[f32; 32]),
+        (w2, b2): (&[[f32; 4]; 32], &[f32; 4]),
+        out: &mut [[f32; 4]; 2],
+    ) {
+        for b in 0..2 {
+            let mut hidden = [0.0f32; 32];
+            for (j, h) in hidden.iter_mut().enumerate() {
+                let mut s = x[b][0] * w1[0][j];
+                for i in 1..16 {
+                    s += x[b][i] * w1[i][j];
+                }
+                let v = s + b1[j];
+                *h = if 0.0 > v { 0.0 } else { v };
+            }
+            for o in 0..4 {
+                let mut s = hidden[0] * w2[0][o];
+                for (j, h) in hidden.iter().enumerate().skip(1) {
+                    s += h * w2[j][o];
+                }
+                out[b][o] = s + b2[o];
+            }
+        }
+    }
+
     /// What `cargo run --example dense_layer` prints as its exact output.
     pub const EXPECTED: [f32; 8] = [
         0.27100003, 1.7440001, -2.0245004, 0.3285, 0.16400003, 0.97950006, -0.2234999, -1.4100001,
     ];
+}
+
+/// A two-layer controller as firmware writes it: 8 sensor readings -> 16 ReLU units -> 2
+/// actuator commands clipped to [-1, 1], static shapes, the weights in `static` arrays used in
+/// place (flash). [`forward`](controller::forward) is shaped; [`hand`](controller::hand) the
+/// same arithmetic as plain loops, each sum over `k` in order from its first term, as shaped
+/// adds them; `code_size.sh` measures both as whole firmware.
+pub mod controller {
+    use shaped::{Shape, Tensor, TensorView};
+
+    /// The sensor readings.
+    pub type Input = Tensor<f32, Shape![8]>;
+    /// The commands.
+    pub type Output = Tensor<f32, Shape![2]>;
+
+    /// The first layer's weights, `[input][unit]`.
+    pub static W1: [[f32; 16]; 8] = weights::<8, 16>(1);
+    /// The first layer's bias.
+    pub static B1: [f32; 16] = bias::<16>(1);
+    /// The second layer's weights, `[unit][command]`.
+    pub static W2: [[f32; 2]; 16] = weights::<16, 2>(2);
+    /// The second layer's bias.
+    pub static B2: [f32; 2] = bias::<2>(2);
+
+    /// Deterministic weights in [-0.5, 0.5], made at compile time.
+    const fn weights<const R: usize, const C: usize>(seed: usize) -> [[f32; C]; R] {
+        let mut w = [[0.0; C]; R];
+        let mut i = 0;
+        while i < R {
+            let mut j = 0;
+            while j < C {
+                w[i][j] = ((i * 7 + j * 3 + seed) % 11) as f32 * 0.1 - 0.5;
+                j += 1;
+            }
+            i += 1;
+        }
+        w
+    }
+
+    /// Deterministic biases.
+    const fn bias<const N: usize>(seed: usize) -> [f32; N] {
+        let mut b = [0.0; N];
+        let mut j = 0;
+        while j < N {
+            b[j] = ((j + seed) % 5) as f32 * 0.05 - 0.1;
+            j += 1;
+        }
+        b
+    }
+
+    /// The readings the checks use.
+    pub fn input() -> Input {
+        Input::from_fn(|[i]| (i as f32 - 3.5) * 0.3)
+    }
+
+    /// shaped: `clip(relu(x W1 + b1) W2 + b2, -1, 1)`.
+    #[inline(always)]
+    pub fn forward(x: &Input) -> Output {
+        let (w1, b1) = (TensorView::from(&W1), TensorView::from(&B1));
+        let (w2, b2) = (TensorView::from(&W2), TensorView::from(&B2));
+        let hidden = (x.matmul(&w1) + b1).relu();
+        (hidden.matmul(&w2) + b2).clip(-1.0, 1.0)
+    }
+
+    /// By hand: the same arithmetic in the same order.
+    #[inline(always)]
+    pub fn hand(x: &[f32; 8], out: &mut [f32; 2]) {
+        let mut hidden = [0.0f32; 16];
+        for (j, h) in hidden.iter_mut().enumerate() {
+            let mut s = x[0] * W1[0][j];
+            for i in 1..8 {
+                s += x[i] * W1[i][j];
+            }
+            let v = s + B1[j];
+            *h = if 0.0 > v { 0.0 } else { v };
+        }
+        for (o, y) in out.iter_mut().enumerate() {
+            let mut s = hidden[0] * W2[0][o];
+            for (j, h) in hidden.iter().enumerate().skip(1) {
+                s += h * W2[j][o];
+            }
+            let v = s + B2[o];
+            // shaped's clip, written out (NaN stays NaN, as with `clamp`).
+            #[allow(clippy::manual_clamp)]
+            let clipped = if v < -1.0 {
+                -1.0
+            } else if v > 1.0 {
+                1.0
+            } else {
+                v
+            };
+            *y = clipped;
+        }
+    }
 }

@@ -640,7 +640,11 @@ fn serde_without_an_allocator(r: &mut Report) {
         return;
     };
     let bytes: &[u8] = bytes;
-    r.eq("postcard header: rank, dims, count", &bytes[..4], &[2, 2, 3, 6]);
+    r.eq(
+        "postcard header: rank, dims, count",
+        &bytes[..4],
+        &[2, 2, 3, 6],
+    );
     let back = postcard::from_bytes::<Tensor<i16, Shape![2, 3]>>(bytes);
     r.eq("postcard round trip", &back.ok(), &Some(t));
     let wrong = postcard::from_bytes::<Tensor<i16, Shape![3, 2]>>(bytes);

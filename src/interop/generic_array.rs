@@ -31,7 +31,7 @@ where
     TypenumConst<N>: IntoArrayLength,
 {
     fn from(g: GenericArray<T, ConstArrayLength<N>>) -> Self {
-        Tensor::from_parts(Owned(g.into_array::<N>()), (Const,))
+        Tensor::from_parts(Owned::new(g.into_array::<N>()), (Const,))
     }
 }
 

@@ -106,7 +106,7 @@ impl<T, S: StaticShape> Tensor<T, S> {
     /// copying.
     #[inline]
     pub fn into_inner(self) -> S::Buffer<T> {
-        self.data.0
+        self.data.into_buffer()
     }
 }
 
@@ -151,7 +151,7 @@ impl<T, S: Shape> IntoIterator for Tensor<T, S, Owned<T, S>> {
     type Item = T;
     type IntoIter = S::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
-        S::buffer_into_iter(self.data.0)
+        S::buffer_into_iter(self.data.into_buffer())
     }
 }
 

@@ -68,7 +68,7 @@ impl<T: Default, S: StaticShape> Default for Tensor<T, S> {
 impl<T: Default, S: Shape> Default for Tensor<T, S> {
     fn default() -> Self {
         let shape = S::default_shape();
-        Tensor::from_parts(Owned(shape.buffer_default()), shape)
+        Tensor::from_parts(Owned::new(shape.buffer_default()), shape)
     }
 }
 
@@ -76,7 +76,7 @@ impl<T> Tensor<T, ()> {
     /// A rank-0 tensor holding `value`.
     #[inline]
     pub fn scalar(value: T) -> Self {
-        Tensor::from_parts(Owned(value), ())
+        Tensor::from_parts(Owned::new(value), ())
     }
 }
 
@@ -88,7 +88,7 @@ macro_rules! impl_from_nested {
         impl<T: Scalar, $(const $n: usize),+> From<$nest> for Tensor<T, ($(Const<$n>,)+)> {
             #[inline]
             fn from(array: $nest) -> Self {
-                Tensor::from_parts(Owned(array), Default::default())
+                Tensor::from_parts(Owned::new(array), Default::default())
             }
         }
     };
@@ -102,6 +102,33 @@ impl_from_nested!([[[[[T; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4);
 impl_from_nested!([[[[[[T; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5);
 impl_from_nested!([[[[[[[T; N6]; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5, N6);
 impl_from_nested!([[[[[[[[T; N7]; N6]; N5]; N4]; N3]; N2]; N1]; N0]; N0, N1, N2, N3, N4, N5, N6, N7);
+
+macro_rules! impl_view_of_nested {
+    ($nest:ty; $($n:ident),+) => {
+        /// Views a nested array of the same shape in place, without a copy: weights kept in a
+        /// `static` are used where they are (in flash, on a microcontroller).
+        ///
+        /// ```
+        /// use shaped::{Shape, Tensor, TensorView};
+        /// static W: [[f32; 3]; 2] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        /// let w: TensorView<f32, Shape![2, 3]> = TensorView::from(&W);
+        /// let x = Tensor::<f32, Shape![2]>::from([1.0, -1.0]);
+        /// assert_eq!(x.matmul(&w).as_slice(), &[-3.0, -3.0, -3.0]);
+        /// ```
+        impl<'a, T: Scalar, $(const $n: usize),+> From<&'a $nest> for TensorView<'a, T, ($(Const<$n>,)+)> {
+            #[inline]
+            fn from(array: &'a $nest) -> Self {
+                let data = <($(Const<$n>,)+) as Shape>::buffer_as_slice(array);
+                Tensor::from_parts(data, Default::default())
+            }
+        }
+    };
+}
+
+impl_view_of_nested!([T; N0]; N0);
+impl_view_of_nested!([[T; N1]; N0]; N0, N1);
+impl_view_of_nested!([[[T; N2]; N1]; N0]; N0, N1, N2);
+impl_view_of_nested!([[[[T; N3]; N2]; N1]; N0]; N0, N1, N2, N3);
 
 /// `TryFrom<&[T]>` copies a slice of exactly the element count into an inline tensor.
 ///
@@ -211,7 +238,7 @@ impl<T, S: Shape> Tensor<T, S> {
         let buffer = shape
             .buffer_from_vec(data)
             .ok_or_else(|| Error::new(ErrorKind::ShapeMismatch, Operation::Layout, dims, &[]))?;
-        Ok(Tensor::from_parts(Owned(buffer), shape))
+        Ok(Tensor::from_parts(Owned::new(buffer), shape))
     }
 }
 

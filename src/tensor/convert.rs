@@ -77,7 +77,7 @@ fn to_shape<T: Clone, S: Shape>(dims: &[usize], data: &[T]) -> Result<Tensor<T, 
     let buffer = shape
         .buffer_from_vec(data.to_vec())
         .ok_or_else(|| shape_mismatch::<S>(dims))?;
-    Ok(Tensor::from_parts(Owned(buffer), shape))
+    Ok(Tensor::from_parts(Owned::new(buffer), shape))
 }
 
 #[cfg(feature = "alloc")]

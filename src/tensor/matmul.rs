@@ -9,7 +9,6 @@ use crate::rules::MatMulOptions;
 use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, TransposeIf};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
 use crate::typed::storage::{Data, Join};
-use crate::util::row_major_strides;
 
 /// Below this many multiply-adds a product is computed output element by output element, a
 /// loop nest that unrolls to straight-line code for static shapes (a `[4, 4] x [4, 4]` `f32`
@@ -98,47 +97,29 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         };
         let (ad, bd) = (self.shape.dims(), rhs.shape.dims());
         let (ad, bd) = (ad.as_ref(), bd.as_ref());
-        let (ra, rb) = (ad.len(), bd.len());
-        let is_static = |dims: &[Option<usize>]| dims.iter().all(Option::is_some);
+        // For static shapes the whole loop layout (dims, strides, multiply-adds) is a
+        // constant, so the choice of loop and every index folds: the shared kernel and its
+        // shape resolution never reach a static program that does not use them, and the loops
+        // have constant strides at any opt-level (a Cortex-M controller at opt-level "s"
+        // carried 13 KB of them, `qemu-tests/code_size.sh`).
+        let fixed = const { static_layout(S::STATIC_DIMS, S2::STATIC_DIMS, TA, TB) };
         // Static shapes were checked by the compiler; a `Dyn` dim is checked here, and the
         // result's dims come from the same rule.
         let mut out_dims = [0usize; MAX_STATIC_RANK];
         let out_rank = <Out<S, S2, TA, TB> as Shape>::RANK;
-        if !(is_static(S::STATIC_DIMS) && is_static(S2::STATIC_DIMS)) {
-            match crate::rules::matmul_shape(ad, bd, options) {
-                Ok(dims) => out_dims[..out_rank].copy_from_slice(&dims),
-                Err(e) => super::ops::fail(e),
+        let p = match fixed {
+            Some(p) => p,
+            None => {
+                match crate::rules::matmul_shape(ad, bd, options) {
+                    Ok(dims) => out_dims[..out_rank].copy_from_slice(&dims),
+                    Err(e) => super::ops::fail(e),
+                }
+                layout(ad, bd, TA, TB)
             }
-        }
+        };
         let out_dims = &out_dims[..out_rank];
-        // The matrix dims as the product reads them (G2: a transpose swaps the last two).
-        let (m, k) = match ra {
-            1 => (1, ad[0]),
-            _ if TA => (ad[ra - 1], ad[ra - 2]),
-            _ => (ad[ra - 2], ad[ra - 1]),
-        };
-        let n = match rb {
-            1 => 1,
-            _ if TB => bd[rb - 2],
-            _ => bd[rb - 1],
-        };
-        let batch = out_rank - usize::from(ra > 1) - usize::from(rb > 1);
-        // The multiply-adds: the broadcast batch count (a 1 stretches) times `m * k * n`.
-        let dim_at = |dims: &[usize], t: usize| {
-            (t + dims.len().saturating_sub(2))
-                .checked_sub(batch)
-                .map_or(1, |x| dims[x])
-        };
-        let batches = (0..batch).fold(1usize, |c, t| {
-            let (x, y) = (dim_at(ad, t), dim_at(bd, t));
-            c.saturating_mul(if x == 1 { y } else { x })
-        });
         let (a, b) = (self.as_slice(), rhs.as_slice());
-        let work = batches
-            .saturating_mul(m)
-            .saturating_mul(k)
-            .saturating_mul(n);
-        if work >= SMALL {
+        if p.work >= SMALL {
             return <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
                 out_dims,
                 T::ZERO,
@@ -154,61 +135,43 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
                 },
             );
         }
-        // Element by element: every stride is a constant for static shapes.
-        let (sa, sb): ([usize; MAX_STATIC_RANK], [usize; MAX_STATIC_RANK]) =
-            (row_major_strides(ad), row_major_strides(bd));
-        let (a_row, a_col) = match ra {
-            1 => (0, 1),
-            _ if TA => (sa[ra - 1], sa[ra - 2]),
-            _ => (sa[ra - 2], sa[ra - 1]),
-        };
-        let (b_row, b_col) = match rb {
-            1 => (1, 0),
-            _ if TB => (sb[rb - 1], sb[rb - 2]),
-            _ => (sb[rb - 2], sb[rb - 1]),
-        };
+        let Layout { m, k, n, .. } = p;
         <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
             out_dims,
             T::ZERO,
             |out| {
-                // Plain loops with constant bounds: unrolled where the optimizer finds it
-                // pays (a [4, 4] x [4, 4] product is straight-line at opt-level 3), rolled at
-                // opt-level "s".
+                // Plain loops with constant bounds and strides: unrolled where the optimizer
+                // finds it pays (a [4, 4] x [4, 4] product is straight-line at opt-level 3),
+                // rolled at opt-level "s".
                 let mut index = [0usize; MAX_STATIC_RANK];
                 for block in out.chunks_exact_mut((m * n).max(1)) {
                     let (mut a0, mut b0) = (0, 0);
-                    // Batch axes, right-aligned on each operand's own (P1); a 1 stretches (P5).
-                    for (t, &i) in index[..batch].iter().enumerate() {
-                        if let Some(x) = (t + ra.saturating_sub(2)).checked_sub(batch) {
-                            if ad[x] != 1 {
-                                a0 += i * sa[x];
-                            }
-                        }
-                        if let Some(x) = (t + rb.saturating_sub(2)).checked_sub(batch) {
-                            if bd[x] != 1 {
-                                b0 += i * sb[x];
-                            }
-                        }
+                    for (t, &i) in index[..p.batch].iter().enumerate() {
+                        a0 += i * p.a_step[t];
+                        b0 += i * p.b_step[t];
                     }
                     for i in 0..m {
                         for j in 0..n {
-                            let (ai, bj) = (a0 + i * a_row, b0 + j * b_col);
+                            let (ai, bj) = (a0 + i * p.a_row, b0 + j * p.b_col);
                             // From the first term, not from zero (G6): one add fewer per
                             // element, on the critical path (a [3, 3] x [3, 1] `f32` product:
-                            // 29 instructions instead of 35). The test folds when unrolled.
-                            let mut acc = T::ZERO;
-                            for kk in 0..k {
-                                let term = T::mul(a[ai + kk * a_col], b[bj + kk * b_row]);
-                                acc = if kk == 0 { term } else { T::add(acc, term) };
-                            }
-                            block[i * n + j] = acc;
+                            // 29 instructions instead of 35).
+                            block[i * n + j] = if k == 0 {
+                                T::ZERO
+                            } else {
+                                let mut acc = T::mul(a[ai], b[bj]);
+                                for kk in 1..k {
+                                    let term = T::mul(a[ai + kk * p.a_col], b[bj + kk * p.b_row]);
+                                    acc = T::add(acc, term);
+                                }
+                                acc
+                            };
                         }
                     }
                     // The batch odometer, last axis fastest.
-                    for t in (0..batch).rev() {
+                    for t in (0..p.batch).rev() {
                         index[t] += 1;
-                        let (x, y) = (dim_at(ad, t), dim_at(bd, t));
-                        if index[t] < if x == 1 { y } else { x } {
+                        if index[t] < p.count[t] {
                             break;
                         }
                         index[t] = 0;
@@ -217,4 +180,131 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             },
         )
     }
+}
+
+/// How a product walks its operands: the matrix dims as the product reads them (G2: a
+/// transpose swaps the last two), each operand's row and column strides, and for each batch
+/// axis of the result its count and each operand's stride (0 where a 1 stretches, P5, or the
+/// operand has no such axis, P1).
+#[derive(Clone, Copy)]
+struct Layout {
+    m: usize,
+    k: usize,
+    n: usize,
+    a_row: usize,
+    a_col: usize,
+    b_row: usize,
+    b_col: usize,
+    batch: usize,
+    count: [usize; MAX_STATIC_RANK],
+    a_step: [usize; MAX_STATIC_RANK],
+    b_step: [usize; MAX_STATIC_RANK],
+    /// The multiply-adds (saturating): the broadcast batch count times `m * k * n`.
+    work: usize,
+}
+
+/// The [`Layout`] of the product of row-major operands of dims `ad` and `bd` (ranks 1 to
+/// `MAX_STATIC_RANK`, already checked to multiply).
+const fn layout(ad: &[usize], bd: &[usize], ta: bool, tb: bool) -> Layout {
+    let (ra, rb) = (ad.len(), bd.len());
+    let (sa, sb) = (strides(ad), strides(bd));
+    let (m, k, a_row, a_col) = if ra == 1 {
+        (1, ad[0], 0, 1)
+    } else if ta {
+        (ad[ra - 1], ad[ra - 2], sa[ra - 1], sa[ra - 2])
+    } else {
+        (ad[ra - 2], ad[ra - 1], sa[ra - 2], sa[ra - 1])
+    };
+    let (n, b_row, b_col) = if rb == 1 {
+        (1, 1, 0)
+    } else if tb {
+        (bd[rb - 2], sb[rb - 1], sb[rb - 2])
+    } else {
+        (bd[rb - 1], sb[rb - 2], sb[rb - 1])
+    };
+    let (ba, bb) = (ra.saturating_sub(2), rb.saturating_sub(2));
+    let batch = if ba > bb { ba } else { bb };
+    let mut p = Layout {
+        m,
+        k,
+        n,
+        a_row,
+        a_col,
+        b_row,
+        b_col,
+        batch,
+        count: [1; MAX_STATIC_RANK],
+        a_step: [0; MAX_STATIC_RANK],
+        b_step: [0; MAX_STATIC_RANK],
+        work: 1,
+    };
+    let mut t = 0;
+    while t < batch {
+        let (mut x, mut y) = (1, 1);
+        if t + ba >= batch {
+            x = ad[t + ba - batch];
+            if x != 1 {
+                p.a_step[t] = sa[t + ba - batch];
+            }
+        }
+        if t + bb >= batch {
+            y = bd[t + bb - batch];
+            if y != 1 {
+                p.b_step[t] = sb[t + bb - batch];
+            }
+        }
+        p.count[t] = if x == 1 { y } else { x };
+        p.work = p.work.saturating_mul(p.count[t]);
+        t += 1;
+    }
+    p.work = p.work.saturating_mul(m).saturating_mul(k).saturating_mul(n);
+    p
+}
+
+/// Row-major strides of `dims` (wrapping: exact whenever the elements exist).
+const fn strides(dims: &[usize]) -> [usize; MAX_STATIC_RANK] {
+    let mut out = [0; MAX_STATIC_RANK];
+    let mut step = 1usize;
+    let mut i = dims.len();
+    while i > 0 {
+        i -= 1;
+        out[i] = step;
+        step = step.wrapping_mul(dims[i]);
+    }
+    out
+}
+
+/// The [`Layout`] of a product of two static shapes, computed at compile time; `None` when a
+/// dim is `Dyn`, or a rank is outside 1 to `MAX_STATIC_RANK` (the compiler refuses those
+/// products, G1).
+const fn static_layout(
+    a: &[Option<usize>],
+    b: &[Option<usize>],
+    ta: bool,
+    tb: bool,
+) -> Option<Layout> {
+    match (known(a), known(b)) {
+        (Some((ad, ra)), Some((bd, rb))) => {
+            Some(layout(ad.split_at(ra).0, bd.split_at(rb).0, ta, tb))
+        }
+        _ => None,
+    }
+}
+
+/// The dims of a static shape and its rank, when every dim is static and the rank is 1 to
+/// `MAX_STATIC_RANK`.
+const fn known(dims: &[Option<usize>]) -> Option<([usize; MAX_STATIC_RANK], usize)> {
+    if dims.is_empty() || dims.len() > MAX_STATIC_RANK {
+        return None;
+    }
+    let mut out = [0; MAX_STATIC_RANK];
+    let mut i = 0;
+    while i < dims.len() {
+        match dims[i] {
+            Some(d) => out[i] = d,
+            None => return None,
+        }
+        i += 1;
+    }
+    Some((out, dims.len()))
 }

@@ -58,7 +58,7 @@ pub(crate) fn finish<V, O: Shape>(dims: &[usize], out: Vec<V>) -> Result<Tensor<
     let internal = || Error::new(ErrorKind::ShapeMismatch, Operation::ToStatic, dims, &[]);
     let shape = O::from_dims(dims).ok_or_else(internal)?;
     let buffer = shape.buffer_from_vec(out).ok_or_else(internal)?;
-    Ok(Tensor::from_parts(Owned(buffer), shape))
+    Ok(Tensor::from_parts(Owned::new(buffer), shape))
 }
 
 #[cfg(feature = "alloc")]

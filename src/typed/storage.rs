@@ -31,7 +31,110 @@ pub trait DataMut<T>: Data<T> {
 }
 
 /// Elements owned inline, in the nested array that the shape `S` prescribes.
-pub struct Owned<T, S: Shape>(pub(crate) S::Buffer<T>);
+///
+/// At most [`MAX_INLINE_BYTES`]: a larger static tensor does not compile as `Owned` (the
+/// error names its size and the limit), since it would overflow a thread's stack.
+pub struct Owned<T, S: Shape>(S::Buffer<T>);
+
+/// The most bytes a tensor may hold inline ([`Owned`], the default storage of
+/// [`Tensor`](crate::Tensor)): 64 KiB, a 128 x 128 `f32` matrix. A debug build keeps every
+/// temporary of a function in its own stack slot, and copies a result once or twice on its
+/// way out: a chain of a dozen operations on 128 KiB tensors overflowed the 2 MiB stack that
+/// Rust gives each spawned thread (test threads included), the same chain on 64 KiB ones did
+/// not. A static shape whose elements need more is a compile error (when the crate is built,
+/// not by `cargo check`) naming its size, this limit and the ways out: `HeapTensor` (feature
+/// `alloc`), with the same shape and the same operations, or a
+/// [`TensorView`](crate::TensorView) over a buffer of your own with the `*_into` methods.
+///
+/// ```compile_fail
+/// use shaped::{Shape, Tensor};
+/// // error: ... this shape needs 3145728 bytes ... use HeapTensor ...
+/// let x = Tensor::<f32, Shape![2, 512, 768]>::zeros();
+/// ```
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use shaped::{HeapTensor, Shape};
+/// let x = HeapTensor::<f32, Shape![2, 512, 768]>::zeros();
+/// assert_eq!((&x + &x)[[1, 511, 767]], 0.0);
+/// # }
+/// ```
+pub const MAX_INLINE_BYTES: usize = 64 * 1024;
+
+impl<T, S: Shape> Owned<T, S> {
+    /// Evaluated wherever an `Owned` of this type is made: a compile error when its elements
+    /// exceed [`MAX_INLINE_BYTES`].
+    const FITS: () = {
+        let bytes = core::mem::size_of::<S::Buffer<T>>();
+        if bytes > MAX_INLINE_BYTES {
+            let (text, len) = &too_large_message(bytes);
+            match core::str::from_utf8(text.split_at(*len).0) {
+                Ok(message) => panic!("{}", message),
+                Err(_) => panic!("a tensor too large to be stored inline: use HeapTensor"),
+            }
+        }
+    };
+
+    /// Inline storage holding `buffer`; the one constructor, so every inline tensor is checked
+    /// against [`MAX_INLINE_BYTES`] at compile time.
+    #[inline(always)]
+    pub(crate) fn new(buffer: S::Buffer<T>) -> Self {
+        let () = Self::FITS;
+        Owned(buffer)
+    }
+
+    /// The nested array.
+    #[inline(always)]
+    pub(crate) fn into_buffer(self) -> S::Buffer<T> {
+        self.0
+    }
+}
+
+/// The compile error of an inline tensor of `bytes` bytes, with the numbers written out (a
+/// constant's panic message cannot be formatted): the text and its length.
+const fn too_large_message(bytes: usize) -> ([u8; 320], usize) {
+    const fn push(out: &mut [u8; 320], mut at: usize, text: &[u8]) -> usize {
+        let mut i = 0;
+        while i < text.len() {
+            out[at] = text[i];
+            at += 1;
+            i += 1;
+        }
+        at
+    }
+    const fn push_number(out: &mut [u8; 320], at: usize, mut n: usize) -> usize {
+        let mut digits = [0u8; 20];
+        let mut count = 0;
+        loop {
+            digits[count] = b'0' + (n % 10) as u8;
+            count += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let mut reversed = [0u8; 20];
+        let mut i = 0;
+        while i < count {
+            reversed[i] = digits[count - 1 - i];
+            i += 1;
+        }
+        push(out, at, reversed.split_at(count).0)
+    }
+    let mut out = [0u8; 320];
+    let mut at = push(&mut out, 0, b"this tensor's elements need ");
+    at = push_number(&mut out, at, bytes);
+    at = push(&mut out, at, b" bytes, more than the ");
+    at = push_number(&mut out, at, MAX_INLINE_BYTES);
+    at = push(
+        &mut out,
+        at,
+        b" that a tensor may hold inline (shaped::typed::storage::MAX_INLINE_BYTES), where it \
+          would overflow the stack: use HeapTensor (feature `alloc`) for this shape, or a \
+          TensorView over a buffer of your own",
+    );
+    (out, at)
+}
 
 impl<T, S: Shape> SealedStorage for Owned<T, S> {}
 impl<T> SealedStorage for &[T] {}
@@ -62,7 +165,7 @@ where
     S::Buffer<T>: Clone,
 {
     fn clone(&self) -> Self {
-        Owned(self.0.clone())
+        Owned(self.0.clone()) // a copy of a tensor that was checked when made
     }
 }
 
@@ -125,7 +228,7 @@ pub trait Build<T, S: StaticShape>: DataMut<T> + Sized {
 impl<T, S: StaticShape> Build<T, S> for Owned<T, S> {
     #[inline(always)]
     fn build(f: impl FnMut(S::Index) -> T) -> Self {
-        Owned(S::buffer_from_fn(f))
+        Owned::new(S::buffer_from_fn(f))
     }
 }
 

@@ -10,6 +10,7 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
+use qemu_tests::controller;
 use shaped::{Shape, Tensor};
 
 type A44 = Tensor<f32, Shape![4, 4]>;
@@ -90,28 +91,25 @@ pub fn shaped_mlp_16_32_4(
 #[inline(never)]
 pub fn hand_mlp_16_32_4(
     x: &[[f32; 16]; 2],
-    (w1, b1): (&[[f32; 32]; 16], &[f32; 32]),
-    (w2, b2): (&[[f32; 4]; 32], &[f32; 4]),
+    l1: (&[[f32; 32]; 16], &[f32; 32]),
+    l2: (&[[f32; 4]; 32], &[f32; 4]),
     out: &mut [[f32; 4]; 2],
 ) {
-    for b in 0..2 {
-        let mut hidden = [0.0f32; 32];
-        for (j, h) in hidden.iter_mut().enumerate() {
-            let mut s = 0.0;
-            for i in 0..16 {
-                s += x[b][i] * w1[i][j];
-            }
-            let v = s + b1[j];
-            *h = if 0.0 > v { 0.0 } else { v };
-        }
-        for o in 0..4 {
-            let mut s = 0.0;
-            for (j, h) in hidden.iter().enumerate() {
-                s += h * w2[j][o];
-            }
-            out[b][o] = s + b2[o];
-        }
-    }
+    qemu_tests::mlp::hand(x, l1, l2, out);
+}
+
+/// shaped: the controller of `qemu_tests::controller`.
+#[no_mangle]
+#[inline(never)]
+pub fn shaped_controller(x: &controller::Input) -> controller::Output {
+    controller::forward(x)
+}
+
+/// By hand: the same controller.
+#[no_mangle]
+#[inline(never)]
+pub fn hand_controller(x: &[f32; 8], out: &mut [f32; 2]) {
+    controller::hand(x, out);
 }
 
 #[entry]
@@ -157,13 +155,22 @@ fn main() -> ! {
     hand_mlp_16_32_4(black_box(&x.into_inner()), (&w1, &b1), (&w2, &b2), &mut h);
     let mlp_ok = s.into_inner() == h;
 
+    let x = controller::input();
+    let s = shaped_controller(black_box(&x));
+    let mut h = [0.0f32; 2];
+    hand_controller(black_box(&x.into_inner()), &mut h);
+    // Equal to the bit (`==` would let -0.0 equal 0.0).
+    let controller_ok = s.into_inner().map(f32::to_bits) == h.map(f32::to_bits);
+
     hprintln!(
-        "add agrees: {}, mul agrees: {}, mlp agrees: {}",
+        "add agrees: {}, mul agrees: {}, mlp agrees: {}, controller agrees: {} ({:?})",
         add_ok,
         mul_ok,
-        mlp_ok
+        mlp_ok,
+        controller_ok,
+        h
     );
-    debug::exit(if add_ok && mul_ok && mlp_ok {
+    debug::exit(if add_ok && mul_ok && mlp_ok && controller_ok {
         debug::EXIT_SUCCESS
     } else {
         debug::EXIT_FAILURE

@@ -1,0 +1,147 @@
+//! One kernel as a whole firmware, for `code_size.sh`: the kernel is chosen by a feature
+//! (`<kernel>-<who>`), and `<kernel>-none` is the same firmware without it (its output a
+//! `black_box` of zeros of the same type, printed the same way). A kernel's cost is the
+//! `.text` of its firmware minus that of its `none` twin: everything it pulls in (callees,
+//! shape resolution, runtime kernels) counts, not one symbol. Inputs come from `static`s
+//! through `black_box`, so nothing folds at compile time.
+#![no_std]
+#![no_main]
+#![allow(clippy::op_ref, unused_imports, dead_code)]
+
+use core::fmt::Debug;
+use core::hint::black_box;
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprintln};
+use panic_semihosting as _;
+use qemu_tests::{controller, mlp};
+use shaped::{Shape, Tensor};
+
+static A44: [[f32; 4]; 4] = [
+    [0.0, 1.0, 2.0, 3.0],
+    [4.0, 5.0, 6.0, 7.0],
+    [8.0, 9.0, 10.0, 11.0],
+    [12.0, 13.0, 14.0, 15.0],
+];
+static A14: [[f32; 4]; 1] = [[0.5, 1.5, 2.5, 3.5]];
+static M234: [[[f32; 4]; 3]; 2] = [
+    [
+        [0.0, 1.0, 2.0, 3.0],
+        [4.0, 5.0, 6.0, 7.0],
+        [8.0, 9.0, 10.0, 11.0],
+    ],
+    [
+        [12.0, 13.0, 14.0, 15.0],
+        [16.0, 17.0, 18.0, 19.0],
+        [20.0, 21.0, 22.0, 23.0],
+    ],
+];
+static M131: [[[f32; 1]; 3]; 1] = [[[2.0], [-1.0], [0.5]]];
+static SENSORS: [f32; 8] = [-1.05, -0.75, -0.45, -0.15, 0.15, 0.45, 0.75, 1.05];
+
+/// Prints the kernel's output and exits QEMU.
+fn report(out: &impl Debug) -> ! {
+    hprintln!("{:?}", out);
+    debug::exit(debug::EXIT_SUCCESS);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+#[entry]
+fn main() -> ! {
+    #[cfg(feature = "add-none")]
+    report(&black_box([[0.0f32; 4]; 4]));
+    #[cfg(feature = "add-shaped")]
+    report(&{
+        let (a, b) = (Tensor::from(black_box(A44)), Tensor::from(black_box(A14)));
+        (&a + &b).into_inner()
+    });
+    #[cfg(feature = "add-into")]
+    report(&{
+        let (a, b) = (Tensor::from(black_box(A44)), Tensor::from(black_box(A14)));
+        let mut out = Tensor::<f32, Shape![4, 4]>::zeros();
+        a.broadcast_with_into(&b, &mut out, |x, y| x + y);
+        out.into_inner()
+    });
+    #[cfg(feature = "add-hand")]
+    report(&{
+        let (a, b) = (black_box(A44), black_box(A14));
+        let mut out = [[0.0f32; 4]; 4];
+        for i in 0..4 {
+            for j in 0..4 {
+                out[i][j] = a[i][j] + b[0][j];
+            }
+        }
+        out
+    });
+
+    #[cfg(feature = "mul-none")]
+    report(&black_box([[[0.0f32; 4]; 3]; 2]));
+    #[cfg(feature = "mul-shaped")]
+    report(&{
+        let (a, b) = (Tensor::from(black_box(M234)), Tensor::from(black_box(M131)));
+        (&a * &b).into_inner()
+    });
+    #[cfg(feature = "mul-into")]
+    report(&{
+        let (a, b) = (Tensor::from(black_box(M234)), Tensor::from(black_box(M131)));
+        let mut out = Tensor::<f32, Shape![2, 3, 4]>::zeros();
+        a.broadcast_with_into(&b, &mut out, |x, y| x * y);
+        out.into_inner()
+    });
+    #[cfg(feature = "mul-hand")]
+    report(&{
+        let (a, b) = (black_box(M234), black_box(M131));
+        let mut out = [[[0.0f32; 4]; 3]; 2];
+        for i in 0..2 {
+            for j in 0..3 {
+                for k in 0..4 {
+                    out[i][j][k] = a[i][j][k] * b[0][j][0];
+                }
+            }
+        }
+        out
+    });
+
+    #[cfg(feature = "controller-none")]
+    report(&black_box([0.0f32; 2]));
+    #[cfg(feature = "controller-shaped")]
+    report(&controller::forward(&Tensor::from(black_box(SENSORS))).into_inner());
+    #[cfg(feature = "controller-hand")]
+    report(&{
+        let mut out = [0.0f32; 2];
+        controller::hand(&black_box(SENSORS), &mut out);
+        out
+    });
+
+    #[cfg(feature = "mlp-none")]
+    report(&{
+        // The parameters are made at run time by every mlp firmware, this one too.
+        black_box(black_box(mlp::parameters()));
+        black_box([[0.0f32; 4]; 2])
+    });
+    #[cfg(feature = "mlp-shaped")]
+    report(&{
+        let (x, l1, l2) = black_box(mlp::parameters());
+        mlp::forward(&x, &l1, &l2).into_inner()
+    });
+    #[cfg(feature = "mlp-hand")]
+    report(&{
+        let (x, l1, l2) = black_box(mlp::parameters());
+        let mut out = [[0.0f32; 4]; 2];
+        mlp::hand(
+            &x.into_inner(),
+            (&l1.0.into_inner(), &l1.1.into_inner()),
+            (&l2.0.into_inner(), &l2.1.into_inner()),
+            &mut out,
+        );
+        out
+    });
+
+    #[allow(unreachable_code)]
+    {
+        hprintln!("build with one feature <kernel>-<who>");
+        debug::exit(debug::EXIT_FAILURE);
+        #[allow(clippy::empty_loop)]
+        loop {}
+    }
+}
