@@ -10,7 +10,6 @@ use core::fmt::Debug;
 use super::dim::{Const, Dim, DimKind, StaticKind};
 use super::private::SealedShape;
 use crate::rules;
-use crate::util::array_from_fn;
 
 /// The largest rank of a static shape.
 pub const MAX_STATIC_RANK: usize = 8;
@@ -196,7 +195,14 @@ macro_rules! impl_static_shape {
             #[inline(always)]
             #[allow(unused_mut)]
             fn buffer_from_fn<T>(mut f: impl FnMut([usize; $rank]) -> T) -> $nest {
-                impl_static_shape!(@build f; []; $($i)*)
+                // SAFETY: the nested array of this shape is `LEN` consecutive `T`s, and
+                // `for_each_index` visits each of its `LEN` multi-indices once, in row-major
+                // order, so `push` is called `LEN` times.
+                unsafe {
+                    crate::util::nested_in_place::<$nest, T>(Self::LEN, |out| {
+                        Self::for_each_index(|index| out.push(f(index)))
+                    })
+                }
             }
 
             #[inline(always)]
@@ -225,13 +231,6 @@ macro_rules! impl_static_shape {
     (@nest $next:ident;) => { $next() };
     (@nest $next:ident; $d:ident $($rest:ident)*) => {
         $d::nest_from_fn(|_| impl_static_shape!(@nest $next; $($rest)*))
-    };
-
-    // Nested `array_from_fn`, one per dim, so the loop structure is that of a hand-written
-    // loop nest.
-    (@build $f:ident; [$($done:ident)*];) => { $f([$($done),*]) };
-    (@build $f:ident; [$($done:ident)*]; $i:ident $($rest:ident)*) => {
-        array_from_fn(|$i| impl_static_shape!(@build $f; [$($done)* $i]; $($rest)*))
     };
 
     (@loops $f:ident; [$($done:ident)*];) => { $f([$($done),*]) };
