@@ -19,9 +19,14 @@ use shaped::{AutoBroadcast, BinaryOp, DynTensor};
 
 fn main() {
     let which = std::env::var("PROBE").unwrap_or_else(|_| "none".into());
-    let (sa, sb) = ([4usize, 4], [4usize, 1]);
+    // `SHAPE=44` probes `4x4 + 4x4` (one contiguous run of 16) instead of `4x4 + 4x1`.
+    let b_rows = match std::env::var("SHAPE").as_deref() {
+        Ok("44") => 4,
+        _ => 1,
+    };
+    let (sa, sb) = ([4usize, 4], [4usize, b_rows]);
     let a: Vec<f32> = (0..16).map(|i| i as f32).collect();
-    let b: Vec<f32> = (0..4).map(|i| i as f32 + 0.5).collect();
+    let b: Vec<f32> = (0..4 * b_rows).map(|i| i as f32 + 0.5).collect();
     let (da, db) = (
         DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
         DynTensor::from_shape_vec(sb, b.clone()).unwrap(),

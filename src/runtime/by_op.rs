@@ -16,7 +16,7 @@ use core::mem::MaybeUninit;
 
 #[cfg(feature = "rayon")]
 use super::parallel;
-use super::plan::{Apply, Here, Nest, Split};
+use super::plan::{Apply, Here, Hint, Nest, Split};
 use crate::element::Element;
 use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
 
@@ -86,7 +86,7 @@ impl<Op: Copy, T, M, const SPLIT: bool> ByOp<Op, T, M, SPLIT> {
 fn run<X: Sync, V, M: Slot<V>, const SPLIT: bool>(
     f: impl Fn(&X, &X) -> V + Sync + Send,
     plan: &Nest<'_>,
-    hint: usize,
+    hint: impl Hint,
     a: &[X],
     b: &[X],
     out: &mut [M::Out],
@@ -124,7 +124,7 @@ macro_rules! by_op {
             fn apply(
                 self,
                 plan: &Nest<'_>,
-                hint: usize,
+                hint: impl Hint,
                 a: &[$X],
                 b: &[$X],
                 out: &mut [M::Out],
@@ -163,7 +163,7 @@ macro_rules! by_op {
             fn split(
                 self,
                 plan: &Nest<'_>,
-                hint: usize,
+                hint: impl Hint,
                 (a, b): (&[$X], &[$X]),
                 out: &mut [M::Out],
             ) {

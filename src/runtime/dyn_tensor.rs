@@ -44,7 +44,7 @@ pub(crate) fn binary_inputs<T: Element>(
         lhs,
         rhs,
         mode,
-        0,
+        kernels::NoHint,
         check,
         ByOp::new(op),
         DynTensor::from_parts,
@@ -54,7 +54,7 @@ pub(crate) fn binary_inputs<T: Element>(
 /// [`binary_inputs`] for an operation known where it is called: `f` is its element function
 /// ([`binary_fn!`](crate::op::binary_fn)), and only its loops are compiled (the operators of
 /// a program using `+` alone compile one kernel, not ten).
-#[inline]
+#[inline(always)]
 pub(crate) fn binary_known<T: Element>(
     lhs: ArrayRef<'_, T>,
     rhs: ArrayRef<'_, T>,
@@ -66,7 +66,7 @@ pub(crate) fn binary_known<T: Element>(
         lhs,
         rhs,
         AutoBroadcast::Numpy,
-        0,
+        kernels::NoHint,
         check,
         Split(f),
         DynTensor::from_parts,
@@ -101,7 +101,15 @@ fn unchecked_inputs<X, Y, V>(
     mode: AutoBroadcast,
     f: impl Apply<X, Y, V>,
 ) -> Result<DynTensor<V>, Error> {
-    kernels::zip_new(lhs, rhs, mode, 0, || Ok(()), f, DynTensor::from_parts)
+    kernels::zip_new(
+        lhs,
+        rhs,
+        mode,
+        kernels::NoHint,
+        || Ok(()),
+        f,
+        DynTensor::from_parts,
+    )
 }
 
 /// Anything the runtime operations take as an operand: a [`DynTensor`], a
@@ -444,6 +452,7 @@ macro_rules! try_binary {
         /// tensors.
         impl<T: Element> DynTensor<T> {$(
             #[doc = $doc]
+            #[inline]
             pub fn $name(&self, rhs: &DynTensor<T>) -> Result<DynTensor<T>, Error> {
                 let f = crate::op::binary_fn!($op, T);
                 binary_known(self.view(), rhs.view(), BinaryOp::$op, f)

@@ -4,7 +4,7 @@
 use super::array_ref::ArrayRef;
 use super::by_op::ByOp;
 use super::plan::{any, Plan, SMALL};
-pub(crate) use super::plan::{Apply, ApplyUpdate, Here, Split};
+pub(crate) use super::plan::{Apply, ApplyUpdate, Here, Hint, NoHint, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
@@ -37,7 +37,7 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     mode: AutoBroadcast,
     out: &mut [V],
     check: impl FnOnce() -> Result<(), Error>,
-    hint: usize,
+    hint: impl Hint,
     f: impl Apply<X, Y, V>,
 ) -> Result<(), Error> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
@@ -61,7 +61,7 @@ pub(crate) fn zip_new<X, Y, V, R>(
     a: ArrayRef<'_, X>,
     b: ArrayRef<'_, Y>,
     mode: AutoBroadcast,
-    hint: usize,
+    hint: impl Hint,
     check: impl FnOnce() -> Result<(), Error>,
     f: impl Apply<X, Y, V>,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
@@ -79,7 +79,7 @@ fn zip_new_cap<const CAP: usize, X, Y, V, R, F: Apply<X, Y, V>>(
     a: &ArrayRef<'_, X>,
     b: &ArrayRef<'_, Y>,
     mode: AutoBroadcast,
-    hint: usize,
+    hint: impl Hint,
     check: impl FnOnce() -> Result<(), Error>,
     f: F,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
@@ -112,7 +112,7 @@ fn zip_new_split<const CAP: usize, X, Y, V, R>(
     b: &ArrayRef<'_, Y>,
     resolved: &rules::Resolved<'_, CAP>,
     count: usize,
-    hint: usize,
+    hint: impl Hint,
     f: impl Apply<X, Y, V>,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
@@ -127,7 +127,7 @@ fn zip_new_rest<const CAP: usize, X, Y, V, R>(
     b: &ArrayRef<'_, Y>,
     resolved: &rules::Resolved<'_, CAP>,
     count: usize,
-    hint: usize,
+    hint: impl Hint,
     f: impl Apply<X, Y, V>,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
@@ -156,9 +156,9 @@ pub(crate) fn zip_checked<X, Y, V>(
 ) -> Result<(), Error> {
     // Every mode's output rank is at most the larger input rank.
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
-        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, 0, f)
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, NoHint, f)
     } else {
-        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, 0, f)
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, NoHint, f)
     }
 }
 
@@ -273,7 +273,7 @@ fn broadcast_with_cap<const CAP: usize, T, V>(
     if check_output(&shape, out.len(), mode.operation())? > 0 {
         let plan = Plan::<CAP>::new(&shape, data, placement, data, placement);
         // The data stands in as both inputs; `f` reads the first.
-        f.apply(&plan.nest(), 0, data.data, data.data, out);
+        f.apply(&plan.nest(), NoHint, data.data, data.data, out);
     }
     Ok(())
 }

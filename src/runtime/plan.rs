@@ -23,7 +23,7 @@ pub(crate) const SMALL: usize = 8;
 /// closures and elements that can be shared between threads).
 pub trait Apply<X, Y, V>: Sized {
     /// Writes `f(a, b)` over the plan into `out` (the plan's element count, non-zero).
-    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]);
+    fn apply(self, plan: &Nest<'_>, hint: impl Hint, a: &[X], b: &[Y], out: &mut [V]);
     /// One element.
     fn call(&mut self, x: &X, y: &Y) -> V;
     /// The same function writing into uninitialised memory (the allocating forms).
@@ -40,6 +40,37 @@ pub struct Here<F>(pub(crate) F);
 
 /// Splits across threads when large (see [`super::parallel`]).
 pub struct Split<F>(pub(crate) F);
+
+/// The length of the innermost contiguous run, when the caller knows it at compile time (the
+/// trailing static dims of a mixed shape, [`static_inner_run`]): a `usize`, or [`NoHint`].
+/// With `NoHint` (every `DynTensor` and runtime-kernel call) the hinted row body is not
+/// compiled at all: it was one of each kernel's eight bodies, in every program.
+pub trait Hint: Copy + Send + Sync {
+    /// Whether there is a hint: a constant, so that `NoHint` callers skip the hinted body.
+    const SOME: bool;
+    /// The run length (0: none).
+    fn len(self) -> usize;
+}
+
+impl Hint for usize {
+    const SOME: bool = true;
+    #[inline(always)]
+    fn len(self) -> usize {
+        self
+    }
+}
+
+/// No compile-time run length.
+#[derive(Clone, Copy, Debug)]
+pub struct NoHint;
+
+impl Hint for NoHint {
+    const SOME: bool = false;
+    #[inline(always)]
+    fn len(self) -> usize {
+        0
+    }
+}
 
 /// [`Apply`] for the in-place form `f(&mut out, b)`: the kernel of `+=` and its kin.
 pub(crate) trait ApplyUpdate<Y, V>: Sized {
@@ -63,7 +94,7 @@ impl<Y: Sync, V: Send, F: Fn(&mut V, &Y) + Sync + Send> ApplyUpdate<Y, V> for Sp
 
 impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
     #[inline(always)]
-    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]) {
+    fn apply(self, plan: &Nest<'_>, hint: impl Hint, a: &[X], b: &[Y], out: &mut [V]) {
         plan.run_hinted(hint, a, b, out, self.0);
     }
     #[inline(always)]
@@ -83,7 +114,7 @@ impl<X, Y, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for Here<F> {
 
 impl<X: Sync, Y: Sync, V: Send, F: Fn(&X, &Y) -> V + Sync + Send> Apply<X, Y, V> for Split<F> {
     #[inline(always)]
-    fn apply(self, plan: &Nest<'_>, hint: usize, a: &[X], b: &[Y], out: &mut [V]) {
+    fn apply(self, plan: &Nest<'_>, hint: impl Hint, a: &[X], b: &[Y], out: &mut [V]) {
         plan.run_split(hint, a, b, out, self.0);
     }
     #[inline(always)]
@@ -269,7 +300,7 @@ impl Nest<'_> {
     #[inline(always)]
     pub(crate) fn run_split<X: Sync, Y: Sync, V: Send>(
         &self,
-        hint: usize,
+        hint: impl Hint,
         a: &[X],
         b: &[Y],
         out: &mut [V],
@@ -307,12 +338,17 @@ impl Nest<'_> {
     /// [`run_hinted`](Self::run_hinted) with no hint.
     #[inline(always)]
     pub(crate) fn run<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) {
-        self.run_hinted(0, a, b, out, f)
+        self.run_hinted(NoHint, a, b, out, f)
     }
 
-    /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2. The loop nest is inlined
-    /// into this function (it is `#[inline(always)]`, as is everything it calls but the
-    /// element function), so the whole nest gets the wider vectors.
+    /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2, without the fixed-length
+    /// and hinted row bodies ([`rows_any`](Self::rows_any)): every kernel a program uses is
+    /// compiled twice, and these four of its eight bodies are the ones that carry large work
+    /// (long rows, a broadcast scalar, strides). With all eight, a small `DynTensor` program
+    /// rebuilt in release in 2.3 s of CPU against ndarray's 2.0; without the AVX2 copy at all,
+    /// 1.8 s. The loop nest is inlined into this function (it is `#[inline(always)]`, as is
+    /// everything it calls but the element function), so the whole nest gets the wider
+    /// vectors.
     ///
     /// # Safety
     /// The CPU must have AVX2.
@@ -321,13 +357,13 @@ impl Nest<'_> {
     #[inline(never)]
     unsafe fn run_avx2<X, Y, V>(
         &self,
-        hint: usize,
+        _hint: impl Hint,
         a: &[X],
         b: &[Y],
         out: &mut [V],
         f: impl FnMut(&X, &Y) -> V,
     ) {
-        self.rows_hinted(hint, a, b, out, f)
+        self.rows_any(a, b, out, f)
     }
 
     /// [`run_update`](Self::run_update)'s loops compiled for AVX2, as [`Self::run_avx2`].
@@ -341,40 +377,62 @@ impl Nest<'_> {
         self.rows_update(b, out, f)
     }
 
-    /// The loop nest of [`run`](Self::run), compiled for the build's own target.
+    /// The loop nest of [`run`](Self::run), compiled for the build's own target: common short
+    /// contiguous rows get a fixed-size body that LLVM unrolls completely, the others the
+    /// bodies of [`rows_any`](Self::rows_any).
     #[inline(always)]
     fn rows<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
+        if self.rank > 0 {
+            let inner = self.rank - 1;
+            let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
+            // Every row body is `#[inline(always)]` (here, in `rows_hinted` and
+            // `rows_update`): in the split path's copy, whose element function is a
+            // reference, LLVM left the 16-element body a function of its own, called per row
+            // and compiled for the baseline outside the AVX2 copy. 64x64x64x16+1x64x1x16 on
+            // two threads ran 2.1x the instructions of one thread's copy (callgrind), 690
+            // against 610 us by the median.
+            match (ia, ib, n) {
+                (1, 1, 16) => {
+                    return self.drive(
+                        out,
+                        n,
+                        #[inline(always)]
+                        |row, oa, ob| fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f),
+                    )
+                }
+                (1, 1, 8) => {
+                    return self.drive(
+                        out,
+                        n,
+                        #[inline(always)]
+                        |row, oa, ob| fixed::<8, _, _, _>(row, a, oa, b, ob, &mut f),
+                    )
+                }
+                (1, 1, 4) => {
+                    return self.drive(
+                        out,
+                        n,
+                        #[inline(always)]
+                        |row, oa, ob| fixed::<4, _, _, _>(row, a, oa, b, ob, &mut f),
+                    )
+                }
+                _ => {}
+            }
+        }
+        self.rows_any(a, b, out, f)
+    }
+
+    /// The loop bodies for rows of any length: contiguous, a broadcast scalar on either side,
+    /// strided.
+    #[inline(always)]
+    fn rows_any<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
         if self.rank == 0 {
             out[0] = f(&a[0], &b[0]);
             return;
         }
         let inner = self.rank - 1;
         let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
-        // Every row body is `#[inline(always)]` (here, in `rows_hinted` and `rows_update`):
-        // in the split path's copy, whose element function is a reference, LLVM left the
-        // 16-element body a function of its own, called per row and compiled for the baseline
-        // outside the AVX2 copy. 64x64x64x16+1x64x1x16 on two threads ran 2.1x the
-        // instructions of one thread's copy (callgrind), 690 against 610 us by the median.
         match (ia, ib) {
-            // Common short runs get a fixed-size body that LLVM unrolls completely.
-            (1, 1) if n == 16 => self.drive(
-                out,
-                n,
-                #[inline(always)]
-                |row, oa, ob| fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f),
-            ),
-            (1, 1) if n == 8 => self.drive(
-                out,
-                n,
-                #[inline(always)]
-                |row, oa, ob| fixed::<8, _, _, _>(row, a, oa, b, ob, &mut f),
-            ),
-            (1, 1) if n == 4 => self.drive(
-                out,
-                n,
-                #[inline(always)]
-                |row, oa, ob| fixed::<4, _, _, _>(row, a, oa, b, ob, &mut f),
-            ),
             (1, 1) => self.drive(
                 out,
                 n,
@@ -426,7 +484,7 @@ impl Nest<'_> {
     #[inline(always)]
     pub(crate) fn run_hinted<X, Y, V>(
         &self,
-        hint: usize,
+        hint: impl Hint,
         a: &[X],
         b: &[Y],
         out: &mut [V],
@@ -442,30 +500,35 @@ impl Nest<'_> {
 
     /// The loop nest of [`run_hinted`](Self::run_hinted), compiled for the build's own target.
     #[inline(always)]
-    fn rows_hinted<X, Y, V>(
+    fn rows_hinted<X, Y, V, H: Hint>(
         &self,
-        hint: usize,
+        hint: H,
         a: &[X],
         b: &[Y],
         out: &mut [V],
         mut f: impl FnMut(&X, &Y) -> V,
     ) {
-        if self.rank > 0 {
-            let inner = self.rank - 1;
-            if hint > 1 && self.dims[inner] == hint && (self.a[inner], self.b[inner]) == (1, 1) {
-                self.drive(
-                    out,
-                    hint,
-                    #[inline(always)]
-                    |row, oa, ob| {
-                        for ((o, x), y) in
-                            row.iter_mut().zip(&a[oa..oa + hint]).zip(&b[ob..ob + hint])
-                        {
-                            *o = f(x, y);
-                        }
-                    },
-                );
-                return;
+        // A constant: without a hint, this body is never compiled.
+        if H::SOME {
+            let hint = hint.len();
+            if self.rank > 0 {
+                let inner = self.rank - 1;
+                if hint > 1 && self.dims[inner] == hint && (self.a[inner], self.b[inner]) == (1, 1)
+                {
+                    self.drive(
+                        out,
+                        hint,
+                        #[inline(always)]
+                        |row, oa, ob| {
+                            for ((o, x), y) in
+                                row.iter_mut().zip(&a[oa..oa + hint]).zip(&b[ob..ob + hint])
+                            {
+                                *o = f(x, y);
+                            }
+                        },
+                    );
+                    return;
+                }
             }
         }
         self.rows(a, b, out, f);
@@ -640,7 +703,7 @@ pub(crate) fn zip_onto<X, Y, V>(
     a: ArrayRef<'_, X>,
     b: ArrayRef<'_, Y>,
     out: &mut [V],
-    hint: usize,
+    hint: impl Hint,
     f: impl Apply<X, Y, V>,
 ) {
     if out.is_empty() {

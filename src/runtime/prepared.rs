@@ -120,7 +120,7 @@ impl BinaryPlan {
         }
         let (ra, rb) = (ArrayRef::trusted(&self.a, a), ArrayRef::trusted(&self.b, b));
         check_values(&ra, &rb, op)?;
-        ByOp::new(op).apply(&self.plan.nest(), 0, a, b, out);
+        ByOp::new(op).apply(&self.plan.nest(), super::plan::NoHint, a, b, out);
         Ok(())
     }
 }
