@@ -341,14 +341,15 @@ impl Nest<'_> {
         self.run_hinted(NoHint, a, b, out, f)
     }
 
-    /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2, without the fixed-length
-    /// and hinted row bodies ([`rows_any`](Self::rows_any)): every kernel a program uses is
-    /// compiled twice, and these four of its eight bodies are the ones that carry large work
-    /// (long rows, a broadcast scalar, strides). With all eight, a small `DynTensor` program
-    /// rebuilt in release in 2.3 s of CPU against ndarray's 2.0; without the AVX2 copy at all,
-    /// 1.8 s. The loop nest is inlined into this function (it is `#[inline(always)]`, as is
-    /// everything it calls but the element function), so the whole nest gets the wider
-    /// vectors.
+    /// [`run_hinted`](Self::run_hinted)'s loops compiled for AVX2, with five of the
+    /// baseline's eight row bodies ([`rows_fixed`](Self::rows_fixed) with `WIDE`): each body
+    /// is compiled twice in every program using the kernel, and these are the ones that carry
+    /// large work (long rows, a broadcast scalar, strides, rows of 16). With all eight, a
+    /// small `DynTensor` program rebuilt in release in 2.3 s of CPU against ndarray's 2.0
+    /// (without the AVX2 copy at all, 1.8 s); without the 16-element body,
+    /// 64x64x64x16+1x64x1x16 ran 11.2 M instructions instead of 6.2 M. The loop nest is
+    /// inlined into this function (it is `#[inline(always)]`, as is everything it calls but
+    /// the element function), so the whole nest gets the wider vectors.
     ///
     /// # Safety
     /// The CPU must have AVX2.
@@ -363,7 +364,7 @@ impl Nest<'_> {
         out: &mut [V],
         f: impl FnMut(&X, &Y) -> V,
     ) {
-        self.rows_any(a, b, out, f)
+        self.rows_fixed::<true, X, Y, V>(a, b, out, f)
     }
 
     /// [`run_update`](Self::run_update)'s loops compiled for AVX2, as [`Self::run_avx2`].
@@ -381,7 +382,21 @@ impl Nest<'_> {
     /// contiguous rows get a fixed-size body that LLVM unrolls completely, the others the
     /// bodies of [`rows_any`](Self::rows_any).
     #[inline(always)]
-    fn rows<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], mut f: impl FnMut(&X, &Y) -> V) {
+    fn rows<X, Y, V>(&self, a: &[X], b: &[Y], out: &mut [V], f: impl FnMut(&X, &Y) -> V) {
+        self.rows_fixed::<false, X, Y, V>(a, b, out, f)
+    }
+
+    /// [`rows`](Self::rows), with only the 16-element fixed body when `WIDE` (the AVX2 copy:
+    /// large work with rows of 16 is common, heads and channels of 16; each body is compiled
+    /// again in every program, so the shorter ones, which serve small calls, stay out).
+    #[inline(always)]
+    fn rows_fixed<const WIDE: bool, X, Y, V>(
+        &self,
+        a: &[X],
+        b: &[Y],
+        out: &mut [V],
+        mut f: impl FnMut(&X, &Y) -> V,
+    ) {
         if self.rank > 0 {
             let inner = self.rank - 1;
             let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
@@ -391,32 +406,32 @@ impl Nest<'_> {
             // and compiled for the baseline outside the AVX2 copy. 64x64x64x16+1x64x1x16 on
             // two threads ran 2.1x the instructions of one thread's copy (callgrind), 690
             // against 610 us by the median.
-            match (ia, ib, n) {
-                (1, 1, 16) => {
-                    return self.drive(
-                        out,
-                        n,
-                        #[inline(always)]
-                        |row, oa, ob| fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f),
-                    )
-                }
-                (1, 1, 8) => {
+            if (ia, ib, n) == (1, 1, 16) {
+                return self.drive(
+                    out,
+                    n,
+                    #[inline(always)]
+                    |row, oa, ob| fixed::<16, _, _, _>(row, a, oa, b, ob, &mut f),
+                );
+            }
+            // A constant: the AVX2 copy compiles neither body.
+            if !WIDE {
+                if (ia, ib, n) == (1, 1, 8) {
                     return self.drive(
                         out,
                         n,
                         #[inline(always)]
                         |row, oa, ob| fixed::<8, _, _, _>(row, a, oa, b, ob, &mut f),
-                    )
+                    );
                 }
-                (1, 1, 4) => {
+                if (ia, ib, n) == (1, 1, 4) {
                     return self.drive(
                         out,
                         n,
                         #[inline(always)]
                         |row, oa, ob| fixed::<4, _, _, _>(row, a, oa, b, ob, &mut f),
-                    )
+                    );
                 }
-                _ => {}
             }
         }
         self.rows_any(a, b, out, f)
