@@ -87,7 +87,9 @@ fi
 
 if [ "$what" = all ] || [ "$what" = rebuild ]; then
   for app in shaped_app ndarray_app; do
-    cp -r "$here/$app" "$work/$app"
+    # The sources only: a target directory or lock file left beside them would be reused.
+    mkdir -p "$work/$app"
+    cp -r "$here/$app/Cargo.toml" "$here/$app/src" "$work/$app/"
     # The path to shaped is relative to this folder: point it at the repository.
     sed -i "s|path = \"../../..\"|path = \"$repo\"|" "$work/$app/Cargo.toml"
     measure "$app, release, from scratch" "$work/$app" cargo build --release
