@@ -165,6 +165,19 @@ impl<T> Drop for Push<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    use std::boxed::Box;
+
+    /// An element that counts its drops in its test's own counter (tests run in parallel)
+    /// and owns a heap value, so that Miri sees a leak or a double drop.
+    struct Counted(&'static AtomicUsize, #[allow(dead_code)] Box<usize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 
     #[test]
     fn array_from_fn_calls_in_order() {
@@ -178,25 +191,16 @@ mod tests {
     /// drops under Miri).
     #[test]
     fn array_from_fn_drops_the_built_prefix_on_panic() {
-        extern crate std;
-        use core::sync::atomic::{AtomicUsize, Ordering};
-        use std::boxed::Box;
         static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted(#[allow(dead_code)] Box<usize>);
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPS.fetch_add(1, Ordering::SeqCst);
-            }
-        }
         let result = std::panic::catch_unwind(|| {
             let _: [Counted; 5] = array_from_fn(|i| {
                 assert!(i < 3, "stop at 3");
-                Counted(Box::new(i))
+                Counted(&DROPS, Box::new(i))
             });
         });
         assert!(result.is_err());
         assert_eq!(DROPS.load(Ordering::SeqCst), 3);
-        let built: [Counted; 2] = array_from_fn(|i| Counted(Box::new(i)));
+        let built: [Counted; 2] = array_from_fn(|i| Counted(&DROPS, Box::new(i)));
         drop(built);
         assert_eq!(DROPS.load(Ordering::SeqCst), 5);
     }
@@ -206,9 +210,6 @@ mod tests {
     /// under Miri), and the built array owns all of them.
     #[test]
     fn nested_in_place_writes_in_order_and_drops_the_prefix_on_panic() {
-        extern crate std;
-        use core::sync::atomic::{AtomicUsize, Ordering};
-        use std::boxed::Box;
         // SAFETY: `[[u16; 3]; 2]` is 6 consecutive `u16`s, and `fill` pushes 6.
         let built: [[u16; 3]; 2] = unsafe {
             nested_in_place::<_, u16>(6, |out| {
@@ -219,19 +220,13 @@ mod tests {
         };
         assert_eq!(built, [[0, 10, 20], [30, 40, 50]]);
         static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted(#[allow(dead_code)] Box<usize>);
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPS.fetch_add(1, Ordering::SeqCst);
-            }
-        }
         let result = std::panic::catch_unwind(|| {
             // SAFETY: 2 x 3 `Counted`s, and `fill` pushes at most 6.
             let _: [[Counted; 3]; 2] = unsafe {
                 nested_in_place(6, |out| {
                     for i in 0..6 {
                         assert!(i < 4, "stop at 4");
-                        out.push(Counted(Box::new(i)));
+                        out.push(Counted(&DROPS, Box::new(i)));
                     }
                 })
             };
@@ -242,13 +237,15 @@ mod tests {
         let short = std::panic::catch_unwind(|| {
             // SAFETY: 2 `Counted`s, and `fill` pushes 1.
             let _: [Counted; 2] =
-                unsafe { nested_in_place(2, |out| out.push(Counted(Box::new(0)))) };
+                unsafe { nested_in_place(2, |out| out.push(Counted(&DROPS, Box::new(0)))) };
         });
         assert!(short.is_err());
         assert_eq!(DROPS.load(Ordering::SeqCst), 5);
         // SAFETY: as above, 3 of 3.
         let all: [Counted; 3] = unsafe {
-            nested_in_place(3, |out| (0..3).for_each(|i| out.push(Counted(Box::new(i)))))
+            nested_in_place(3, |out| {
+                (0..3).for_each(|i| out.push(Counted(&DROPS, Box::new(i))))
+            })
         };
         drop(all);
         assert_eq!(DROPS.load(Ordering::SeqCst), 8);
