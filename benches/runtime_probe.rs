@@ -1,7 +1,8 @@
 //! Instruction-count probe for callgrind: 1000 f32 adds of `4x4 + 4x1` (a small shape of the
 //! static issue) through the runtime API chosen by `PROBE`: `none` (setup only), `dyn`
 //! (`DynTensor::try_add`, allocating), `into` (`runtime::binary_into` into a preallocated
-//! buffer), `prepared` (a `BinaryPlan` built once). Per call = (variant - none) / 1000.
+//! buffer), `prepared` (a `BinaryPlan` built once), and ndarray's `nd` (`&a + &b` on `ArrayD`,
+//! allocating) and `ndzip` (`Zip` into an existing array). Per call = (variant - none) / 1000.
 //!
 //! Three large cases of the runtime benchmarks, run once each through `binary_into` after the
 //! loop (so `none` subtracts their setup too): `big16` (`64x64x64x16 + 1x64x1x16`, rows of 16
@@ -14,29 +15,42 @@
 
 use std::hint::black_box;
 
+use ndarray::{ArrayD, IxDyn, Zip};
 use shaped::runtime::{binary_into, ArrayRef, BinaryPlan};
 use shaped::{AutoBroadcast, BinaryOp, DynTensor};
 
 fn main() {
     let which = std::env::var("PROBE").unwrap_or_else(|_| "none".into());
-    // `SHAPE=44` probes `4x4 + 4x4` (one contiguous run of 16) instead of `4x4 + 4x1`.
-    let b_rows = match std::env::var("SHAPE").as_deref() {
-        Ok("44") => 4,
-        _ => 1,
+    // `SHAPE` picks the small case: `41` (the default) `4x4 + 4x1`, `44` `4x4 + 4x4` (one
+    // contiguous run of 16), `14` `4x4 + 1x4`, `31` `3x1 + 1x3`.
+    let (sa, sb): ([usize; 2], [usize; 2]) = match std::env::var("SHAPE").as_deref() {
+        Ok("44") => ([4, 4], [4, 4]),
+        Ok("14") => ([4, 4], [1, 4]),
+        Ok("31") => ([3, 1], [1, 3]),
+        _ => ([4, 4], [4, 1]),
     };
-    let (sa, sb) = ([4usize, 4], [4usize, b_rows]);
-    let a: Vec<f32> = (0..16).map(|i| i as f32).collect();
-    let b: Vec<f32> = (0..4 * b_rows).map(|i| i as f32 + 0.5).collect();
+    let a: Vec<f32> = (0..sa[0] * sa[1]).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..sb[0] * sb[1]).map(|i| i as f32 + 0.5).collect();
+    let (na, nb) = (
+        ArrayD::from_shape_vec(IxDyn(&sa), a.clone()).unwrap(),
+        ArrayD::from_shape_vec(IxDyn(&sb), b.clone()).unwrap(),
+    );
+    let mut nout = &na + &nb;
+    // A small product, `[4, 4] x [4, 4]`: `mm` through `DynTensor::matmul`, `ndmm` ndarray's
+    // `dot` on `Array2`.
+    let m4: Vec<f32> = (0..16).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let dm = DynTensor::from_shape_vec([4, 4], m4.clone()).unwrap();
+    let nm = ndarray::Array2::from_shape_vec((4, 4), m4).unwrap();
     let (da, db) = (
         DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
         DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
     );
     let plan = BinaryPlan::new(&sa, &sb, AutoBroadcast::Numpy).unwrap();
-    let mut out = vec![0.0f32; 16];
+    let mut out = vec![0.0f32; nout.len()];
     let mut sum = 0.0f32;
     for _ in 0..1000 {
         match which.as_str() {
-            "dyn" => sum += black_box(&da).try_add(black_box(&db)).unwrap().as_slice()[5],
+            "dyn" => sum += black_box(&da).try_add(black_box(&db)).unwrap().as_slice()[1],
             "into" => {
                 binary_into(
                     ArrayRef::new(black_box(&sa), black_box(&a)).unwrap(),
@@ -46,12 +60,23 @@ fn main() {
                     &mut out,
                 )
                 .unwrap();
-                sum += out[5];
+                sum += out[1];
+            }
+            "mm" => sum += black_box(&dm).matmul(black_box(&dm)).unwrap().as_slice()[1],
+            "ndmm" => sum += black_box(&nm).dot(black_box(&nm))[[0, 1]],
+            // ndarray: the allocating operator, and `Zip` into an existing array.
+            "nd" => sum += (black_box(&na) + black_box(&nb)).as_slice().unwrap()[1],
+            "ndzip" => {
+                Zip::from(&mut nout)
+                    .and_broadcast(black_box(&na))
+                    .and_broadcast(black_box(&nb))
+                    .for_each(|o, &x, &y| *o = x + y);
+                sum += nout.as_slice().unwrap()[1];
             }
             "prepared" => {
                 plan.binary(black_box(&a), black_box(&b), BinaryOp::Add, &mut out)
                     .unwrap();
-                sum += out[5];
+                sum += out[1];
             }
             _ => {}
         }

@@ -410,3 +410,40 @@ fn mixed_inner_mismatch_panics_with_the_error() {
     let b = Tensor::<f32, Shape![_, 2]>::from_shape_vec([4, 2], vec![0.0; 8]).unwrap();
     let _ = a.matmul(&b);
 }
+
+/// Rows of exactly four columns take their own fixed-size loops in the runtime kernel: the
+/// same values as the reference, batched and broadcast, with a strided left operand, and with
+/// an empty inner dim (every element +0.0).
+#[test]
+fn g6_rows_of_four_agree_with_the_reference() {
+    let mut rng = Lcg(404);
+    for (sa, sb) in [
+        (&[4usize, 4][..], &[4usize, 4][..]),
+        (&[3, 5], &[5, 4]),
+        (&[2, 1, 3, 7], &[5, 7, 4]),
+        (&[6], &[6, 4]),
+    ] {
+        let (a, b) = (tensor(&mut rng, sa), tensor(&mut rng, sb));
+        let (shape, expected) = reference(&a, &b).unwrap();
+        let got = a.matmul(&b).unwrap();
+        assert_eq!(
+            (got.shape(), got.as_slice()),
+            (&shape[..], &expected[..]),
+            "{sa:?} x {sb:?}"
+        );
+    }
+    // The left operand read transposed, in place.
+    let (a, b) = (tensor(&mut rng, &[5, 3]), tensor(&mut rng, &[5, 4]));
+    let t = MatMulOptions {
+        transpose_a: true,
+        transpose_b: false,
+    };
+    let (shape, expected) = reference(&a.transpose().unwrap(), &b).unwrap();
+    let got = a.matmul_with(&b, t).unwrap();
+    assert_eq!((got.shape(), got.as_slice()), (&shape[..], &expected[..]));
+    let empty = DynTensor::<f32>::from_shape_vec([3, 0], vec![]).unwrap();
+    let rhs = DynTensor::<f32>::from_shape_vec([0, 4], vec![]).unwrap();
+    let zeros = empty.matmul(&rhs).unwrap();
+    assert_eq!(zeros.shape(), [3, 4]);
+    assert!(zeros.as_slice().iter().all(|x| x.to_bits() == 0));
+}

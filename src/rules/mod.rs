@@ -42,7 +42,7 @@ pub use manipulate::{
     concat_shape, insert_axis_shape, narrow_shape, permute_shape, reshape_shape, squeeze_shape,
     stack_check, stack_shape,
 };
-pub(crate) use matmul::{matmul_error, resolve as resolve_matmul};
+pub(crate) use matmul::{matmul_error, resolve as resolve_matmul, MatMulDims};
 pub use matmul::{matmul_shape, MatMulOptions};
 pub use none::none_compatible;
 pub(crate) use numpy::checked_last_offset;
