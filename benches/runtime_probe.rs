@@ -81,6 +81,25 @@ fn main() {
             _ => {}
         }
     }
+    // A mean over rows of 56 with kept axes, `[8, 256, 56, 56]` over its last axis: `mean`
+    // through `DynTensor`, `ndmean` ndarray's `mean_axis`. Run once, after the loop.
+    if which == "mean" || which == "ndmean" {
+        let shape = [8usize, 256, 56, 56];
+        let data: Vec<f32> = (0..shape.iter().product::<usize>())
+            .map(|i| (i % 61) as f32 * 0.25)
+            .collect();
+        if which == "mean" {
+            let t = DynTensor::from_shape_vec(shape, data).unwrap();
+            sum += black_box(&t).mean(&[3], true).unwrap().as_slice()[3];
+        } else {
+            let t = ArrayD::from_shape_vec(IxDyn(&shape), data).unwrap();
+            sum += black_box(&t)
+                .mean_axis(ndarray::Axis(3))
+                .unwrap()
+                .as_slice()
+                .unwrap()[3];
+        }
+    }
     let large: [(&str, &[usize], &[usize]); 3] = [
         ("big16", &[64, 64, 64, 16], &[1, 64, 1, 16]),
         ("outer", &[1024, 1], &[1, 1024]),
