@@ -411,17 +411,21 @@ fn mixed_inner_mismatch_panics_with_the_error() {
     let _ = a.matmul(&b);
 }
 
-/// Rows of exactly four columns take their own fixed-size loops in the runtime kernel: the
-/// same values as the reference, batched and broadcast, with a strided left operand, and with
-/// an empty inner dim (every element +0.0).
+/// Rows of exactly four or sixteen columns take their own fixed-size loops in the runtime
+/// kernel, and a right operand read across a stride is gathered in blocks of columns first
+/// (sixteen at a time, or fewer when `k` is large): the same values as the reference, batched
+/// and broadcast, with a strided left operand, and with an empty inner dim (every element
+/// +0.0).
 #[test]
-fn g6_rows_of_four_agree_with_the_reference() {
+fn g6_rows_of_four_and_sixteen_and_gathered_columns_agree_with_the_reference() {
     let mut rng = Lcg(404);
     for (sa, sb) in [
         (&[4usize, 4][..], &[4usize, 4][..]),
         (&[3, 5], &[5, 4]),
         (&[2, 1, 3, 7], &[5, 7, 4]),
         (&[6], &[6, 4]),
+        (&[5, 9], &[9, 16]),
+        (&[2, 4, 3, 16], &[2, 4, 16, 16]),
     ] {
         let (a, b) = (tensor(&mut rng, sa), tensor(&mut rng, sb));
         let (shape, expected) = reference(&a, &b).unwrap();
@@ -441,6 +445,26 @@ fn g6_rows_of_four_agree_with_the_reference() {
     let (shape, expected) = reference(&a.transpose().unwrap(), &b).unwrap();
     let got = a.matmul_with(&b, t).unwrap();
     assert_eq!((got.shape(), got.as_slice()), (&shape[..], &expected[..]));
+    // The right operand transposed (as `q kᵀ` in attention): 16 columns in one gathered
+    // block, 20 columns with k = 40 in blocks of 12 and 8.
+    let both = MatMulOptions {
+        transpose_a: false,
+        transpose_b: true,
+    };
+    for ([m, k, n], batch) in [([5, 8, 16], 3), ([3, 40, 20], 1), ([2, 16, 7], 2)] {
+        let (a, b) = (
+            tensor(&mut rng, &[batch, m, k]),
+            tensor(&mut rng, &[batch, n, k]),
+        );
+        let bt = b.permute(&[0, 2, 1]).unwrap();
+        let (shape, expected) = reference(&a, &bt).unwrap();
+        let got = a.matmul_with(&b, both).unwrap();
+        assert_eq!(
+            (got.shape(), got.as_slice()),
+            (&shape[..], &expected[..]),
+            "[{batch}, {m}, {k}] x [{batch}, {n}, {k}]ᵀ"
+        );
+    }
     let empty = DynTensor::<f32>::from_shape_vec([3, 0], vec![]).unwrap();
     let rhs = DynTensor::<f32>::from_shape_vec([0, 4], vec![]).unwrap();
     let zeros = empty.matmul(&rhs).unwrap();

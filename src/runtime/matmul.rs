@@ -207,8 +207,10 @@ fn product<T: Element>(
     if gemm && T::gemm([m, k, n], a, a_at, b, b_at, c) {
         return;
     }
-    if n == 4 && b_at[2] == 1 {
-        return product_rows_of::<4, T>([m, k], a, a_at, b, b_at, c);
+    match (n, b_at[2]) {
+        (4, 1) => return product_rows_of::<4, T>([m, k, n, 0], a, a_at, b, b_at, c),
+        (16, 1) => return product_rows_of::<16, T>([m, k, n, 0], a, a_at, b, b_at, c),
+        _ => {}
     }
     if b_at[2] != 1 && n > 1 && (1..=SCRATCH).contains(&k) {
         return product_gathered([m, k, n], a, a_at, b, b_at, c);
@@ -235,22 +237,23 @@ fn product<T: Element>(
     }
 }
 
-/// [`product`] for rows of exactly `N` contiguous elements of `b`: the row passes on
-/// fixed-size arrays, straight-line code. With a row pass of a run-time length, whose vector
+/// [`product`] for `N` columns of the output from `j0`, read from `N` contiguous elements of
+/// each row of `b` (4 or 16 columns, or a gathered block of 16): the row passes on fixed-size
+/// arrays, straight-line code. With a row pass of a run-time length, whose vector
 /// loop LLVM guards by trip-count checks, a `[4, 4] x [4, 4]` `DynTensor` product spent 1093
 /// instructions in the kernel (ndarray's `dot`: 1956 for the whole call).
 #[inline(always)]
 fn product_rows_of<const N: usize, T: Element>(
-    [m, k]: [usize; 2],
+    [m, k, n, j0]: [usize; 4],
     a: &[T],
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
     c: &mut [T],
 ) {
-    for (i, row) in c.chunks_exact_mut(N).enumerate().take(m) {
-        let Ok(row) = <&mut [T; N]>::try_from(row) else {
-            return; // unreachable: rows of `c` are `N` long
+    for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
+        let Ok(row) = <&mut [T; N]>::try_from(&mut row[j0..j0 + N]) else {
+            return; // unreachable: columns `j0..j0 + N` are in the row
         };
         let a_row = a_at[0] + i * a_at[1];
         if k == 0 {
@@ -295,11 +298,16 @@ fn product_gathered<T: Element>(
                 *slot = b[at + jj * b_at[2]];
             }
         }
-        for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
-            let a_row = a_at[0] + i * a_at[1];
-            let part = &mut row[j0..j0 + width];
-            for (kk, line) in block.chunks_exact(width).enumerate() {
-                row_pass(part, a[a_row + kk * a_at[2]], line.iter().copied(), kk == 0);
+        if width == 16 {
+            // Attention's heads of 16: fixed-size row passes over the gathered block.
+            product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, [0, width, 1], c);
+        } else {
+            for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
+                let a_row = a_at[0] + i * a_at[1];
+                let part = &mut row[j0..j0 + width];
+                for (kk, line) in block.chunks_exact(width).enumerate() {
+                    row_pass(part, a[a_row + kk * a_at[2]], line.iter().copied(), kk == 0);
+                }
             }
         }
         j0 += width;
