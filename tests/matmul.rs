@@ -456,7 +456,7 @@ fn g6_rows_of_four_and_sixteen_and_gathered_columns_agree_with_the_reference() {
             tensor(&mut rng, &[batch, m, k]),
             tensor(&mut rng, &[batch, n, k]),
         );
-        let bt = b.permute(&[0, 2, 1]).unwrap();
+        let bt = b.permute([0, 2, 1]).unwrap();
         let (shape, expected) = reference(&a, &bt).unwrap();
         let got = a.matmul_with(&b, both).unwrap();
         assert_eq!(
