@@ -32,8 +32,6 @@ use crate::element::Element;
 /// the two halves added above. Eight sums (numpy's number) ran 1.4x slower than ndarray's
 /// unrolled fold on 1024x1024 row sums.
 pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T {
-    const LANES: usize = 16;
-    const LEAF: usize = 256;
     if x.len() > LEAF {
         // Split on a multiple of the lanes, so both halves keep full chunks. Large halves run
         // on two threads (feature `rayon`): the same split, so the same sum.
@@ -46,6 +44,20 @@ pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T {
         );
         return T::add(a, b);
     }
+    leaf_sum(x)
+}
+
+/// The longest run [`pairwise_sum`] adds in lanes without splitting it.
+const LEAF: usize = 256;
+
+/// The independent sums a leaf keeps: four SSE registers of `f32`.
+const LANES: usize = 16;
+
+/// [`pairwise_sum`] of a run of at most [`LEAF`] elements: inlined where the runs are short
+/// (a mean over rows of 56 paid a call a row: 15.8 M instructions for `[8, 256, 56, 56]`,
+/// against ndarray's 15.3 M).
+#[inline(always)]
+fn leaf_sum<T: Element>(x: &[T]) -> T {
     let mut acc = [T::ZERO; LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -288,7 +300,10 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
             let o = first + o;
             let block = &data[o * n * inner..(o + 1) * n * inner];
             if inner == 1 {
-                out_block[0] = pairwise_sum(block);
+                out_block[0] = match block.len() {
+                    0..=LEAF => leaf_sum(block),
+                    _ => pairwise_sum(block),
+                };
             } else {
                 sum_rows(block, n, inner, out_block);
             }
