@@ -15,8 +15,9 @@ use crate::rules::{Placement, MAX_RANK};
 /// case pays for eight slots, not [`MAX_RANK`].
 pub(crate) const SMALL: usize = 8;
 
-// `Apply`, `Here`, `Split` and `Plan` are `pub` in this crate-private module only because the
-// public `OperatorPath` trait's method names `Apply` in its bounds: users can name none of them.
+// `Apply`, `Here`, `Split`, `Hint`, `NoHint`, `Nest` and `Plan` are `pub` in this crate-private
+// module only because the public `OperatorPath` trait's method names `Apply` in its bounds:
+// users can name none of them.
 
 /// How a kernel runs its element function: [`Here`] on the calling thread (any closure,
 /// `FnMut` included), [`Split`] across threads when the output is large (feature `rayon`;
@@ -231,8 +232,8 @@ impl<const CAP: usize> Plan<CAP> {
 }
 
 /// A [`Plan`]'s loop nest, borrowed: the same code runs plans of every capacity. The element
-/// function and the row loops are monomorphized once per operation, not once per capacity
-/// (which had doubled every kernel: 2336 copies of `drive` in the library's release build).
+/// function and the row loops are monomorphized once per operation, not once per capacity,
+/// which had compiled every kernel twice (`Plan<8>` and `Plan<64>`).
 #[derive(Clone, Copy, Debug)]
 pub struct Nest<'p> {
     rank: usize,
