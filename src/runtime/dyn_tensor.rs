@@ -40,15 +40,7 @@ pub(crate) fn binary_inputs<T: Element>(
     mode: AutoBroadcast,
 ) -> Result<DynTensor<T>, Error> {
     let check = || kernels::check_values(&lhs, &rhs, op);
-    kernels::zip_new(
-        lhs,
-        rhs,
-        mode,
-        kernels::NoHint,
-        check,
-        ByOp::new(op),
-        DynTensor::from_parts,
-    )
+    new_tensor(lhs, rhs, mode, check, ByOp::new(op))
 }
 
 /// [`binary_inputs`] for an operation known where it is called: `f` is its element function
@@ -62,15 +54,7 @@ pub(crate) fn binary_known<T: Element>(
     f: impl Fn(&T, &T) -> T + Sync + Send,
 ) -> Result<DynTensor<T>, Error> {
     let check = || kernels::check_values(&lhs, &rhs, op);
-    kernels::zip_new(
-        lhs,
-        rhs,
-        AutoBroadcast::Numpy,
-        kernels::NoHint,
-        check,
-        Split(f),
-        DynTensor::from_parts,
-    )
+    new_tensor(lhs, rhs, AutoBroadcast::Numpy, check, Split(f))
 }
 
 /// See [`binary_inputs`].
@@ -101,12 +85,25 @@ fn unchecked_inputs<X, Y, V>(
     mode: AutoBroadcast,
     f: impl Apply<X, Y, V>,
 ) -> Result<DynTensor<V>, Error> {
+    new_tensor(lhs, rhs, mode, || Ok(()), f)
+}
+
+/// `f` of the two inputs broadcast under `mode`, into a new tensor; `check` runs after the
+/// shapes, before anything is written (the value checks of division and powers).
+#[inline(always)]
+fn new_tensor<X, Y, V>(
+    lhs: ArrayRef<'_, X>,
+    rhs: ArrayRef<'_, Y>,
+    mode: AutoBroadcast,
+    check: impl FnOnce() -> Result<(), Error>,
+    f: impl Apply<X, Y, V>,
+) -> Result<DynTensor<V>, Error> {
     kernels::zip_new(
         lhs,
         rhs,
         mode,
         kernels::NoHint,
-        || Ok(()),
+        check,
         f,
         DynTensor::from_parts,
     )

@@ -4,7 +4,9 @@
 use super::array_ref::ArrayRef;
 use super::by_op::ByOp;
 use super::plan::{any, Plan, SMALL};
-pub(crate) use super::plan::{Apply, ApplyUpdate, Here, Hint, NoHint, Split};
+#[cfg(feature = "alloc")]
+use super::plan::Hint;
+pub(crate) use super::plan::{Apply, ApplyUpdate, Here, NoHint, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
@@ -37,14 +39,13 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
     mode: AutoBroadcast,
     out: &mut [V],
     check: impl FnOnce() -> Result<(), Error>,
-    hint: impl Hint,
     f: impl Apply<X, Y, V>,
 ) -> Result<(), Error> {
     let resolved = rules::resolve::<CAP>(a.shape, b.shape, mode)?;
     if check_output(&resolved.out, out.len(), mode.operation())? > 0 {
         check()?;
         let plan = Plan::<CAP>::new(&resolved.out, a, resolved.lhs, b, resolved.rhs);
-        f.apply(&plan.nest(), hint, a.data, b.data, out);
+        f.apply(&plan.nest(), NoHint, a.data, b.data, out);
     }
     Ok(())
 }
@@ -156,9 +157,9 @@ pub(crate) fn zip_checked<X, Y, V>(
 ) -> Result<(), Error> {
     // Every mode's output rank is at most the larger input rank.
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
-        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, NoHint, f)
+        zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, f)
     } else {
-        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, NoHint, f)
+        zip_with_cap::<MAX_RANK, X, Y, V>(&a, &b, mode, out, check, f)
     }
 }
 

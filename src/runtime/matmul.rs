@@ -215,13 +215,27 @@ fn product<T: Element>(
     if b_at[2] != 1 && n > 1 && (1..=SCRATCH).contains(&k) {
         return product_gathered([m, k, n], a, a_at, b, b_at, c);
     }
-    // `i`, then `k`, then `j`: the row of `b` streams along `j`, and each output element
-    // still adds its terms in `k` order, from the first term (G6), as the static kernel does:
-    // the first pass writes, the others add.
+    row_passes([m, k, n, 0, n], a, a_at, b, b_at, c);
+}
+
+/// Columns `j0..j0 + width` of the product into `c` (rows `n` long): `i`, then `k`, then `j`.
+/// The row of `b` streams along `j`, and each output element still adds its terms in `k`
+/// order, from the first term (G6), as the static kernel does: the first pass writes, the
+/// others add.
+#[inline(always)]
+fn row_passes<T: Element>(
+    [m, k, n, j0, width]: [usize; 5],
+    a: &[T],
+    a_at: [usize; 3],
+    b: &[T],
+    b_at: [usize; 3],
+    c: &mut [T],
+) {
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
         let a_row = a_at[0] + i * a_at[1];
+        let part = &mut row[j0..j0 + width];
         if k == 0 {
-            row.fill(T::ZERO);
+            part.fill(T::ZERO);
         }
         for kk in 0..k {
             let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
@@ -230,8 +244,8 @@ fn product<T: Element>(
             // stride read at run time, the 512x512x512 `f32` loop nest took 46-54 ms, against
             // 11.9 ms for the hand loop.
             match b_at[2] {
-                1 => row_pass(row, x, b[b_row..b_row + n].iter().copied(), first),
-                s => row_pass(row, x, (0..n).map(|j| b[b_row + j * s]), first),
+                1 => row_pass(part, x, b[b_row..b_row + width].iter().copied(), first),
+                s => row_pass(part, x, (0..width).map(|j| b[b_row + j * s]), first),
             }
         }
     }
@@ -298,17 +312,12 @@ fn product_gathered<T: Element>(
                 *slot = b[at + jj * b_at[2]];
             }
         }
+        let gathered = [0, width, 1];
         if width == 16 {
             // Attention's heads of 16: fixed-size row passes over the gathered block.
-            product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, [0, width, 1], c);
+            product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, gathered, c);
         } else {
-            for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
-                let a_row = a_at[0] + i * a_at[1];
-                let part = &mut row[j0..j0 + width];
-                for (kk, line) in block.chunks_exact(width).enumerate() {
-                    row_pass(part, a[a_row + kk * a_at[2]], line.iter().copied(), kk == 0);
-                }
-            }
+            row_passes([m, k, n, j0, width], a, a_at, block, gathered, c);
         }
         j0 += width;
     }

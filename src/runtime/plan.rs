@@ -359,7 +359,6 @@ impl Nest<'_> {
     #[inline(never)]
     unsafe fn run_avx2<X, Y, V>(
         &self,
-        _hint: impl Hint,
         a: &[X],
         b: &[Y],
         out: &mut [V],
@@ -509,7 +508,7 @@ impl Nest<'_> {
         #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
         if super::wide::avx2(out.len()) {
             // SAFETY: `avx2` has just checked that this CPU has AVX2.
-            return unsafe { self.run_avx2(hint, a, b, out, f) };
+            return unsafe { self.run_avx2(a, b, out, f) };
         }
         self.rows_hinted(hint, a, b, out, f)
     }
@@ -898,7 +897,7 @@ mod tests {
                 let (mut narrow, mut wide) = (std::vec![0.0f32; n], std::vec![1.0f32; n]);
                 plan.nest().rows_hinted(hint, &a, &b, &mut narrow, f);
                 // SAFETY: this CPU has AVX2 (checked above).
-                unsafe { plan.nest().run_avx2(hint, &a, &b, &mut wide, f) };
+                unsafe { plan.nest().run_avx2(&a, &b, &mut wide, f) };
                 assert_eq!(
                     bits(&wide),
                     bits(&narrow),

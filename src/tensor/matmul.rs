@@ -9,6 +9,7 @@ use crate::rules::MatMulOptions;
 use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, TransposeIf};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
 use crate::typed::storage::{Data, Join};
+use crate::util::row_major_strides;
 
 /// Below this many multiply-adds a product is computed output element by output element, a
 /// loop nest that unrolls to straight-line code for static shapes (a `[4, 4] x [4, 4]` `f32`
@@ -207,7 +208,8 @@ struct Layout {
 /// `MAX_STATIC_RANK`, already checked to multiply).
 const fn layout(ad: &[usize], bd: &[usize], ta: bool, tb: bool) -> Layout {
     let (ra, rb) = (ad.len(), bd.len());
-    let (sa, sb) = (strides(ad), strides(bd));
+    let (sa, sb): ([usize; MAX_STATIC_RANK], [usize; MAX_STATIC_RANK]) =
+        (row_major_strides(ad), row_major_strides(bd));
     let (m, k, a_row, a_col) = if ra == 1 {
         (1, ad[0], 0, 1)
     } else if ta {
@@ -259,19 +261,6 @@ const fn layout(ad: &[usize], bd: &[usize], ta: bool, tb: bool) -> Layout {
     }
     p.work = p.work.saturating_mul(m).saturating_mul(k).saturating_mul(n);
     p
-}
-
-/// Row-major strides of `dims` (wrapping: exact whenever the elements exist).
-const fn strides(dims: &[usize]) -> [usize; MAX_STATIC_RANK] {
-    let mut out = [0; MAX_STATIC_RANK];
-    let mut step = 1usize;
-    let mut i = dims.len();
-    while i > 0 {
-        i -= 1;
-        out[i] = step;
-        step = step.wrapping_mul(dims[i]);
-    }
-    out
 }
 
 /// The [`Layout`] of a product of two static shapes, computed at compile time; `None` when a

@@ -103,23 +103,19 @@ const fn too_large_message(bytes: usize) -> ([u8; 320], usize) {
         at
     }
     const fn push_number(out: &mut [u8; 320], at: usize, mut n: usize) -> usize {
+        // The digits from the last, written from the end of a buffer of the most a `usize`
+        // has.
         let mut digits = [0u8; 20];
-        let mut count = 0;
+        let mut first = digits.len();
         loop {
-            digits[count] = b'0' + (n % 10) as u8;
-            count += 1;
+            first -= 1;
+            digits[first] = b'0' + (n % 10) as u8;
             n /= 10;
             if n == 0 {
                 break;
             }
         }
-        let mut reversed = [0u8; 20];
-        let mut i = 0;
-        while i < count {
-            reversed[i] = digits[count - 1 - i];
-            i += 1;
-        }
-        push(out, at, reversed.split_at(count).0)
+        push(out, at, digits.split_at(first).1)
     }
     let mut out = [0u8; 320];
     let mut at = push(&mut out, 0, b"this tensor's elements need ");

@@ -19,15 +19,18 @@ pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize>
 }
 
 /// Row-major strides of `dims` (in elements) in the first `dims.len()` slots. Always inlined,
-/// so a static shape's strides are constants. The products wrap rather than panic: every
-/// caller's shape has its elements, so the ones it reads are exact.
+/// so a static shape's strides are constants; a `const fn`, so a static product's layout is
+/// computed with it at compile time. The products wrap rather than panic: every caller's
+/// shape has its elements, so the ones it reads are exact.
 #[inline(always)]
-pub(crate) fn row_major_strides<const N: usize>(dims: &[usize]) -> [usize; N] {
+pub(crate) const fn row_major_strides<const N: usize>(dims: &[usize]) -> [usize; N] {
     let mut out = [0; N];
     let mut step = 1usize;
-    for (s, &d) in out[..dims.len()].iter_mut().zip(dims).rev() {
-        *s = step;
-        step = step.wrapping_mul(d);
+    let mut i = dims.len();
+    while i > 0 {
+        i -= 1;
+        out[i] = step;
+        step = step.wrapping_mul(dims[i]);
     }
     out
 }
