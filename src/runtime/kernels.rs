@@ -3,9 +3,9 @@
 
 use super::array_ref::ArrayRef;
 use super::by_op::ByOp;
-use super::plan::{any, Plan, SMALL};
 #[cfg(feature = "alloc")]
 use super::plan::Hint;
+use super::plan::{any, Plan, SMALL};
 pub(crate) use super::plan::{Apply, ApplyUpdate, Here, NoHint, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
