@@ -66,8 +66,9 @@ impl Block {
     /// `x + attention(ln1(x))`, then `+ mlp(ln2(.))`.
     pub fn forward(&self, x: &Act) -> Act {
         let h = layer_norm(x, &self.ln1);
-        let qkv = h.matmul(&self.wqkv.0) + &self.wqkv.1; // [2, 16, 192]
-                                                         // [2, 16, 64] -> [2, 16, 4, 16] -> [2, 4, 16, 16]: one matrix per head.
+        // [2, 16, 192]: queries, keys and values side by side.
+        let qkv = h.matmul(&self.wqkv.0) + &self.wqkv.1;
+        // [2, 16, 64] -> [2, 16, 4, 16] -> [2, 4, 16, 16]: one matrix per head.
         let heads = |part: Tensor<f32, Shape![2, 16, 64]>| {
             part.reshape::<Shape![2, 16, 4, 16]>()
                 .permute::<Axes![0, 2, 1, 3]>()

@@ -57,34 +57,6 @@ pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
         let d = Self::sub(a, b);
         Self::mul(d, d)
     }
-
-    /// `c = a * b` for an `m x k` matrix `a` and a `k x n` matrix `b`, each given as
-    /// `[offset, row stride, column stride]` into its slice, `c` row-major and exactly
-    /// `m * n` long, by a blocked gemm when this type has one (`f32` and `f64` with the
-    /// `matrixmultiply` feature). False when it has none and the caller's loop nest runs.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn gemm(
-        _dims: [usize; 3],
-        _a: &[Self],
-        _a_at: [usize; 3],
-        _b: &[Self],
-        _b_at: [usize; 3],
-        _c: &mut [Self],
-    ) -> bool {
-        false
-    }
-}
-
-/// The largest offset `[offset, row stride, column stride]` addresses in a `rows x cols`
-/// matrix, if it fits in `len` elements (checked, so that the blocked gemm may trust it).
-#[cfg(feature = "matrixmultiply")]
-fn fits(at: [usize; 3], rows: usize, cols: usize, len: usize) -> bool {
-    let last = (rows - 1)
-        .checked_mul(at[1])
-        .and_then(|r| (cols - 1).checked_mul(at[2]).and_then(|c| r.checked_add(c)))
-        .and_then(|x| x.checked_add(at[0]));
-    last.is_some_and(|l| l < len && l <= isize::MAX as usize)
 }
 
 /// NaN-propagating choice: `a` when it compares as `keep` or equal, NaN when unordered. The one
@@ -117,7 +89,7 @@ pub(crate) fn pick<T: PartialOrd>(a: T, b: T, keep: Ordering) -> T {
 }
 
 macro_rules! impl_float_element {
-    ($($t:ty, $gemm:ident;)*) => {$(
+    ($($t:ty;)*) => {$(
         impl Element for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -152,41 +124,10 @@ macro_rules! impl_float_element {
             }
             #[inline(always)]
             fn neg(a: Self) -> Self { -a }
-            #[cfg(feature = "matrixmultiply")]
-            #[inline]
-            fn gemm(
-                [m, k, n]: [usize; 3],
-                a: &[Self],
-                a_at: [usize; 3],
-                b: &[Self],
-                b_at: [usize; 3],
-                c: &mut [Self],
-            ) -> bool {
-                if m == 0 || n == 0 || k == 0 || c.len() != m * n
-                    || !fits(a_at, m, k, a.len()) || !fits(b_at, k, n, b.len())
-                {
-                    return false;
-                }
-                // SAFETY: every offset the gemm reads, `offset + i * row + j * col` for `i`
-                // below the rows and `j` below the columns, is at most the largest one, which
-                // `fits` checked is inside the slice (and below `isize::MAX`, so the strides
-                // convert losslessly); `c` is exactly `m x n`, row-major, and does not alias
-                // `a` or `b` (a `&mut` borrow).
-                unsafe {
-                    matrixmultiply::$gemm(
-                        m, k, n, 1.0,
-                        a.as_ptr().add(a_at[0]), a_at[1] as isize, a_at[2] as isize,
-                        b.as_ptr().add(b_at[0]), b_at[1] as isize, b_at[2] as isize,
-                        0.0,
-                        c.as_mut_ptr(), n as isize, 1,
-                    );
-                }
-                true
-            }
         }
     )*};
 }
-impl_float_element!(f32, sgemm; f64, dgemm;);
+impl_float_element!(f32; f64;);
 
 macro_rules! impl_int_element {
     ($signed:literal; $($t:ty)*) => {$(

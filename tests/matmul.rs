@@ -471,3 +471,47 @@ fn g6_rows_of_four_and_sixteen_and_gathered_columns_agree_with_the_reference() {
     assert_eq!(zeros.shape(), [3, 4]);
     assert!(zeros.as_slice().iter().all(|x| x.to_bits() == 0));
 }
+
+/// Columns summed in blocks of 32 (`n` of 70 and 40: blocks of 32, then the rest), gathered
+/// blocks narrower than 16 (a transposed right operand with `k` = 20: blocks of 25 and 8),
+/// and products large enough for the kernel's AVX2 copy where the CPU has it: the same values
+/// as the reference, as the baseline loops give.
+#[test]
+fn g6_blocks_of_columns_and_the_wide_copy_agree_with_the_reference() {
+    let mut rng = Lcg(505);
+    for (sa, sb) in [
+        (&[3usize, 5][..], &[5usize, 70][..]),
+        (&[20, 30], &[30, 40]),
+        (&[2, 1, 4, 9], &[3, 9, 33]),
+        (&[7], &[7, 35]),
+    ] {
+        let (a, b) = (tensor(&mut rng, sa), tensor(&mut rng, sb));
+        let (shape, expected) = reference(&a, &b).unwrap();
+        let got = a.matmul(&b).unwrap();
+        assert_eq!(
+            (got.shape(), got.as_slice()),
+            (&shape[..], &expected[..]),
+            "{sa:?} x {sb:?}"
+        );
+    }
+    let both = MatMulOptions {
+        transpose_a: false,
+        transpose_b: true,
+    };
+    let (a, b) = (
+        tensor(&mut rng, &[2, 6, 20]),
+        tensor(&mut rng, &[2, 33, 20]),
+    );
+    let (shape, expected) = reference(&a, &b.permute([0, 2, 1]).unwrap()).unwrap();
+    let got = a.matmul_with(&b, both).unwrap();
+    assert_eq!((got.shape(), got.as_slice()), (&shape[..], &expected[..]));
+    // Static results of the runtime kernel (4096 multiply-adds and more), on the stack and
+    // on the heap, written where they live: the reference's values.
+    let (a, b) = (tensor(&mut rng, &[64, 8]), tensor(&mut rng, &[8, 9]));
+    let (_, expected) = reference(&a, &b).unwrap();
+    let sa = Tensor::<i64, Shape![64, 8]>::try_from(a.as_slice()).unwrap();
+    let sb = Tensor::<i64, Shape![8, 9]>::try_from(b.as_slice()).unwrap();
+    assert_eq!(sa.matmul(&sb).as_slice(), &expected[..]);
+    let ha = shaped::HeapTensor::<i64, Shape![64, 8]>::from_fn(|[i, j]| sa[[i, j]]);
+    assert_eq!(ha.matmul(&sb).as_slice(), &expected[..]);
+}

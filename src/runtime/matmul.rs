@@ -3,6 +3,8 @@
 //! product: a blocked gemm for large `f32`/`f64` products (feature `matrixmultiply`), else a
 //! loop nest that adds `k` ascending for each output element.
 
+use core::mem::MaybeUninit;
+
 use super::array_ref::{ArrayRef, Strides};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind};
@@ -80,6 +82,24 @@ pub fn matmul_into<T: Element>(
     options: MatMulOptions,
     out: &mut [T],
 ) -> Result<(), Error> {
+    // SAFETY: `[T]` and `[MaybeUninit<T>]` have the same layout, and the kernel only ever
+    // stores initialised values through the slice (it never writes `MaybeUninit::uninit()`),
+    // so `out` is still initialised when the borrow ends, whatever happens.
+    let slots = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
+    matmul_into_uninit(a, b, options, slots)
+}
+
+/// [`matmul_into`] into memory that need not be initialised: on `Ok`, every element of `out`
+/// has been written. Results are written where they will live, never zero-filled first: a
+/// static product's zero fill was a `memset` of the whole result and kept LLVM from writing
+/// the kernel's output straight into the variable that holds it (an 8 KiB `memcpy` after each
+/// product of a transformer block, `benches/transformer_probe.rs`).
+pub(crate) fn matmul_into_uninit<T: Element>(
+    a: ArrayRef<'_, T>,
+    b: ArrayRef<'_, T>,
+    options: MatMulOptions,
+    out: &mut [MaybeUninit<T>],
+) -> Result<(), Error> {
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
         let dims = rules::resolve_matmul::<SMALL>(a.shape, b.shape, options)?;
         resolved(&dims, a, b, options, out)
@@ -92,13 +112,14 @@ pub fn matmul_into<T: Element>(
 /// The capacity of the shape buffers of products whose operands have at most this rank.
 const SMALL: usize = 8;
 
-/// [`matmul_into`] once the shapes are resolved: checks `out`, then runs the product.
+/// [`matmul_into`] once the shapes are resolved: checks `out`, then runs the product, which
+/// writes every element of `out`.
 fn resolved<T: Element, const CAP: usize>(
     dims: &rules::MatMulDims<CAP>,
     a: ArrayRef<'_, T>,
     b: ArrayRef<'_, T>,
     options: MatMulOptions,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) -> Result<(), Error> {
     let count = dims.out.element_count().unwrap_or(usize::MAX);
     if out.len() != count {
@@ -131,14 +152,15 @@ fn resolved<T: Element, const CAP: usize>(
 type Read<'a> = (&'a [usize], usize, usize);
 
 /// The product of `m x k` by `k x n` matrices over the `batch` axes into `out` (its length
-/// checked): the one copy of the kernel, whatever the buffers' capacity.
+/// checked), every element written: the one copy of the kernel, whatever the buffers'
+/// capacity.
 fn run<T: Element>(
     [m, k, n]: [usize; 3],
     batch: &[usize],
     [(a_batch, a_row, a_col), (b_batch, b_row, b_col)]: [Read<'_>; 2],
     a: &[T],
     b: &[T],
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) {
     if out.is_empty() {
         return;
@@ -159,7 +181,7 @@ fn run<T: Element>(
     }
     // Output rows `first..` (of all `batches * m`) into `c`, whole rows: each batch's part is
     // one product with the operands' offsets for that batch and row.
-    let rows = |first: usize, c: &mut [T]| {
+    let rows = |first: usize, c: &mut [MaybeUninit<T>]| {
         if merged {
             let a_at = [first * a_row, a_row, a_col];
             let count = c.len() / n;
@@ -191,9 +213,9 @@ fn run<T: Element>(
     super::parallel::for_each_chunk(out, per * n, tasks > 1, |t, c| rows(t * per, c));
 }
 
-/// One `m x k` by `k x n` product into `c` (row-major, `m * n`); `a_at` and `b_at` are
-/// `[offset, row stride, column stride]`. With `gemm`, through the element's blocked gemm
-/// where it has one.
+/// One `m x k` by `k x n` product into `c` (row-major, `m * n`, every element written);
+/// `a_at` and `b_at` are `[offset, row stride, column stride]`. With `gemm`, through the
+/// blocked gemm where the element type has one.
 #[inline(always)]
 fn product<T: Element>(
     [m, k, n]: [usize; 3],
@@ -201,12 +223,52 @@ fn product<T: Element>(
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     gemm: bool,
 ) {
-    if gemm && T::gemm([m, k, n], a, a_at, b, b_at, c) {
+    if gemm && blocked([m, k, n], a, a_at, b, b_at, c) {
         return;
     }
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    if super::wide::avx2(m.saturating_mul(k).saturating_mul(n)) {
+        // SAFETY: `avx2` checked that this CPU has AVX2.
+        return unsafe { small_product_avx2([m, k, n], a, a_at, b, b_at, c) };
+    }
+    small_product([m, k, n], a, a_at, b, b_at, c);
+}
+
+/// [`small_product`] compiled for AVX2: the 16x16x16 products of a transformer block's
+/// attention took 2.6 instructions per multiply-add with the baseline's 4-lane vectors
+/// (`benches/transformer_probe.rs`). Same source, same order of operations and no fused
+/// multiply-add, so the same bits as the baseline copy (`wide.rs`).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn small_product_avx2<T: Element>(
+    mnk: [usize; 3],
+    a: &[T],
+    a_at: [usize; 3],
+    b: &[T],
+    b_at: [usize; 3],
+    c: &mut [MaybeUninit<T>],
+) {
+    small_product(mnk, a, a_at, b, b_at, c)
+}
+
+/// [`product`] without the blocked gemm: loop nests that add each output element's terms in
+/// `k` order (G6).
+#[inline(always)]
+fn small_product<T: Element>(
+    [m, k, n]: [usize; 3],
+    a: &[T],
+    a_at: [usize; 3],
+    b: &[T],
+    b_at: [usize; 3],
+    c: &mut [MaybeUninit<T>],
+) {
     match (n, b_at[2]) {
         (4, 1) => return product_rows_of::<4, T>([m, k, n, 0], a, a_at, b, b_at, c),
         (16, 1) => return product_rows_of::<16, T>([m, k, n, 0], a, a_at, b, b_at, c),
@@ -218,10 +280,14 @@ fn product<T: Element>(
     row_passes([m, k, n, 0, n], a, a_at, b, b_at, c);
 }
 
-/// Columns `j0..j0 + width` of the product into `c` (rows `n` long): `i`, then `k`, then `j`.
-/// The row of `b` streams along `j`, and each output element still adds its terms in `k`
-/// order, from the first term (G6), as the static kernel does: the first pass writes, the
-/// others add.
+/// The output columns [`row_passes`] sums in registers at a time.
+const BLOCK: usize = 32;
+
+/// Columns `j0..j0 + width` of the product into `c` (rows `n` long): `i`, then blocks of
+/// [`BLOCK`] columns, then `k`, then `j`. The rows of `b` stream along `j`, and each output
+/// element still adds its terms in `k` order, from the first term (G6), as the static kernel
+/// does. A block is summed in a local array and stored once, so the output is only written:
+/// it may start uninitialised.
 #[inline(always)]
 fn row_passes<T: Element>(
     [m, k, n, j0, width]: [usize; 5],
@@ -229,24 +295,28 @@ fn row_passes<T: Element>(
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
 ) {
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
         let a_row = a_at[0] + i * a_at[1];
-        let part = &mut row[j0..j0 + width];
-        if k == 0 {
-            part.fill(T::ZERO);
-        }
-        for kk in 0..k {
-            let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
-            let b_row = b_at[0] + kk * b_at[1];
-            // A contiguous row of `b` as a slice, so that the pass vectorizes: with its
-            // stride read at run time, the 512x512x512 `f32` loop nest took 46-54 ms, against
-            // 11.9 ms for the hand loop.
-            match b_at[2] {
-                1 => row_pass(part, x, b[b_row..b_row + width].iter().copied(), first),
-                s => row_pass(part, x, (0..width).map(|j| b[b_row + j * s]), first),
+        let mut j = 0;
+        while j < width {
+            let w = BLOCK.min(width - j);
+            let mut acc = [T::ZERO; BLOCK];
+            let acc = &mut acc[..w];
+            for kk in 0..k {
+                let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
+                let b_row = b_at[0] + kk * b_at[1] + j * b_at[2];
+                // A contiguous row of `b` as a slice, so that the pass vectorizes: with its
+                // stride read at run time, the 512x512x512 `f32` loop nest took 46-54 ms,
+                // against 11.9 ms for the hand loop.
+                match b_at[2] {
+                    1 => row_pass(acc, x, b[b_row..b_row + w].iter().copied(), first),
+                    s => row_pass(acc, x, (0..w).map(|jj| b[b_row + jj * s]), first),
+                }
             }
+            store(&mut row[j0 + j..j0 + j + w], acc);
+            j += w;
         }
     }
 }
@@ -263,23 +333,18 @@ fn product_rows_of<const N: usize, T: Element>(
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
 ) {
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
-        let Ok(row) = <&mut [T; N]>::try_from(&mut row[j0..j0 + N]) else {
-            return; // unreachable: columns `j0..j0 + N` are in the row
-        };
         let a_row = a_at[0] + i * a_at[1];
-        if k == 0 {
-            *row = [T::ZERO; N];
-        }
+        // The row is summed in registers and stored once: stored after every pass over
+        // `k`, the 16x16x16 products of attention ran 28 instructions per 16 multiply-adds.
+        let mut acc = [T::ZERO; N];
         for kk in 0..k {
             let (x, at) = (a[a_row + kk * a_at[2]], b_at[0] + kk * b_at[1]);
-            let Ok(ys) = <&[T; N]>::try_from(&b[at..at + N]) else {
-                return; // unreachable: the slice is `N` long
-            };
-            row_pass(row, x, ys.iter().copied(), kk == 0);
+            row_pass(&mut acc, x, b[at..at + N].iter().copied(), kk == 0);
         }
+        store(&mut row[j0..j0 + N], &acc);
     }
 }
 
@@ -298,7 +363,7 @@ fn product_gathered<T: Element>(
     a_at: [usize; 3],
     b: &[T],
     b_at: [usize; 3],
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
 ) {
     let mut scratch = [T::ZERO; SCRATCH];
     let cols = SCRATCH / k;
@@ -334,6 +399,87 @@ fn row_pass<T: Element>(row: &mut [T], x: T, ys: impl Iterator<Item = T>, first:
     }
 }
 
+/// Writes `values` into the output slots `out` (as long).
+#[inline(always)]
+fn store<T: Copy>(out: &mut [MaybeUninit<T>], values: &[T]) {
+    for (o, &v) in out.iter_mut().zip(values) {
+        o.write(v);
+    }
+}
+
+/// `c = a * b` by matrixmultiply's blocked gemm, when `T` is `f32` or `f64` and the feature
+/// `matrixmultiply` is on; `false` (nothing written) otherwise. The dims and offsets are
+/// those of [`product`]. Chosen by the type's identity rather than by a method of `Element`,
+/// which anyone may implement: an unsafe call must not trust a safe trait's answer.
+#[inline(always)]
+fn blocked<T: Element>(
+    [m, k, n]: [usize; 3],
+    a: &[T],
+    a_at: [usize; 3],
+    b: &[T],
+    b_at: [usize; 3],
+    c: &mut [MaybeUninit<T>],
+) -> bool {
+    #[cfg(feature = "matrixmultiply")]
+    {
+        use core::any::TypeId;
+        let (f32_id, f64_id, id) = (TypeId::of::<f32>(), TypeId::of::<f64>(), TypeId::of::<T>());
+        if (id != f32_id && id != f64_id)
+            || m == 0
+            || n == 0
+            || k == 0
+            || c.len() != m * n
+            || !fits(a_at, m, k, a.len())
+            || !fits(b_at, k, n, b.len())
+        {
+            return false;
+        }
+        let (a, b, c) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+        let (ar, ac, br, bc) = (
+            a_at[1] as isize,
+            a_at[2] as isize,
+            b_at[1] as isize,
+            b_at[2] as isize,
+        );
+        // SAFETY: `T` is `f32` (or, below, `f64`): the type ids are equal, so the casts keep
+        // the element type. Every offset the gemm reads, `offset + i * row + j * col` for `i`
+        // below the rows and `j` below the columns, is at most the largest one, which `fits`
+        // checked is inside the slice and at most `isize::MAX`, so the strides convert
+        // losslessly. `c` is exactly `m x n`, row-major, and does not alias `a` or `b` (a
+        // `&mut` borrow); with a `beta` of 0 the gemm writes every element of `c` and reads
+        // none, so it may start uninitialised (matrixmultiply's documented contract).
+        unsafe {
+            if id == f32_id {
+                let (a, b) = (a.cast::<f32>().add(a_at[0]), b.cast::<f32>().add(b_at[0]));
+                let c = c.cast::<f32>();
+                matrixmultiply::sgemm(m, k, n, 1.0, a, ar, ac, b, br, bc, 0.0, c, n as isize, 1);
+            } else {
+                let (a, b) = (a.cast::<f64>().add(a_at[0]), b.cast::<f64>().add(b_at[0]));
+                let c = c.cast::<f64>();
+                matrixmultiply::dgemm(m, k, n, 1.0, a, ar, ac, b, br, bc, 0.0, c, n as isize, 1);
+            }
+        }
+        true
+    }
+    #[cfg(not(feature = "matrixmultiply"))]
+    {
+        let _ = ([m, k, n], a, a_at, b, b_at, c);
+        false
+    }
+}
+
+/// Whether the largest offset `[offset, row stride, column stride]` addresses in a `rows x
+/// cols` matrix is inside `len` elements and at most `isize::MAX` (checked, so that the
+/// blocked gemm may trust it).
+#[cfg(feature = "matrixmultiply")]
+fn fits(at: [usize; 3], rows: usize, cols: usize, len: usize) -> bool {
+    let last = (rows - 1)
+        .checked_mul(at[1])
+        .and_then(|r| (cols - 1).checked_mul(at[2]).and_then(|c| r.checked_add(c)))
+        .and_then(|x| x.checked_add(at[0]));
+    last.is_some_and(|l| l < len && l <= isize::MAX as usize)
+}
+
 #[cfg(feature = "alloc")]
 mod owned {
     use super::{resolved, Element, Error, MatMulOptions, SMALL};
@@ -365,9 +511,11 @@ mod owned {
     ) -> Result<DynTensor<T>, Error> {
         let shape = dims.out.as_slice();
         let count = element_count::<T>(shape)?;
-        // Zeros first: the kernel overwrites them, one pass against its `k` passes.
-        let mut data = crate::runtime::try_filled(count, T::ZERO, shape)?;
-        resolved(dims, a, b, options, &mut data)?;
+        // SAFETY: on `Ok`, `resolved` has written every element of the slice (the kernel
+        // covers the output it checked is `count` long).
+        let data = unsafe {
+            crate::runtime::filled_vec(count, shape, |out| resolved(dims, a, b, options, out))?
+        };
         Ok(DynTensor::from_parts(shape, data))
     }
 
@@ -417,6 +565,74 @@ mod owned {
             options: MatMulOptions,
         ) -> Result<DynTensor<T>, Error> {
             matmul_new(self.as_array_ref(), rhs.as_input(), options)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    /// Every layout the small kernel has (rows of 4 and 16, a gathered right operand in
+    /// blocks of 16 and narrower, blocks of 32 columns and a rest, strided reads, an empty
+    /// inner dim), through the baseline loops and, where the CPU has AVX2, their AVX2 copy:
+    /// the same bits (floats with signed zeros, infinities and subnormals, where lanes could
+    /// disagree), every output slot written. Which NaN an operation on an infinity and its
+    /// negation returns is unspecified (Miri picks at random), so NaNs compare as one. Run
+    /// under Miri with AVX2 enabled in CI.
+    #[test]
+    fn avx2_loops_of_small_products_write_what_the_baseline_loops_write() {
+        let bits = |x: f32| {
+            if x.is_nan() {
+                f32::NAN.to_bits()
+            } else {
+                x.to_bits()
+            }
+        };
+        let specials = [0.0f32, -0.0, 1.5, -2.25, f32::INFINITY, 1e-40, -3e38, 7.0];
+        let value = |i: usize| specials[i % specials.len()] * (1.0 + (i % 13) as f32 / 8.0);
+        // [m, k, n], then `b`'s row and column strides.
+        for ([m, k, n], [b_row, b_col]) in [
+            ([3, 5, 4], [4, 1]),
+            ([2, 7, 16], [16, 1]),
+            ([3, 6, 16], [1, 6]),
+            ([2, 40, 20], [1, 40]),
+            ([4, 3, 70], [70, 1]),
+            ([2, 5, 35], [1, 5]),
+            ([3, 0, 5], [5, 1]),
+        ] {
+            let a: Vec<f32> = (0..m * k).map(value).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| value(i + 3)).collect();
+            let (a_at, b_at) = ([0, k, 1], [0, b_row, b_col]);
+            let mut base = std::vec![MaybeUninit::new(f32::NAN); m * n];
+            small_product([m, k, n], &a, a_at, &b, b_at, &mut base);
+            // SAFETY: every slot was initialised above (and is written again by the kernel).
+            let base: Vec<u32> = base
+                .iter()
+                .map(|x| bits(unsafe { x.assume_init() }))
+                .collect();
+            let expected: Vec<u32> = (0..m * n)
+                .map(|at| {
+                    let (i, j) = (at / n, at % n);
+                    let term = |kk: usize| a[i * k + kk] * b[kk * b_row + j * b_col];
+                    bits((1..k).fold(if k == 0 { 0.0 } else { term(0) }, |s, kk| s + term(kk)))
+                })
+                .collect();
+            assert_eq!(base, expected, "[{m}, {k}, {n}] baseline");
+            #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let mut wide = std::vec![MaybeUninit::<f32>::uninit(); m * n];
+                // SAFETY: this CPU has AVX2 (just checked).
+                unsafe { small_product_avx2([m, k, n], &a, a_at, &b, b_at, &mut wide) };
+                // SAFETY: the kernel writes every slot of its output.
+                let wide: Vec<u32> = wide
+                    .iter()
+                    .map(|x| bits(unsafe { x.assume_init() }))
+                    .collect();
+                assert_eq!(wide, expected, "[{m}, {k}, {n}] AVX2");
+            }
         }
     }
 }

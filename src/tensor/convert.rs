@@ -19,7 +19,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// Copies the elements into an inline (stack) tensor.
     #[inline]
     pub fn to_stack(&self) -> Tensor<T, S> {
-        let data = crate::typed::kernel::zip::<Stack, T, (), T, S, (), S>(
+        let data = crate::typed::kernel::zip::<Stack, T, (), T, S, (), S, _>(
             self.as_slice(),
             &[()],
             crate::runtime::plan::Here(|x: &T, _: &()| x.clone()),

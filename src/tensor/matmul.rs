@@ -120,21 +120,25 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         };
         let out_dims = &out_dims[..out_rank];
         let (a, b) = (self.as_slice(), rhs.as_slice());
-        if p.work >= SMALL {
-            return <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
-                out_dims,
-                T::ZERO,
-                |out| {
-                    let (a, b) = (
-                        crate::runtime::ArrayRef::trusted(ad, a),
-                        crate::runtime::ArrayRef::trusted(bd, b),
-                    );
-                    if let Err(e) = crate::runtime::matmul_into(a, b, options, out)
-                    {
-                        super::ops::fail(e)
-                    }
-                },
-            );
+        // Known small at compile time: the kernel call below is not even compiled (`if
+        // const`), so the inliner sees only the loops (at opt-level "s" the call's code kept
+        // a Cortex-M controller's products out of line: 792 bytes instead of 396).
+        let small = const {
+            match static_layout(S::STATIC_DIMS, S2::STATIC_DIMS, TA, TB) {
+                Some(p) => p.work < SMALL,
+                None => false,
+            }
+        };
+        if !small && p.work >= SMALL {
+            let fill = |out: &mut [core::mem::MaybeUninit<T>]| {
+                product_or_fail([ad, bd], [a, b], options, out)
+            };
+            // SAFETY: `product_or_fail` writes every element of `out` or panics.
+            return unsafe {
+                <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::written(
+                    out_dims, fill,
+                )
+            };
         }
         let Layout { m, k, n, .. } = p;
         <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
@@ -180,6 +184,26 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
                 }
             },
         )
+    }
+}
+
+/// The runtime kernel into `out`, every element written, or a panic with the error. Out of
+/// line, so that the caller has no branch between the call and the result: with the `Result`
+/// tested in the caller, LLVM wrote the product into a temporary and copied it (an 8 KiB
+/// `memcpy` after each product of a transformer block, `benches/transformer_probe.rs`).
+#[inline(never)]
+fn product_or_fail<T: Element>(
+    [ad, bd]: [&[usize]; 2],
+    [a, b]: [&[T]; 2],
+    options: MatMulOptions,
+    out: &mut [core::mem::MaybeUninit<T>],
+) {
+    let (a, b) = (
+        crate::runtime::ArrayRef::trusted(ad, a),
+        crate::runtime::ArrayRef::trusted(bd, b),
+    );
+    if let Err(e) = crate::runtime::matmul_into_uninit(a, b, options, out) {
+        super::ops::fail(e)
     }
 }
 

@@ -277,6 +277,7 @@ where
             S,
             <Self as NumpyWith<R>>::RhsShape,
             <Self as NumpyWith<R>>::Shape,
+            _,
         >(self.as_slice(), elements, f);
         Tensor::from_parts(data, Default::default())
     }
@@ -545,7 +546,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         D::Family: Join<E::Family>,
     {
-        let data = kernel::zip::<<D::Family as Join<E::Family>>::Out, T, U, V, S, S, S>(
+        let data = kernel::zip::<<D::Family as Join<E::Family>>::Out, T, U, V, S, S, S, _>(
             self.as_slice(),
             rhs.as_slice(),
             Here(f),
@@ -576,7 +577,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: BroadcastToShape<Target>,
         T: Clone + Send + Sync,
     {
-        let data = kernel::zip::<D::Family, T, T, T, S, S, Target>(
+        let data = kernel::zip::<D::Family, T, T, T, S, S, Target, _>(
             self.as_slice(),
             self.as_slice(),
             Split(|x: &T, _: &T| x.clone()),
@@ -604,7 +605,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         BidirectionalOutput<S, Target>: StaticShape,
         T: Clone + Send + Sync,
     {
-        let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>>(
+        let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>, _>(
             self.as_slice(),
             self.as_slice(),
             Split(|x: &T, _: &T| x.clone()),

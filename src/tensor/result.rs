@@ -2,14 +2,14 @@
 //! shape's kind, so that the same method returns a stack or heap tensor for a static shape and
 //! a `Vec`-backed one for a shape that keeps a `Dyn` dim.
 
-use super::OwnedIn;
-#[cfg(feature = "alloc")]
-use super::Tensor;
+use core::mem::MaybeUninit;
+
+use super::{OwnedIn, Tensor};
 #[cfg(feature = "alloc")]
 use crate::typed::dim::DynKind;
 use crate::typed::dim::{DimKind, StaticKind};
 use crate::typed::shape::{Shape, StaticShape};
-use crate::typed::storage::Family;
+use crate::typed::storage::{Build, Family};
 
 /// Where a computed result of shape `O` goes (a reduction's, a matrix product's), chosen by
 /// `O`'s kind: a static result is stored like the inputs (stack or heap), a result that keeps
@@ -22,6 +22,15 @@ pub trait ResultStorage<F: Family, O: Shape>: DimKind {
     fn from_fn<V>(dims: &[usize], f: impl FnMut(&[usize]) -> V) -> Self::Output<V>;
     /// A result of `dims` whose every element `fill` writes (starting from `init`).
     fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Self::Output<V>;
+    /// A result of `dims` whose elements `fill` writes, given as uninitialised slots in
+    /// row-major order: no fill first, so the kernel writes where the result will live.
+    ///
+    /// # Safety
+    /// `fill` must write every slot whenever it returns (it may panic instead).
+    unsafe fn written<V>(
+        dims: &[usize],
+        fill: impl FnOnce(&mut [MaybeUninit<V>]),
+    ) -> Self::Output<V>;
 }
 
 impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
@@ -45,6 +54,15 @@ impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
         let mut out = OwnedIn::<F, V, O>::from_fn(|_| init);
         fill(out.as_mut_slice());
         out
+    }
+    #[inline(always)]
+    unsafe fn written<V>(
+        _: &[usize],
+        fill: impl FnOnce(&mut [MaybeUninit<V>]),
+    ) -> OwnedIn<F, V, O> {
+        // SAFETY: passed on from this function's caller.
+        let storage = unsafe { <F::Owned<V, O> as Build<V, O>>::build_written(fill) };
+        Tensor::from_parts(storage, O::default())
     }
 }
 
@@ -72,6 +90,15 @@ impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
     fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
         let mut data = alloc::vec![init; dims.iter().product()];
         fill(&mut data);
+        finish(dims, data)
+    }
+    unsafe fn written<V>(dims: &[usize], fill: impl FnOnce(&mut [MaybeUninit<V>])) -> Tensor<V, O> {
+        let count = dims.iter().product();
+        let mut data = alloc::vec::Vec::with_capacity(count);
+        fill(&mut data.spare_capacity_mut()[..count]);
+        // SAFETY: `fill` wrote all `count` slots (this function's contract); the capacity is
+        // at least `count`.
+        unsafe { data.set_len(count) };
         finish(dims, data)
     }
 }

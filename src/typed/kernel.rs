@@ -13,6 +13,7 @@ use super::storage::{Build, Family};
 use crate::rules;
 use crate::runtime::plan::{self, Apply};
 use crate::runtime::ArrayRef;
+use crate::util::Push;
 
 /// Compile-time strides for reading `Src` as the output shape `Out`.
 struct Layout<Src, Out>(PhantomData<(Src, Out)>);
@@ -74,16 +75,14 @@ where
 /// Builds the `Out`-shaped result of `f(a[i], b[i])` where `a` (shape `A`) and `b` (shape `B`)
 /// are read broadcast onto `Out`.
 #[inline(always)]
-pub(crate) fn zip<F, X, Y, V, A, B, Out>(
-    a: &[X],
-    b: &[Y],
-    mut f: impl Apply<X, Y, V>,
-) -> F::Owned<V, Out>
+#[cfg_attr(not(feature = "alloc"), allow(unused_mut))] // `mut`: the heap path
+pub(crate) fn zip<F, X, Y, V, A, B, Out, G>(a: &[X], b: &[Y], mut f: G) -> F::Owned<V, Out>
 where
     F: Family,
     A: StaticShape,
     B: StaticShape,
     Out: StaticShape,
+    G: Apply<X, Y, V>,
 {
     #[cfg(feature = "alloc")]
     if F::HEAP && Out::LEN >= LARGE {
@@ -107,16 +106,40 @@ where
             return owned;
         }
     }
-    // Re-slicing to the constant length lets LLVM drop the bounds checks below.
-    let a = &a[..A::LEN];
-    let b = &b[..B::LEN];
-    <F::Owned<V, Out> as Build<V, Out>>::build(|index| {
-        let index = index.as_ref();
-        f.call(
-            &a[offset(index, &Layout::<A, Out>::STRIDES)],
-            &b[offset(index, &Layout::<B, Out>::STRIDES)],
-        )
-    })
+    if const { !crate::util::large::<V>(Out::LEN) } {
+        // Re-slicing to the constant length lets LLVM drop the bounds checks below.
+        let (a, b) = (&a[..A::LEN], &b[..B::LEN]);
+        return <F::Owned<V, Out> as Build<V, Out>>::build(|index| {
+            let index = index.as_ref();
+            f.call(
+                &a[offset(index, &Layout::<A, Out>::STRIDES)],
+                &b[offset(index, &Layout::<B, Out>::STRIDES)],
+            )
+        });
+    }
+    // A large result: written out of line, straight into the variable that receives it.
+    let fill = |slots: &mut [core::mem::MaybeUninit<V>], (a, b, mut f): (&[X], &[Y], G)| {
+        // Re-slicing to the constant length lets LLVM drop the bounds checks below.
+        let (a, b) = (&a[..A::LEN], &b[..B::LEN]);
+        let mut out = Push::new(slots);
+        Out::for_each_index(|index| {
+            let index = index.as_ref();
+            let value = f.call(
+                &a[offset(index, &Layout::<A, Out>::STRIDES)],
+                &b[offset(index, &Layout::<B, Out>::STRIDES)],
+            );
+            // SAFETY: `for_each_index` visits each of the `Out::LEN` indices once, so at most
+            // `Out::LEN` values are pushed into the `Out::LEN` slots.
+            unsafe { out.push(value) };
+        });
+        out.finish();
+    };
+    // SAFETY: `finish` panics unless all `Out::LEN` slots were written.
+    unsafe {
+        <F::Owned<V, Out> as Build<V, Out>>::build_written(|slots| {
+            crate::util::fill_out_of_line(slots, (a, b, f), fill)
+        })
+    }
 }
 
 /// Like [`zip`], but writes into `out` (row-major, `Out::LEN` elements) instead of building.

@@ -92,6 +92,16 @@ pub trait StaticShape: Shape<Kind = StaticKind> + Default {
     /// Builds a buffer by calling `f` with each multi-index in row-major order.
     fn buffer_from_fn<T>(f: impl FnMut(Self::Index) -> T) -> Self::Buffer<T>;
 
+    /// Builds a buffer whose elements `fill` writes, given them as `LEN` uninitialised slots in
+    /// row-major order.
+    ///
+    /// # Safety
+    /// `fill` must write every slot whenever it returns (it may panic instead).
+    #[doc(hidden)]
+    unsafe fn buffer_written<T>(
+        fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
+    ) -> Self::Buffer<T>;
+
     /// Calls `f` with each multi-index in row-major order.
     fn for_each_index(f: impl FnMut(Self::Index));
 }
@@ -203,6 +213,15 @@ macro_rules! impl_static_shape {
                         Self::for_each_index(|index| out.push(f(index)))
                     })
                 }
+            }
+
+            #[inline(always)]
+            unsafe fn buffer_written<T>(
+                fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
+            ) -> $nest {
+                // SAFETY: the nested array of this shape is `LEN` consecutive `T`s, and the
+                // caller's `fill` writes all `LEN` of them before this returns.
+                unsafe { crate::util::written_in_place::<$nest, T>(Self::LEN, fill) }
             }
 
             #[inline(always)]

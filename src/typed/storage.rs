@@ -219,12 +219,26 @@ impl<T> DataMut<T> for Box<[T]> {
 pub trait Build<T, S: StaticShape>: DataMut<T> + Sized {
     /// Builds storage by calling `f` for each multi-index of `S` in row-major order.
     fn build(f: impl FnMut(S::Index) -> T) -> Self;
+
+    /// Builds storage whose `S::LEN` elements `fill` writes, given as uninitialised slots in
+    /// row-major order.
+    ///
+    /// # Safety
+    /// `fill` must write every slot whenever it returns (it may panic instead).
+    #[doc(hidden)]
+    unsafe fn build_written(fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>])) -> Self;
 }
 
 impl<T, S: StaticShape> Build<T, S> for Owned<T, S> {
     #[inline(always)]
     fn build(f: impl FnMut(S::Index) -> T) -> Self {
         Owned::new(S::buffer_from_fn(f))
+    }
+
+    #[inline(always)]
+    unsafe fn build_written(fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>])) -> Self {
+        // SAFETY: passed on from this function's caller.
+        Owned::new(unsafe { S::buffer_written(fill) })
     }
 }
 
@@ -235,6 +249,16 @@ impl<T, S: StaticShape> Build<T, S> for Box<[T]> {
     fn build(mut f: impl FnMut(S::Index) -> T) -> Self {
         let mut v = Vec::with_capacity(S::LEN);
         S::for_each_index(|idx| v.push(f(idx)));
+        v.into_boxed_slice()
+    }
+
+    #[inline]
+    unsafe fn build_written(fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>])) -> Self {
+        let mut v = Vec::with_capacity(S::LEN);
+        fill(&mut v.spare_capacity_mut()[..S::LEN]);
+        // SAFETY: `fill` wrote all `S::LEN` slots (this function's contract); the capacity
+        // is at least `S::LEN`.
+        unsafe { v.set_len(S::LEN) };
         v.into_boxed_slice()
     }
 }

@@ -97,7 +97,11 @@ pub(crate) fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) ->
 /// Why not nested [`array_from_fn`]: each level returned its sub-arrays by value, and LLVM
 /// copied them into the level above (a `[2, 16, 64]` `f32` result was written, then copied
 /// again). In a transformer block on static shapes those copies were 16% of all instructions
-/// (`benches/transformer_probe.rs`).
+/// (`benches/transformer_probe.rs`). Large results of kernels are written through
+/// [`written_in_place`] and [`fill_out_of_line`] instead, which LLVM writes in place more
+/// reliably; this form keeps small ones inline (the same writes as slots passed to a
+/// closure, it kept a Cortex-M controller's loops in line at opt-level "s", where the slot
+/// form had them called).
 ///
 /// # Safety
 /// `B` must be laid out as `len` consecutive `T`s (a nested array of `T` holding `len` of
@@ -124,8 +128,75 @@ pub(crate) unsafe fn nested_in_place<B, T>(len: usize, fill: impl FnOnce(&mut Pu
     unsafe { out.assume_init() }
 }
 
-/// Writes the elements of [`nested_in_place`]'s buffer in order; on a panic before the end,
-/// drops the ones written so far, so nothing leaks and nothing is dropped twice.
+/// Builds a nested array `B` of exactly `len` elements `T` whose elements `fill` writes,
+/// given as `len` uninitialised slots in row-major order (element by element through a
+/// [`Push`], or by a kernel that takes an output slice).
+///
+/// Why: each value is written straight to its final slot. Nested [`array_from_fn`] returned
+/// every sub-array by value and LLVM copied it into the level above; and a result filled
+/// with zeros first, or written through a pointer kept in a struct, was built in a
+/// temporary and copied (`memcpy` was 16% of the instructions of a transformer block on
+/// static shapes, `benches/transformer_probe.rs`). Given the slots as the arguments of the
+/// call that fills them, LLVM writes them in the variable that receives the result.
+///
+/// # Safety
+/// `B` must be laid out as `len` consecutive `T`s, and `fill` must write every slot when it
+/// returns. (If it panics, nothing is dropped: the written elements leak.)
+#[inline(always)]
+pub(crate) unsafe fn written_in_place<B, T>(
+    len: usize,
+    fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
+) -> B {
+    assert!(
+        core::mem::size_of::<B>() == len.wrapping_mul(core::mem::size_of::<T>())
+            && core::mem::align_of::<B>() == core::mem::align_of::<T>(),
+        "the buffer is not `len` consecutive elements"
+    );
+    let mut out = core::mem::MaybeUninit::<B>::uninit();
+    // SAFETY: `B` is `len` consecutive `T`s (checked above), so the `len` slots cover exactly
+    // its bytes, which `out` owns; `MaybeUninit<T>` has `T`'s layout and needs no
+    // initialisation.
+    let slots = unsafe {
+        core::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<core::mem::MaybeUninit<T>>(), len)
+    };
+    fill(slots);
+    // SAFETY: `fill` wrote every slot (this function's contract).
+    unsafe { out.assume_init() }
+}
+
+/// Calls `fill(slots, inputs)` out of line: for results of [`LARGE_BYTES`] and more, chosen
+/// with `if const { large::<T>(LEN) }` so that a small result never compiles the call.
+///
+/// Why: LLVM writes a result straight into the variable that receives it when the slots are
+/// the arguments of a call that returns right before the result is used; with the loop
+/// inlined it often built the result in a temporary and copied it (in a transformer block on
+/// static shapes, 8 KiB `memcpy`s after elementwise operations and head splits,
+/// `benches/transformer_probe.rs`). Small results stay inline: a call costs more than their
+/// copy, and a Cortex-M controller's code doubled when its loops were called. `fill` should
+/// capture nothing and take what it reads as `inputs`, re-sliced inside to their constant
+/// lengths: a slice captured from outside has a length loaded at run time there, its bounds
+/// checks stay, and the loop does not vectorize (7 instructions an element instead of 1 for
+/// a broadcast add).
+#[inline(never)]
+pub(crate) fn fill_out_of_line<T, I, F: FnOnce(&mut [core::mem::MaybeUninit<T>], I)>(
+    slots: &mut [core::mem::MaybeUninit<T>],
+    inputs: I,
+    fill: F,
+) {
+    fill(slots, inputs)
+}
+
+/// Whether `len` elements `T` are at least [`LARGE_BYTES`]: filled by [`fill_out_of_line`].
+pub(crate) const fn large<T>(len: usize) -> bool {
+    len.saturating_mul(core::mem::size_of::<T>()) >= LARGE_BYTES
+}
+
+/// The size from which results are filled out of line ([`fill_out_of_line`]): a copy of this
+/// many bytes costs more than a call.
+pub(crate) const LARGE_BYTES: usize = 2048;
+
+/// Writes slots in order (for [`written_in_place`]); on a panic before the end, drops the
+/// ones written so far, so nothing leaks and nothing is dropped twice.
 pub(crate) struct Push<T> {
     first: *mut T,
     written: usize,
@@ -133,20 +204,41 @@ pub(crate) struct Push<T> {
 }
 
 impl<T> Push<T> {
+    /// A writer of `slots`, from the first.
+    #[inline(always)]
+    pub(crate) fn new(slots: &mut [core::mem::MaybeUninit<T>]) -> Self {
+        Push {
+            first: slots.as_mut_ptr().cast::<T>(),
+            written: 0,
+            len: slots.len(),
+        }
+    }
+
+    /// Checks that every slot was written (a panic otherwise, which drops them), and hands
+    /// them over: they are no longer dropped here.
+    #[inline(always)]
+    pub(crate) fn finish(self) {
+        assert!(
+            self.written == self.len,
+            "fewer elements than the shape holds"
+        );
+        core::mem::forget(self);
+    }
+
     /// Writes the next element. Unchecked: a bounds test here kept the static kernels from
     /// vectorizing (a transformer block's elementwise work took 1.6x the instructions).
     ///
     /// # Safety
-    /// Fewer than `len` elements have been pushed ([`nested_in_place`]'s contract).
+    /// Fewer elements than there are slots have been pushed.
     #[inline(always)]
     pub(crate) unsafe fn push(&mut self, value: T) {
         debug_assert!(
             self.written < self.len,
             "more elements than the shape holds"
         );
-        // SAFETY: `written < len` (this function's contract), and the buffer is `len`
-        // consecutive `T`s (`nested_in_place`'s), so the slot is inside it; it has not been
-        // written yet, so nothing is overwritten.
+        // SAFETY: `written < len` (this function's contract), and the `len` slots are
+        // consecutive `T`s, so the slot is inside them; it has not been written yet, so
+        // nothing is overwritten.
         unsafe { self.first.add(self.written).write(value) };
         self.written += 1;
     }
