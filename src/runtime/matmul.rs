@@ -229,33 +229,7 @@ fn product<T: Element>(
     if gemm && blocked([m, k, n], a, a_at, b, b_at, c) {
         return;
     }
-    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-    if super::wide::avx2(m.saturating_mul(k).saturating_mul(n)) {
-        // SAFETY: `avx2` checked that this CPU has AVX2.
-        return unsafe { small_product_avx2([m, k, n], a, a_at, b, b_at, c) };
-    }
     small_product([m, k, n], a, a_at, b, b_at, c);
-}
-
-/// [`small_product`] compiled for AVX2: the 16x16x16 products of a transformer block's
-/// attention took 2.6 instructions per multiply-add with the baseline's 4-lane vectors
-/// (`benches/transformer_probe.rs`). Same source, same order of operations and no fused
-/// multiply-add, so the same bits as the baseline copy (`wide.rs`).
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn small_product_avx2<T: Element>(
-    mnk: [usize; 3],
-    a: &[T],
-    a_at: [usize; 3],
-    b: &[T],
-    b_at: [usize; 3],
-    c: &mut [MaybeUninit<T>],
-) {
-    small_product(mnk, a, a_at, b, b_at, c)
 }
 
 /// [`product`] without the blocked gemm: loop nests that add each output element's terms in
@@ -269,10 +243,13 @@ fn small_product<T: Element>(
     b_at: [usize; 3],
     c: &mut [MaybeUninit<T>],
 ) {
-    match (n, b_at[2]) {
-        (4, 1) => return product_rows_of::<4, T>([m, k, n, 0], a, a_at, b, b_at, c),
-        (16, 1) => return product_rows_of::<16, T>([m, k, n, 0], a, a_at, b, b_at, c),
-        _ => {}
+    // Contiguous rows of `a` and of a `b` of 4 or 16 columns.
+    if a_at[2] == 1 && b_at[2] == 1 && b_at[1] == n {
+        match n {
+            4 => return product_rows_of::<4, T>([m, k, n, 0], a, a_at, b, b_at[0], c),
+            16 => return product_rows_of::<16, T>([m, k, n, 0], a, a_at, b, b_at[0], c),
+            _ => {}
+        }
     }
     if b_at[2] != 1 && n > 1 && (1..=SCRATCH).contains(&k) {
         return product_gathered([m, k, n], a, a_at, b, b_at, c);
@@ -280,8 +257,10 @@ fn small_product<T: Element>(
     row_passes([m, k, n, 0, n], a, a_at, b, b_at, c);
 }
 
-/// The output columns [`row_passes`] sums in registers at a time.
-const BLOCK: usize = 32;
+/// The output columns [`row_passes`] sums at a time, in a local array (the output may be
+/// uninitialised, so it is only written). Blocks of 32 kept the sums in registers but took
+/// 28% more instructions on an `i32` [64, 100] x [100, 70] than passes over whole rows.
+const BLOCK: usize = 256;
 
 /// Columns `j0..j0 + width` of the product into `c` (rows `n` long): `i`, then blocks of
 /// [`BLOCK`] columns, then `k`, then `j`. The rows of `b` stream along `j`, and each output
@@ -297,13 +276,16 @@ fn row_passes<T: Element>(
     b_at: [usize; 3],
     c: &mut [MaybeUninit<T>],
 ) {
+    // Zeroed once: the first pass over `k` overwrites what a block uses, and with `k` of 0
+    // the zeros are the result (zeroed for each row, an `i32` [64, 100] x [100, 70] took 4%
+    // more instructions).
+    let mut sums = [T::ZERO; BLOCK];
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
         let a_row = a_at[0] + i * a_at[1];
         let mut j = 0;
         while j < width {
             let w = BLOCK.min(width - j);
-            let mut acc = [T::ZERO; BLOCK];
-            let acc = &mut acc[..w];
+            let acc = &mut sums[..w];
             for kk in 0..k {
                 let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
                 let b_row = b_at[0] + kk * b_at[1] + j * b_at[2];
@@ -321,28 +303,34 @@ fn row_passes<T: Element>(
     }
 }
 
-/// [`product`] for `N` columns of the output from `j0`, read from `N` contiguous elements of
-/// each row of `b` (4 or 16 columns, or a gathered block of 16): the row passes on fixed-size
-/// arrays, straight-line code. With a row pass of a run-time length, whose vector
-/// loop LLVM guards by trip-count checks, a `[4, 4] x [4, 4]` `DynTensor` product spent 1093
-/// instructions in the kernel (ndarray's `dot`: 1956 for the whole call).
+/// [`product`] for `N` columns of the output from `j0`, with contiguous rows of `a` and a `b`
+/// of `k` contiguous rows of `N` from `b0` (4 or 16 columns, or a gathered block of 16): the
+/// row passes on fixed-size arrays, straight-line code. With a row pass of a run-time length,
+/// whose vector loop LLVM guards by trip-count checks, a `[4, 4] x [4, 4]` `DynTensor` product
+/// spent 1093 instructions in the kernel (ndarray's `dot`: 1956 for the whole call). Each row
+/// is summed in registers and stored once (stored at every step of `k`, the 16x16x16
+/// products of attention ran 28 instructions per 16 multiply-adds), and the operands are
+/// walked by iterators, so no bounds check is left in the loop (16 instructions per 16
+/// multiply-adds with them).
 #[inline(always)]
 fn product_rows_of<const N: usize, T: Element>(
     [m, k, n, j0]: [usize; 4],
     a: &[T],
     a_at: [usize; 3],
     b: &[T],
-    b_at: [usize; 3],
+    b0: usize,
     c: &mut [MaybeUninit<T>],
 ) {
+    let b = &b[b0..b0 + k * N];
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
-        let a_row = a_at[0] + i * a_at[1];
-        // The row is summed in registers and stored once: stored after every pass over
-        // `k`, the 16x16x16 products of attention ran 28 instructions per 16 multiply-adds.
+        let at = a_at[0] + i * a_at[1];
+        let mut terms = a[at..at + k].iter().zip(b.chunks_exact(N));
         let mut acc = [T::ZERO; N];
-        for kk in 0..k {
-            let (x, at) = (a[a_row + kk * a_at[2]], b_at[0] + kk * b_at[1]);
-            row_pass(&mut acc, x, b[at..at + N].iter().copied(), kk == 0);
+        if let Some((&x, ys)) = terms.next() {
+            row_pass(&mut acc, x, ys.iter().copied(), true);
+        }
+        for (&x, ys) in terms {
+            row_pass(&mut acc, x, ys.iter().copied(), false);
         }
         store(&mut row[j0..j0 + N], &acc);
     }
@@ -371,20 +359,26 @@ fn product_gathered<T: Element>(
     while j0 < n {
         let width = cols.min(n - j0);
         let block = &mut scratch[..k * width];
-        for (kk, line) in block.chunks_exact_mut(width).enumerate() {
-            let at = b_at[0] + kk * b_at[1] + j0 * b_at[2];
-            for (jj, slot) in line.iter_mut().enumerate() {
-                *slot = b[at + jj * b_at[2]];
-            }
-        }
-        let gathered = [0, width, 1];
-        if width == 16 {
+        gather(block, width, b, [b_at[0] + j0 * b_at[2], b_at[1], b_at[2]]);
+        if width == 16 && a_at[2] == 1 {
             // Attention's heads of 16: fixed-size row passes over the gathered block.
-            product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, gathered, c);
+            product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, 0, c);
         } else {
-            row_passes([m, k, n, j0, width], a, a_at, block, gathered, c);
+            row_passes([m, k, n, j0, width], a, a_at, block, [0, width, 1], c);
         }
         j0 += width;
+    }
+}
+
+/// Copies `width` columns of `b` (`[offset, row stride, column stride]`, the offset that of
+/// the first column) into `block`, row-major: as many rows as `block` holds.
+#[inline(always)]
+fn gather<T: Copy>(block: &mut [T], width: usize, b: &[T], [b0, b_row, b_col]: [usize; 3]) {
+    for (kk, line) in block.chunks_exact_mut(width).enumerate() {
+        let at = b0 + kk * b_row;
+        for (jj, slot) in line.iter_mut().enumerate() {
+            *slot = b[at + jj * b_col];
+        }
     }
 }
 
@@ -577,13 +571,13 @@ mod tests {
 
     /// Every layout the small kernel has (rows of 4 and 16, a gathered right operand in
     /// blocks of 16 and narrower, blocks of 32 columns and a rest, strided reads, an empty
-    /// inner dim), through the baseline loops and, where the CPU has AVX2, their AVX2 copy:
-    /// the same bits (floats with signed zeros, infinities and subnormals, where lanes could
-    /// disagree), every output slot written. Which NaN an operation on an infinity and its
-    /// negation returns is unspecified (Miri picks at random), so NaNs compare as one. Run
-    /// under Miri with AVX2 enabled in CI.
+    /// inner dim) writes every output slot (they start uninitialised: Miri reports a slot
+    /// left unwritten) with each element's terms
+    /// added in `k` order from the first (G6), bit for bit: floats with signed zeros,
+    /// infinities and subnormals. Which NaN an operation on an infinity and its negation
+    /// returns is unspecified (Miri picks at random), so NaNs compare as one.
     #[test]
-    fn avx2_loops_of_small_products_write_what_the_baseline_loops_write() {
+    fn small_products_write_every_slot_in_k_order() {
         let bits = |x: f32| {
             if x.is_nan() {
                 f32::NAN.to_bits()
@@ -598,18 +592,26 @@ mod tests {
             ([3, 5, 4], [4, 1]),
             ([2, 7, 16], [16, 1]),
             ([3, 6, 16], [1, 6]),
+            ([2, 32, 16], [1, 32]),
+            ([2, 5, 16], [32, 1]),
             ([2, 40, 20], [1, 40]),
             ([4, 3, 70], [70, 1]),
             ([2, 5, 35], [1, 5]),
             ([3, 0, 5], [5, 1]),
         ] {
             let a: Vec<f32> = (0..m * k).map(value).collect();
-            let b: Vec<f32> = (0..k * n).map(|i| value(i + 3)).collect();
+            let len = if k == 0 {
+                0
+            } else {
+                (k - 1) * b_row + (n - 1) * b_col + 1
+            };
+            let b: Vec<f32> = (0..len).map(|i| value(i + 3)).collect();
             let (a_at, b_at) = ([0, k, 1], [0, b_row, b_col]);
-            let mut base = std::vec![MaybeUninit::new(f32::NAN); m * n];
-            small_product([m, k, n], &a, a_at, &b, b_at, &mut base);
-            // SAFETY: every slot was initialised above (and is written again by the kernel).
-            let base: Vec<u32> = base
+            let mut out = std::vec![MaybeUninit::<f32>::uninit(); m * n];
+            small_product([m, k, n], &a, a_at, &b, b_at, &mut out);
+            // SAFETY: the kernel writes every slot of its output (what this test checks,
+            // under Miri).
+            let got: Vec<u32> = out
                 .iter()
                 .map(|x| bits(unsafe { x.assume_init() }))
                 .collect();
@@ -620,19 +622,7 @@ mod tests {
                     bits((1..k).fold(if k == 0 { 0.0 } else { term(0) }, |s, kk| s + term(kk)))
                 })
                 .collect();
-            assert_eq!(base, expected, "[{m}, {k}, {n}] baseline");
-            #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                let mut wide = std::vec![MaybeUninit::<f32>::uninit(); m * n];
-                // SAFETY: this CPU has AVX2 (just checked).
-                unsafe { small_product_avx2([m, k, n], &a, a_at, &b, b_at, &mut wide) };
-                // SAFETY: the kernel writes every slot of its output.
-                let wide: Vec<u32> = wide
-                    .iter()
-                    .map(|x| bits(unsafe { x.assume_init() }))
-                    .collect();
-                assert_eq!(wide, expected, "[{m}, {k}, {n}] AVX2");
-            }
+            assert_eq!(got, expected, "[{m}, {k}, {n}]");
         }
     }
 }
