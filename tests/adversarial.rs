@@ -395,3 +395,80 @@ fn hostile_shapes_are_out_of_memory_errors() {
         format!("cannot allocate {bytes} bytes for a result of shape {big}")
     );
 }
+
+/// Audit finding: a valid empty tensor `[2^50, 0]` summed over axis 1 needs a `[2^50]` result
+/// of zeros, 4 PiB: an allocation failure is an error value, not an abort.
+#[test]
+fn reduction_of_an_empty_tensor_with_a_huge_result_is_an_allocation_error() {
+    let t = DynTensor::<f32>::from_shape_vec([1usize << 50, 0], vec![]).unwrap();
+    let huge = 1usize << 50;
+    for (r, shape) in [
+        (t.sum(&[1], false), format!("[{huge}]")),
+        (t.mean(&[1], true), format!("[{huge}, 1]")),
+        (t.prod(&[-1], false), format!("[{huge}]")),
+    ] {
+        let (kind, text) = err_text(r);
+        assert_eq!(kind, ErrorKind::OutOfMemory { bytes: 1 << 52 });
+        assert_eq!(
+            text,
+            format!("cannot allocate 4503599627370496 bytes for a result of shape {shape}")
+        );
+    }
+    // `max` has no identity: the empty axis is the error.
+    let (_, text) = err_text(t.max(&[1], false));
+    assert_eq!(
+        text,
+        format!("cannot reduce [{huge}, 0] (max): axis 1 has no elements, and max of no elements has no value")
+    );
+    // Over axis 0 the result is `[0]`: empty, at once.
+    assert_eq!(t.sum(&[0], false).unwrap().shape(), &[0]);
+    assert_eq!(t.max(&[0], true).unwrap().shape(), &[1, 0]);
+}
+
+/// Audit finding: a 40-byte JSON document decodes to `[2^50, 0]`, and summing it over both
+/// axes reduced axis by axis through a `[2^50]` intermediate (an abort). The result is one 0.
+#[test]
+fn reduction_of_an_empty_tensor_over_every_axis_is_its_identity_at_once() {
+    let t = DynTensor::<f32>::from_shape_vec([1usize << 50, 0], vec![]).unwrap();
+    assert_eq!(t.sum(&[0, 1], false).unwrap().as_slice(), &[0.0]);
+    assert_eq!(t.prod(&[0, 1], true).unwrap().as_slice(), &[1.0]);
+    assert!(t.mean(&[0, 1], false).unwrap().as_slice()[0].is_nan());
+    let b = DynTensor::<bool>::from_shape_vec([1usize << 50, 0], vec![]).unwrap();
+    assert_eq!(b.all(&[0, 1], false).unwrap().as_slice(), &[true]);
+    assert_eq!(b.any(&[0, 1], false).unwrap().as_slice(), &[false]);
+    let (_, text) = err_text(t.min(&[0, 1], false));
+    assert_eq!(
+        text,
+        "cannot reduce [1125899906842624, 0] (min): axis 1 has no elements, and min of no elements has no value"
+    );
+}
+
+/// Audit finding: `concat`/`stack` of empty `[2^62, 0]` tensors looped over the 2^62 empty
+/// blocks (3.2 s at 2^28); `permute`/`transpose` of an empty `[0, 2^40]` walked its tiles.
+/// Now time goes with the elements.
+#[test]
+fn joins_and_permutes_of_empty_tensors_with_huge_dims_return_at_once() {
+    let t = DynTensor::<f32>::from_shape_vec([1usize << 62, 0], vec![]).unwrap();
+    let c = DynTensor::concat(&[&t, &t], 1).unwrap();
+    assert_eq!(c.shape(), &[1 << 62, 0]);
+    let s = DynTensor::stack(&[&t, &t], 1).unwrap();
+    assert_eq!(s.shape(), &[1 << 62, 2, 0]);
+    let w = DynTensor::<f32>::from_shape_vec([0, 1usize << 40], vec![]).unwrap();
+    assert_eq!(w.permute([1, 0]).unwrap().shape(), &[1 << 40, 0]);
+    assert_eq!(w.transpose().unwrap().shape(), &[1 << 40, 0]);
+    let v = DynTensor::<f32>::from_shape_vec([3, 0, 1usize << 40], vec![]).unwrap();
+    assert_eq!(v.permute([2, 0, 1]).unwrap().shape(), &[1 << 40, 3, 0]);
+}
+
+/// Audit finding: `matmul_into` of `[3, 0] x [0, 2]` with strides of `usize::MAX` overflowed
+/// the row offsets (a panic in debug builds). With no terms the strides address nothing: the
+/// result is six zeros.
+#[test]
+fn product_with_an_empty_inner_dim_ignores_its_strides() {
+    use shaped::runtime::matmul_into;
+    let a = ArrayRef::<f32>::with_strides(&[3, 0], &[MAX, MAX], &[]).unwrap();
+    let b = ArrayRef::<f32>::with_strides(&[0, 2], &[MAX, MAX], &[]).unwrap();
+    let mut out = [7.0f32; 6];
+    matmul_into(a, b, Default::default(), &mut out).unwrap();
+    assert_eq!(out, [0.0; 6]);
+}

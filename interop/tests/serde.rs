@@ -372,3 +372,19 @@ fn strided_views_write_what_they_show() {
     let e = DynTensor::<i32>::from_shape_vec([2, 0], vec![]).unwrap();
     assert_eq!(json(&e.strided()), r#"{"shape":[2,0],"data":[]}"#);
 }
+
+/// Audit finding: this 40-byte document decodes (a valid shape with no elements), and summing
+/// it over both axes reduced axis by axis through a `[2^50]` intermediate: the process aborted
+/// on a 4 PiB allocation. The sum of no elements is one 0, computed at once; over one axis
+/// the 4 PiB result is an error value.
+#[test]
+fn a_tiny_document_with_huge_empty_dims_reduces_without_an_abort() {
+    let t: DynTensor<f32> =
+        serde_json::from_str(r#"{"shape":[1125899906842624,0],"data":[]}"#).unwrap();
+    assert_eq!(t.sum(&[0, 1], false).unwrap().as_slice(), &[0.0]);
+    let e = t.sum(&[1], false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot allocate 4503599627370496 bytes for a result of shape [1125899906842624]"
+    );
+}

@@ -27,14 +27,29 @@ use crate::typed::shape::Shape;
 use crate::typed::storage::{Data, DataMut};
 use crate::DynTensor;
 
-/// A row-major view of `data` with `dims`; `data` holds exactly their element count (a
-/// tensor's own slice), which is all `from_shape` checks.
-fn view<'a, T>(dims: &[usize], data: &'a [T]) -> ArrayViewD<'a, T> {
-    ArrayView::from_shape(IxDyn(dims), data).unwrap_or_else(|_| unreachable!())
+/// A row-major view of `data` with `dims` (a tensor's own slice, holding exactly their
+/// element count). ndarray also needs the product of the non-zero dims to fit in `isize`,
+/// which an empty tensor need not satisfy (`[0, 2^63]`): that is an error, with ndarray's
+/// reason mapped to [`ErrorKind::Overflow`].
+fn view<'a, T>(dims: &[usize], data: &'a [T]) -> Result<ArrayViewD<'a, T>, Error> {
+    ArrayView::from_shape(IxDyn(dims), data).map_err(|_| too_large(dims))
 }
 
-fn view_mut<'a, T>(dims: &[usize], data: &'a mut [T]) -> ArrayViewMutD<'a, T> {
-    ArrayViewMut::from_shape(IxDyn(dims), data).unwrap_or_else(|_| unreachable!())
+fn view_mut<'a, T>(dims: &[usize], data: &'a mut [T]) -> Result<ArrayViewMutD<'a, T>, Error> {
+    ArrayViewMut::from_shape(IxDyn(dims), data).map_err(|_| too_large(dims))
+}
+
+/// The error of a shape ndarray cannot hold: its non-zero dims multiply past `isize::MAX`.
+fn too_large(dims: &[usize]) -> Error {
+    Error::new(ErrorKind::Overflow, Operation::Layout, dims, &[])
+}
+
+/// The error of an ndarray array whose rank shaped does not support.
+fn rank_limit(dims: &[usize]) -> Error {
+    let kind = ErrorKind::RankLimit {
+        max: crate::rules::MAX_RANK,
+    };
+    Error::new(kind, Operation::Layout, dims, &[])
 }
 
 fn not_contiguous(dims: &[usize]) -> Error {
@@ -43,28 +58,31 @@ fn not_contiguous(dims: &[usize]) -> Error {
 
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
-    /// The tensor as an ndarray view of the same shape; no copy.
+    /// The tensor as an ndarray view of the same shape; no copy. An error only for an empty
+    /// shape whose other dims multiply past `isize::MAX`, which ndarray cannot hold.
     ///
     /// Feature `ndarray`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let t = Tensor::<f32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
-    /// let a = t.as_array_view();
+    /// let a = t.as_array_view()?;
     /// assert_eq!(a.shape(), &[2, 3]);
     /// assert_eq!((a[[1, 2]], a.sum()), (5.0, 15.0));
+    /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn as_array_view(&self) -> ArrayViewD<'_, T> {
+    pub fn as_array_view(&self) -> Result<ArrayViewD<'_, T>, Error> {
         view(self.shape().as_ref(), self.as_slice())
     }
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
-    /// The tensor as a writable ndarray view of the same shape; no copy.
+    /// The tensor as a writable ndarray view of the same shape; no copy. Errors as
+    /// [`as_array_view`](Self::as_array_view).
     ///
     /// Feature `ndarray`.
-    pub fn as_array_view_mut(&mut self) -> ArrayViewMutD<'_, T> {
+    pub fn as_array_view_mut(&mut self) -> Result<ArrayViewMutD<'_, T>, Error> {
         let dims = self.shape();
         view_mut(dims.as_ref(), self.as_mut_slice())
     }
@@ -72,23 +90,27 @@ impl<T, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
 
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T> DynTensor<T> {
-    /// The tensor as an ndarray view of the same shape; no copy.
+    /// The tensor as an ndarray view of the same shape; no copy. An error only for an empty
+    /// shape whose other dims multiply past `isize::MAX` (`[0, 2^63]`), which ndarray cannot
+    /// hold.
     ///
     /// Feature `ndarray`.
-    pub fn as_array_view(&self) -> ArrayViewD<'_, T> {
+    pub fn as_array_view(&self) -> Result<ArrayViewD<'_, T>, Error> {
         view(self.shape(), self.as_slice())
     }
 
-    /// The tensor as a writable ndarray view of the same shape; no copy.
+    /// The tensor as a writable ndarray view of the same shape; no copy. Errors as
+    /// [`as_array_view`](Self::as_array_view).
     ///
     /// Feature `ndarray`.
-    pub fn as_array_view_mut(&mut self) -> ArrayViewMutD<'_, T> {
+    pub fn as_array_view_mut(&mut self) -> Result<ArrayViewMutD<'_, T>, Error> {
         let (dims, data) = self.parts_mut();
         view_mut(dims, data)
     }
 
     /// A copy of any ndarray array or view, whatever its strides (reversed axes included),
-    /// in row-major order.
+    /// in row-major order. A rank above [`MAX_RANK`](crate::rules::MAX_RANK) is
+    /// [`ErrorKind::RankLimit`]; the allocation is checked ([`ErrorKind::OutOfMemory`]).
     ///
     /// Feature `ndarray`.
     ///
@@ -96,51 +118,64 @@ impl<T> DynTensor<T> {
     /// use ndarray::array;
     /// use shaped::DynTensor;
     /// let a = array![[1, 2, 3], [4, 5, 6]];
-    /// let t = DynTensor::from_array(&a.t());
+    /// let t = DynTensor::from_array(&a.t())?;
     /// assert_eq!((t.shape(), t.as_slice()), (&[3, 2][..], &[1, 4, 2, 5, 3, 6][..]));
+    /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn from_array<St, Dm>(a: &ArrayBase<St, Dm>) -> Self
+    pub fn from_array<St, Dm>(a: &ArrayBase<St, Dm>) -> Result<Self, Error>
     where
         T: Clone,
         St: NdData<Elem = T>,
         Dm: Dimension,
     {
-        DynTensor::from_parts(a.shape(), a.iter().cloned().collect())
+        let dims = a.shape();
+        if dims.len() > crate::rules::MAX_RANK {
+            return Err(rank_limit(dims));
+        }
+        let mut data = crate::runtime::try_vec(a.len(), dims)?;
+        data.extend(a.iter().cloned());
+        Ok(DynTensor::from_parts(dims, data))
     }
 }
 
-/// The `DynTensor`'s `Vec` moved into an `ArrayD`; no copy.
+/// The `DynTensor`'s `Vec` moved into an `ArrayD`; no copy. An error only for an empty shape
+/// whose other dims multiply past `isize::MAX` (`[0, 2^63]`), which ndarray cannot hold.
 ///
 /// Feature `ndarray`.
 ///
 /// ```
 /// use ndarray::ArrayD;
 /// use shaped::DynTensor;
-/// let t = DynTensor::from_shape_vec([2, 2], vec![1, 2, 3, 4]).unwrap();
-/// let a = ArrayD::from(t);
+/// let t = DynTensor::from_shape_vec([2, 2], vec![1, 2, 3, 4])?;
+/// let a = ArrayD::try_from(t)?;
 /// assert_eq!(a[[1, 0]], 3);
-/// let back = DynTensor::from(a);
+/// let back = DynTensor::try_from(a)?;
 /// assert_eq!(back.as_slice(), &[1, 2, 3, 4]);
+/// # Ok::<(), shaped::Error>(())
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-impl<T> From<DynTensor<T>> for ArrayD<T> {
-    fn from(t: DynTensor<T>) -> Self {
+impl<T> TryFrom<DynTensor<T>> for ArrayD<T> {
+    type Error = Error;
+    fn try_from(t: DynTensor<T>) -> Result<Self, Error> {
         let dims: Vec<usize> = t.shape().to_vec();
-        // The element count is the `Vec`'s length and fits in `isize` (a `DynTensor` keeps
-        // both true), which is all `from_shape_vec` checks.
-        Array::from_shape_vec(IxDyn(&dims), t.into_vec()).unwrap_or_else(|_| unreachable!())
+        Array::from_shape_vec(IxDyn(&dims), t.into_vec()).map_err(|_| too_large(&dims))
     }
 }
 
 /// An owned ndarray array as a `DynTensor`: its `Vec` moved when the array is in standard
 /// layout (trimmed if the array was sliced), the elements copied in row-major order otherwise
-/// (a transposed array, or one sliced with a step).
+/// (a transposed array, or one sliced with a step). A rank above
+/// [`MAX_RANK`](crate::rules::MAX_RANK) is [`ErrorKind::RankLimit`].
 ///
 /// Feature `ndarray`.
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-impl<T: Clone, Dm: Dimension> From<Array<T, Dm>> for DynTensor<T> {
-    fn from(a: Array<T, Dm>) -> Self {
+impl<T: Clone, Dm: Dimension> TryFrom<Array<T, Dm>> for DynTensor<T> {
+    type Error = Error;
+    fn try_from(a: Array<T, Dm>) -> Result<Self, Error> {
         let dims: Vec<usize> = a.shape().to_vec();
+        if dims.len() > crate::rules::MAX_RANK {
+            return Err(rank_limit(&dims));
+        }
         if !a.is_standard_layout() {
             return DynTensor::from_array(&a);
         }
@@ -151,7 +186,7 @@ impl<T: Clone, Dm: Dimension> From<Array<T, Dm>> for DynTensor<T> {
         let offset = offset.unwrap_or(0);
         data.truncate(offset + count);
         data.drain(..offset);
-        DynTensor::from_parts(&dims, data)
+        Ok(DynTensor::from_parts(&dims, data))
     }
 }
 
@@ -162,20 +197,27 @@ impl<'a, T> DynView<'a, T> {
     ///
     /// Feature `ndarray`.
     ///
+    /// An error only where ndarray cannot hold the view: dims whose product passes
+    /// `isize::MAX` (an empty view with huge other dims, or a huge broadcast).
+    ///
     /// ```
     /// use shaped::DynTensor;
-    /// let t = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6]).unwrap();
-    /// let v = t.strided().transpose().unwrap();
-    /// let a = v.as_array_view();
+    /// let t = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+    /// let v = t.strided().transpose()?;
+    /// let a = v.as_array_view()?;
     /// assert_eq!((a.shape(), a.strides()), (&[3, 2][..], &[1, 3][..]));
     /// assert_eq!(a[[2, 1]], 6);
+    /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn as_array_view(&self) -> ArrayViewD<'a, T> {
+    pub fn as_array_view(&self) -> Result<ArrayViewD<'a, T>, Error> {
         let (data, dims, strides) = self.parts();
-        // A `DynView` addresses only elements inside its slice, with non-negative strides,
-        // which is what `from_shape` checks.
+        if dims.contains(&0) {
+            // No elements: the strides address nothing, and ndarray checks them against a
+            // slice all the same (an empty permuted view was refused), so row-major ones.
+            return ArrayView::from_shape(IxDyn(dims), &data[..0]).map_err(|_| too_large(dims));
+        }
         ArrayView::from_shape(IxDyn(dims).strides(IxDyn(strides)), data)
-            .unwrap_or_else(|_| unreachable!())
+            .map_err(|_| too_large(dims))
     }
 }
 

@@ -399,7 +399,17 @@ impl<T> DynTensor<T> {
             };
             return Err(Error::new(ErrorKind::NoTensors, op, &[], &[]));
         };
-        let mut shape = rules::ShapeBuf::from_slice(first.shape()).unwrap_or_default();
+        let op = Operation::Shape {
+            op: ShapeOp::Concat,
+        };
+        let Some(mut shape) = rules::ShapeBuf::from_slice(first.shape()) else {
+            // Unreachable for tensors made by this crate (their rank is checked); an error
+            // rather than a joined shape that lost its dims.
+            let kind = ErrorKind::RankLimit {
+                max: rules::MAX_RANK,
+            };
+            return Err(Error::new(kind, op, first.shape(), &[]));
+        };
         let mut a = rules::resolve_shape_axis(axis, first.rank());
         for part in rest {
             let (joined, resolved) = rules::concat_shape(&shape, part.shape(), axis)?;
@@ -408,9 +418,6 @@ impl<T> DynTensor<T> {
         let Some(a) = a else {
             // A single part: the axis must still be one of its axes.
             let rank = first.rank();
-            let op = Operation::Shape {
-                op: ShapeOp::Concat,
-            };
             return Err(Error::new(
                 ErrorKind::BadAxis { axis, rank },
                 op,
@@ -418,8 +425,7 @@ impl<T> DynTensor<T> {
                 &[],
             ));
         };
-        let outer = shape[..a].iter().product();
-        Ok(Self::joined(parts, &shape, outer))
+        Self::joined(parts, &shape, a)
     }
 
     /// The tensors, all of one shape, stacked along a new axis `axis` (`-r - 1..=r`) whose dim
@@ -442,19 +448,26 @@ impl<T> DynTensor<T> {
         for part in parts {
             rules::stack_check(first, part.shape())?;
         }
-        let outer = shape[..a].iter().product();
-        Ok(Self::joined(parts, &shape, outer))
+        Self::joined(parts, &shape, a)
     }
 
-    /// `parts` interleaved in `outer` blocks into a tensor of `shape` (checked by the caller).
-    fn joined(parts: &[&DynTensor<T>], shape: &[usize], outer: usize) -> Self
+    /// `parts` interleaved in blocks of everything from axis `a` on into a tensor of `shape`
+    /// (checked by the caller). Time and memory go with the elements: with none, no loop runs
+    /// over the dims before the axis (`[2^62, 0]` joined along axis 1 looped over its 2^62
+    /// empty blocks), and the result's allocation is checked.
+    fn joined(parts: &[&DynTensor<T>], shape: &[usize], a: usize) -> Result<Self, Error>
     where
         T: Clone,
     {
-        let mut data = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
-        interleave(parts.iter().map(|p| p.as_slice()), outer, |block| {
-            data.extend_from_slice(block)
-        });
-        DynTensor::from_parts(shape, data)
+        let count = super::element_count::<T>(shape)?;
+        let mut data = super::try_vec(count, shape)?;
+        if count > 0 {
+            // Not 0, and no overflow: the dims before the axis multiply to at most `count`.
+            let outer = shape[..a].iter().product();
+            interleave(parts.iter().map(|p| p.as_slice()), outer, |block| {
+                data.extend_from_slice(block)
+            });
+        }
+        Ok(DynTensor::from_parts(shape, data))
     }
 }

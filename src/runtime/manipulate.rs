@@ -37,6 +37,10 @@ pub(crate) fn gather_into<T, V>(
     if out.len() != shape.iter().product::<usize>() {
         return broadcast_into_with(src, shape, BroadcastToMode::Numpy, out, f);
     }
+    if out.is_empty() {
+        // Nothing to copy: the tiles would still walk every row of a `[2^40, 0]` plane.
+        return Ok(());
+    }
     const TILE: usize = 8;
     let q = rank - 1;
     let out_strides: [usize; MAX_RANK] = row_major_strides(shape);
@@ -116,7 +120,8 @@ pub(crate) fn interleave<'a, T: 'a + Clone>(
     outer: usize,
     mut push: impl FnMut(&'a [T]),
 ) {
-    if outer == 0 {
+    // No elements, no loop: `[2^62, 0]` joined along axis 1 has 2^62 empty blocks.
+    if outer == 0 || parts.clone().all(|p| p.is_empty()) {
         return;
     }
     for o in 0..outer {

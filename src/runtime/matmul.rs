@@ -165,6 +165,14 @@ fn run<T: Element>(
     if out.is_empty() {
         return;
     }
+    if k == 0 {
+        // Sums of no terms (G6), whatever the strides: with an empty inner dim they address
+        // nothing, and may be anything (`usize::MAX` overflowed the row offsets).
+        for o in out {
+            o.write(T::ZERO);
+        }
+        return;
+    }
     // The blocked gemm or the loop nest, chosen once for the whole product: a split into row
     // blocks must not change how any element is computed.
     let gemm = m.saturating_mul(k).saturating_mul(n) >= GEMM_MIN;

@@ -20,7 +20,6 @@ use {
     crate::error::{Error, ErrorKind, Operation},
     crate::op::ReduceOp,
     crate::rules::{self, reduce_axes, sum_to_axes},
-    alloc::vec,
     alloc::vec::Vec,
 };
 
@@ -270,6 +269,18 @@ fn fold_parts<T: Copy + Sync, A: Copy + Send>(
     );
 }
 
+/// A `Vec` of `outer * inner` copies of `value`: the result of reducing `axis` of `shape`
+/// (kept as 1), its allocation checked ([`ErrorKind::OutOfMemory`], naming that result).
+#[cfg(feature = "alloc")]
+fn reduced_vec<A: Clone>(shape: &[usize], axis: usize, value: A) -> Result<Vec<A>, Error> {
+    let (outer, _, inner) = split(shape, axis);
+    let mut kept = rules::ShapeBuf::<{ rules::MAX_RANK }>::from_slice(shape).unwrap_or_default();
+    if let Some(d) = kept.as_mut_slice().get_mut(axis) {
+        *d = 1;
+    }
+    super::try_filled(outer * inner, value, &kept)
+}
+
 /// [`fold_axis_into`] into a new `Vec`.
 #[cfg(feature = "alloc")]
 fn fold_axis<T: Copy + Sync, A: Copy + Send>(
@@ -279,11 +290,10 @@ fn fold_axis<T: Copy + Sync, A: Copy + Send>(
     empty: A,
     first: impl Fn(usize, T) -> A + Sync + Send,
     step: impl Fn(A, usize, T) -> A + Sync + Send,
-) -> Vec<A> {
-    let (outer, _, inner) = split(shape, axis);
-    let mut out = vec![empty; outer * inner];
+) -> Result<Vec<A>, Error> {
+    let mut out = reduced_vec(shape, axis, empty)?;
     fold_axis_into(data, shape, axis, &mut out, empty, first, step);
-    out
+    Ok(out)
 }
 
 /// The sum over axis `axis` into `out`: pairwise on contiguous runs, pairwise across rows
@@ -483,13 +493,12 @@ pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     );
 }
 
-/// [`sum_axis_into`] into a new `Vec`.
+/// [`sum_axis_into`] into a new `Vec` (its allocation checked).
 #[cfg(feature = "alloc")]
-fn sum_axis<T: Element>(data: &[T], shape: &[usize], axis: usize) -> Vec<T> {
-    let (outer, _, inner) = split(shape, axis);
-    let mut out = vec![T::ZERO; outer * inner];
+fn sum_axis<T: Element>(data: &[T], shape: &[usize], axis: usize) -> Result<Vec<T>, Error> {
+    let mut out = reduced_vec(shape, axis, T::ZERO)?;
     sum_axis_into(data, shape, axis, &mut out);
-    out
+    Ok(out)
 }
 
 #[cfg(feature = "alloc")]
@@ -498,30 +507,53 @@ mod dyn_methods {
 
     /// Applies a single-axis reduction to each axis of `mask`, highest first, keeping each reduced
     /// axis as a 1 so the lower axes keep their numbers; returns the final data (its shape is the
-    /// input's with the masked axes 1).
+    /// input's with the masked axes 1). `out` is the shape of the final result.
+    ///
+    /// An input with no elements gives the identity `empty` at each element of the output at
+    /// once (for a reduction without one, an empty output or the error of an empty axis): reduced axis by axis, `[2^50, 0]` over both axes built a
+    /// `[2^50]` intermediate and aborted, where the result is one element. Time and memory go
+    /// with the elements, never with the dims. Every allocation is checked
+    /// ([`ErrorKind::OutOfMemory`]).
     fn each_axis<T: Clone>(
         shape: &[usize],
         data: &[T],
         mask: u64,
-        mut one: impl FnMut(&[T], &[usize], usize) -> Vec<T>,
-    ) -> Vec<T> {
+        out: &[usize],
+        empty: Result<T, ReduceOp>,
+        mut one: impl FnMut(&[T], &[usize], usize) -> Result<Vec<T>, Error>,
+    ) -> Result<Vec<T>, Error> {
+        if data.is_empty() {
+            let count = super::super::element_count::<T>(out)?;
+            return match empty {
+                Ok(value) => super::super::try_filled(count, value, out),
+                // No identity (`max`, `min`): an empty output, or the error of an empty axis.
+                Err(op) => empty_axis(shape, mask, op).map(|()| Vec::new()),
+            };
+        }
         let mut dims = shape.to_vec();
         let mut current: Option<Vec<T>> = None;
         for axis in (0..shape.len()).rev().filter(|a| mask & (1 << a) != 0) {
-            let next = one(current.as_deref().unwrap_or(data), &dims, axis);
+            let next = one(current.as_deref().unwrap_or(data), &dims, axis)?;
             dims[axis] = 1;
             current = Some(next);
         }
-        current.unwrap_or_else(|| data.to_vec())
+        match current {
+            Some(data) => Ok(data),
+            None => super::super::try_vec(data.len(), shape).map(|mut v| {
+                v.extend_from_slice(data);
+                v
+            }),
+        }
     }
 
     /// An axis of `mask` with no elements, when the output is not empty: the error of reductions
     /// with no identity.
     fn empty_axis(shape: &[usize], mask: u64, op: ReduceOp) -> Result<(), Error> {
-        let out_count: usize = (0..shape.len())
+        // Checked: whether it is 0 is all that counts, and an overflow is not 0.
+        let out_count = (0..shape.len())
             .filter(|a| mask & (1 << a) == 0)
-            .map(|a| shape[a])
-            .product();
+            .try_fold(1usize, |n, a| n.checked_mul(shape[a]))
+            .unwrap_or(usize::MAX);
         match (0..shape.len()).find(|&a| mask & (1 << a) != 0 && shape[a] == 0) {
             Some(axis) if out_count > 0 => Err(Error::new(
                 ErrorKind::EmptyReduction { axis },
@@ -534,6 +566,11 @@ mod dyn_methods {
     }
 
     impl<T> DynTensor<T> {
+        /// The shape of the reduction of `self` over `mask`, with `keepdims`.
+        fn out_shape(&self, mask: u64, keepdims: bool) -> rules::ShapeBuf {
+            rules::reduced_shape(self.shape(), mask, keepdims)
+        }
+
         /// The tensor of `data` for the reduction of `self` over `mask`, with `keepdims`.
         fn reduced<V>(&self, mask: u64, keepdims: bool, data: Vec<V>) -> DynTensor<V> {
             DynTensor::from_parts(&rules::reduced_shape(self.shape(), mask, keepdims), data)
@@ -557,7 +594,14 @@ mod dyn_methods {
             T: Element,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Sum)?;
-            let data = each_axis(self.shape(), self.as_slice(), mask, sum_axis);
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Ok(T::ZERO),
+                sum_axis,
+            )?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -571,7 +615,14 @@ mod dyn_methods {
                 .filter(|a| mask & (1 << a) != 0)
                 .map(|a| self.shape()[a])
                 .product();
-            let mut data = each_axis(self.shape(), self.as_slice(), mask, sum_axis);
+            let mut data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Ok(T::ZERO),
+                sum_axis,
+            )?;
             let n = T::from_f64(count as f64);
             for x in &mut data {
                 *x = *x / n;
@@ -585,9 +636,14 @@ mod dyn_methods {
             T: Element,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Prod)?;
-            let data = each_axis(self.shape(), self.as_slice(), mask, |d, s, a| {
-                fold_axis(d, s, a, T::ONE, |_, v| v, |acc, _, v| T::mul(acc, v))
-            });
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Ok(T::ONE),
+                |d, s, a| fold_axis(d, s, a, T::ONE, |_, v| v, |acc, _, v| T::mul(acc, v)),
+            )?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -621,18 +677,24 @@ mod dyn_methods {
         {
             let mask = reduce_axes(self.shape(), axes, op)?;
             empty_axis(self.shape(), mask, op)?;
-            let data = each_axis(self.shape(), self.as_slice(), mask, |d, s, a| {
-                // An empty input has an empty output here (`empty_axis` refused the rest).
-                let (outer, _, inner) = split(s, a);
-                match d.first() {
-                    Some(&first) => {
-                        let mut out = vec![first; outer * inner];
-                        extreme_into(d, s, a, &mut out, keep);
-                        out
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Err(op),
+                |d, s, a| {
+                    // `each_axis` calls this with elements only.
+                    match d.first() {
+                        Some(&first) => {
+                            let mut out = reduced_vec(s, a, first)?;
+                            extreme_into(d, s, a, &mut out, keep);
+                            Ok(out)
+                        }
+                        None => Ok(Vec::new()),
                     }
-                    None => Vec::new(),
-                }
-            });
+                },
+            )?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -674,8 +736,8 @@ mod dyn_methods {
             let mask = reduce_axes(self.shape(), &[axis], op)?;
             empty_axis(self.shape(), mask, op)?;
             let a = mask.trailing_zeros() as usize;
-            let (outer, _, inner) = split(self.shape(), a);
-            let mut data = vec![0usize; outer * inner];
+            // Elements or none: `empty_axis` refused an empty axis with a non-empty output.
+            let mut data = reduced_vec(self.shape(), a, 0usize)?;
             arg_into(self.as_slice(), self.shape(), a, &mut data, better);
             Ok(self.reduced(mask, keepdims, data))
         }
@@ -699,7 +761,14 @@ mod dyn_methods {
         {
             let target = target.as_ref();
             let mask = sum_to_axes(self.shape(), target)?;
-            let data = each_axis(self.shape(), self.as_slice(), mask, sum_axis);
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                target,
+                Ok(T::ZERO),
+                sum_axis,
+            )?;
             Ok(DynTensor::from_parts(target, data))
         }
     }
@@ -724,9 +793,14 @@ mod dyn_methods {
             f: impl Fn(bool, bool) -> bool + Copy + Sync + Send,
         ) -> Result<DynTensor<bool>, Error> {
             let mask = reduce_axes(self.shape(), axes, op)?;
-            let data = each_axis(self.shape(), self.as_slice(), mask, |d, s, a| {
-                fold_axis(d, s, a, empty, |_, v| v, |acc, _, v| f(acc, v))
-            });
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Ok(empty),
+                |d, s, a| fold_axis(d, s, a, empty, |_, v| v, |acc, _, v| f(acc, v)),
+            )?;
             Ok(self.reduced(mask, keepdims, data))
         }
     }
