@@ -15,6 +15,12 @@ pub mod targets {
     pub mod broadcast_to;
     #[path = "dyn_tensor.rs"]
     pub mod dyn_tensor;
+    #[path = "products.rs"]
+    pub mod products;
+    #[path = "reductions.rs"]
+    pub mod reductions;
+    #[path = "shape_ops.rs"]
+    pub mod shape_ops;
     #[path = "strided_kernels.rs"]
     pub mod strided_kernels;
 }
