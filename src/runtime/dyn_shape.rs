@@ -230,7 +230,8 @@ impl<T> DynView<'_, T> {
         compare_inputs(self.as_array_ref(), rhs.as_input(), op, mode)
     }
 
-    /// [`DynTensor::map`] on a view: `f` of each element, into a row-major tensor.
+    /// [`DynTensor::map`] on a view: `f` of each element, into a row-major tensor, written in
+    /// place (if `f` panics part-way, the elements it already made are leaked).
     ///
     /// Panics when the result's size in bytes overflows, as a `Vec` of it would.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {

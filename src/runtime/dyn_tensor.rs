@@ -316,7 +316,9 @@ impl<T> DynTensor<T> {
         unchecked_inputs(self.view(), nothing, AutoBroadcast::Numpy, f).unwrap_or_else(|e| fail(e))
     }
 
-    /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`.
+    /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`. The result is
+    /// written in place: if `f` panics part-way, the elements it already made are leaked
+    /// (never dropped, and never dropped twice).
     ///
     /// ```
     /// use shaped::{AutoBroadcast, DynTensor};
