@@ -473,3 +473,21 @@ fn product_with_an_empty_inner_dim_ignores_its_strides() {
     matmul_into(a, b, Default::default(), &mut out).unwrap();
     assert_eq!(out, [0.0; 6]);
 }
+
+/// Audit finding: the mixed-shape `sum_axis` of a `[2^50, 0]` tensor aborted on its 4 PiB
+/// result. These methods return the tensor itself, so the refusal is a panic with the error's
+/// text (as a runtime shape mismatch is on mixed shapes), which a caller can catch; over the
+/// other axis the empty result comes at once.
+#[test]
+#[cfg_attr(miri, ignore)] // Miri stops at an allocation this size instead of refusing it
+fn mixed_reduction_with_a_huge_result_panics_with_the_error_instead_of_aborting() {
+    use shaped::{Shape, Tensor};
+    let t = Tensor::<f32, Shape![_, 0]>::from_shape_vec([1usize << 50, 0], vec![]).unwrap();
+    assert_eq!(t.sum_axis::<0>().shape().as_ref(), &[0]);
+    let caught = std::panic::catch_unwind(|| t.sum_axis::<1>()).unwrap_err();
+    let text = caught.downcast_ref::<String>().unwrap();
+    assert_eq!(
+        text,
+        "cannot allocate 4503599627370496 bytes for a result of shape [1125899906842624]"
+    );
+}

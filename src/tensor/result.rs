@@ -70,8 +70,7 @@ impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
 impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
     type Output<V> = Tensor<V, O>;
     fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
-        let count = dims.iter().product();
-        let mut data = alloc::vec::Vec::with_capacity(count);
+        let (count, mut data) = result_vec(dims);
         let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
         let index = &mut index[..dims.len()];
         for _ in 0..count {
@@ -88,18 +87,32 @@ impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
         finish(dims, data)
     }
     fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
-        let mut data = alloc::vec![init; dims.iter().product()];
+        let (count, mut data) = result_vec(dims);
+        data.resize(count, init);
         fill(&mut data);
         finish(dims, data)
     }
     unsafe fn written<V>(dims: &[usize], fill: impl FnOnce(&mut [MaybeUninit<V>])) -> Tensor<V, O> {
-        let count = dims.iter().product();
-        let mut data = alloc::vec::Vec::with_capacity(count);
+        let (count, mut data) = result_vec(dims);
         fill(&mut data.spare_capacity_mut()[..count]);
         // SAFETY: `fill` wrote all `count` slots (this function's contract); the capacity is
         // at least `count`.
         unsafe { data.set_len(count) };
         finish(dims, data)
+    }
+}
+
+/// The element count of a mixed result of `dims` and an empty `Vec` with room for it. These
+/// APIs return the tensor itself, so a result too large for memory panics with the error's
+/// text (as a runtime shape mismatch does on these types), never aborts: a mixed
+/// `[2^50, 0]` summed over its last axis asked for 4 PiB and the process died.
+#[cfg(feature = "alloc")]
+fn result_vec<V>(dims: &[usize]) -> (usize, alloc::vec::Vec<V>) {
+    let made = crate::runtime::element_count::<V>(dims)
+        .and_then(|count| crate::runtime::try_vec(count, dims).map(|data| (count, data)));
+    match made {
+        Ok(made) => made,
+        Err(e) => super::ops::fail(e),
     }
 }
 
