@@ -66,6 +66,18 @@ fn reference(a: &DynTensor<i64>, b: &DynTensor<i64>) -> Option<(Vec<usize>, Vec<
     Some((shape, out))
 }
 
+/// A `DynTensor` product of random operands of shapes `sa` and `sb` equals the reference's.
+fn assert_product_matches_the_reference(rng: &mut Lcg, sa: &[usize], sb: &[usize]) {
+    let (a, b) = (tensor(rng, sa), tensor(rng, sb));
+    let (shape, expected) = reference(&a, &b).unwrap();
+    let got = a.matmul(&b).unwrap();
+    assert_eq!(
+        (got.shape(), got.as_slice()),
+        (&shape[..], &expected[..]),
+        "{sa:?} x {sb:?}"
+    );
+}
+
 #[test]
 fn g4_g5_runtime_products_match_the_reference_on_random_shapes() {
     let mut rng = Lcg(31);
@@ -427,14 +439,7 @@ fn g6_rows_of_four_and_sixteen_and_gathered_columns_agree_with_the_reference() {
         (&[5, 9], &[9, 16]),
         (&[2, 4, 3, 16], &[2, 4, 16, 16]),
     ] {
-        let (a, b) = (tensor(&mut rng, sa), tensor(&mut rng, sb));
-        let (shape, expected) = reference(&a, &b).unwrap();
-        let got = a.matmul(&b).unwrap();
-        assert_eq!(
-            (got.shape(), got.as_slice()),
-            (&shape[..], &expected[..]),
-            "{sa:?} x {sb:?}"
-        );
+        assert_product_matches_the_reference(&mut rng, sa, sb);
     }
     // The left operand read transposed, in place.
     let (a, b) = (tensor(&mut rng, &[5, 3]), tensor(&mut rng, &[5, 4]));
@@ -485,14 +490,7 @@ fn g6_blocks_of_columns_and_the_wide_copy_agree_with_the_reference() {
         (&[1, 2, 9], &[3, 9, 33]),
         (&[7], &[7, 35]),
     ] {
-        let (a, b) = (tensor(&mut rng, sa), tensor(&mut rng, sb));
-        let (shape, expected) = reference(&a, &b).unwrap();
-        let got = a.matmul(&b).unwrap();
-        assert_eq!(
-            (got.shape(), got.as_slice()),
-            (&shape[..], &expected[..]),
-            "{sa:?} x {sb:?}"
-        );
+        assert_product_matches_the_reference(&mut rng, sa, sb);
     }
     let both = MatMulOptions {
         transpose_a: false,

@@ -566,6 +566,21 @@ mod dyn_methods {
     }
 
     impl<T> DynTensor<T> {
+        /// The sums over `mask`'s axes, for a result of shape `out` (`sum`, `mean`, `sum_to`).
+        fn summed(&self, mask: u64, out: &[usize]) -> Result<Vec<T>, Error>
+        where
+            T: Element,
+        {
+            each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                out,
+                Ok(T::ZERO),
+                sum_axis,
+            )
+        }
+
         /// The shape of the reduction of `self` over `mask`, with `keepdims`.
         fn out_shape(&self, mask: u64, keepdims: bool) -> rules::ShapeBuf {
             rules::reduced_shape(self.shape(), mask, keepdims)
@@ -594,14 +609,7 @@ mod dyn_methods {
             T: Element,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Sum)?;
-            let data = each_axis(
-                self.shape(),
-                self.as_slice(),
-                mask,
-                &self.out_shape(mask, keepdims),
-                Ok(T::ZERO),
-                sum_axis,
-            )?;
+            let data = self.summed(mask, &self.out_shape(mask, keepdims))?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -615,14 +623,7 @@ mod dyn_methods {
                 .filter(|a| mask & (1 << a) != 0)
                 .map(|a| self.shape()[a])
                 .product();
-            let mut data = each_axis(
-                self.shape(),
-                self.as_slice(),
-                mask,
-                &self.out_shape(mask, keepdims),
-                Ok(T::ZERO),
-                sum_axis,
-            )?;
+            let mut data = self.summed(mask, &self.out_shape(mask, keepdims))?;
             let n = T::from_f64(count as f64);
             for x in &mut data {
                 *x = *x / n;
@@ -761,14 +762,7 @@ mod dyn_methods {
         {
             let target = target.as_ref();
             let mask = sum_to_axes(self.shape(), target)?;
-            let data = each_axis(
-                self.shape(),
-                self.as_slice(),
-                mask,
-                target,
-                Ok(T::ZERO),
-                sum_axis,
-            )?;
+            let data = self.summed(mask, target)?;
             Ok(DynTensor::from_parts(target, data))
         }
     }

@@ -109,23 +109,31 @@ pub(crate) fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) ->
 /// after `fill` returns; if `fill` panics, the elements pushed so far are dropped.)
 #[inline(always)]
 pub(crate) unsafe fn nested_in_place<B, T>(len: usize, fill: impl FnOnce(&mut Push<T>)) -> B {
-    // What the contract says, where it can be checked (constants once inlined).
+    let mut out = core::mem::MaybeUninit::<B>::uninit();
+    let mut push = Push::new(slots_of::<B, T>(&mut out, len));
+    fill(&mut push);
+    push.finish();
+    // SAFETY: all `len` elements of `B` were written (`finish` checked it), each once.
+    unsafe { out.assume_init() }
+}
+
+/// `out`'s bytes as `len` uninitialised slots of `T`, after checking what the callers'
+/// contracts say where it can be checked (constants once inlined): `B` is `len` consecutive
+/// `T`s.
+#[inline(always)]
+fn slots_of<B, T>(
+    out: &mut core::mem::MaybeUninit<B>,
+    len: usize,
+) -> &mut [core::mem::MaybeUninit<T>] {
     assert!(
         core::mem::size_of::<B>() == len.wrapping_mul(core::mem::size_of::<T>())
             && core::mem::align_of::<B>() == core::mem::align_of::<T>(),
         "the buffer is not `len` consecutive elements"
     );
-    let mut out = core::mem::MaybeUninit::<B>::uninit();
-    let mut push = Push {
-        first: out.as_mut_ptr().cast::<T>(),
-        written: 0,
-        len,
-    };
-    fill(&mut push);
-    assert!(push.written == len, "fewer elements than the shape holds");
-    core::mem::forget(push);
-    // SAFETY: all `len` elements of `B` were written (checked just above), each once.
-    unsafe { out.assume_init() }
+    // SAFETY: `B` is `len` consecutive `T`s (checked above), so the `len` slots cover exactly
+    // its bytes, which `out` borrows mutably; `MaybeUninit<T>` has `T`'s layout and needs no
+    // initialisation.
+    unsafe { core::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), len) }
 }
 
 /// Builds a nested array `B` of exactly `len` elements `T` whose elements `fill` writes,
@@ -147,19 +155,8 @@ pub(crate) unsafe fn written_in_place<B, T>(
     len: usize,
     fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
 ) -> B {
-    assert!(
-        core::mem::size_of::<B>() == len.wrapping_mul(core::mem::size_of::<T>())
-            && core::mem::align_of::<B>() == core::mem::align_of::<T>(),
-        "the buffer is not `len` consecutive elements"
-    );
     let mut out = core::mem::MaybeUninit::<B>::uninit();
-    // SAFETY: `B` is `len` consecutive `T`s (checked above), so the `len` slots cover exactly
-    // its bytes, which `out` owns; `MaybeUninit<T>` has `T`'s layout and needs no
-    // initialisation.
-    let slots = unsafe {
-        core::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<core::mem::MaybeUninit<T>>(), len)
-    };
-    fill(slots);
+    fill(slots_of::<B, T>(&mut out, len));
     // SAFETY: `fill` wrote every slot (this function's contract).
     unsafe { out.assume_init() }
 }

@@ -2,27 +2,15 @@
 //! ones included), both transposes, the right operand as a tensor or as a strided view read
 //! in place (stored transposed), checked against numpy's `matmul` by the textbook: the shape,
 //! every element (integers wrap), and the error's kind.
-use super::super::{indices, numpy_dim, small, Input};
+use super::super::{indices, read_offset, reference_shape, small, Input};
 use shaped::rules::MatMulOptions;
-use shaped::{DynTensor, ErrorKind};
+use shaped::{AutoBroadcast, DynTensor, ErrorKind};
 
 /// An operand of `shape` with small values.
 fn operand(input: &mut Input<'_>, shape: &[usize]) -> DynTensor<i64> {
     let n: usize = shape.iter().product();
     let data = (0..n).map(|_| input.byte() as i64 % 19 - 9).collect();
     DynTensor::from_shape_vec(shape, data).unwrap()
-}
-
-/// The element of `data` (row-major `dims`) read at the batch-broadcast index `idx` of a
-/// longer shape: dims of 1 stretch, missing leading dims are skipped.
-fn read(data: &[i64], dims: &[usize], idx: &[usize]) -> i64 {
-    let skip = idx.len() - dims.len();
-    let mut offset = 0;
-    for (d, &n) in dims.iter().enumerate() {
-        let i = if n == 1 { 0 } else { idx[skip + d] };
-        offset = offset * n + i;
-    }
-    data[offset]
 }
 
 /// `x` with its last two axes swapped (G2); rank 0 and 1 unchanged.
@@ -58,14 +46,14 @@ fn reference(a: &DynTensor<i64>, b: &DynTensor<i64>) -> Option<(Vec<usize>, Vec<
     if k != kb {
         return None;
     }
-    let (ba, bb) = (&pa[..pa.len() - 2], &pb[..pb.len() - 2]);
-    let rank = ba.len().max(bb.len());
-    let mut batch = Vec::new();
-    for i in 0..rank {
-        let x = (i + ba.len()).checked_sub(rank).map_or(1, |j| ba[j]);
-        let y = (i + bb.len()).checked_sub(rank).map_or(1, |j| bb[j]);
-        batch.push(numpy_dim(x, y)?);
-    }
+    // The batch dims broadcast by NUMPY (G5).
+    let batch = reference_shape(
+        &pa[..pa.len() - 2],
+        &pb[..pb.len() - 2],
+        AutoBroadcast::Numpy,
+    )?
+    .out;
+    let rank = batch.len();
     let mut full = batch.clone();
     full.extend([m, n]);
     let mut out = Vec::new();
@@ -76,7 +64,10 @@ fn reference(a: &DynTensor<i64>, b: &DynTensor<i64>) -> Option<(Vec<usize>, Vec<
             let (mut ia, mut ib) = (bi.to_vec(), bi.to_vec());
             ia.extend([i, kk]);
             ib.extend([kk, j]);
-            let term = read(a.as_slice(), &pa, &ia).wrapping_mul(read(b.as_slice(), &pb, &ib));
+            // Each operand right-aligned against the output's axes, its 1s stretched.
+            let x = a.as_slice()[read_offset(&pa, ia.len() - pa.len(), &ia)];
+            let y = b.as_slice()[read_offset(&pb, ib.len() - pb.len(), &ib)];
+            let term = x.wrapping_mul(y);
             acc = if kk == 0 {
                 term
             } else {
