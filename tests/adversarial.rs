@@ -491,3 +491,52 @@ fn mixed_reduction_with_a_huge_result_panics_with_the_error_instead_of_aborting(
         "cannot allocate 4503599627370496 bytes for a result of shape [1125899906842624]"
     );
 }
+
+/// Products (item: every allocating API refuses what memory cannot hold). Empty operands
+/// `[2^24, 0] x [0, 2^24]` ask for a `[2^24, 2^24]` result of zeros, 1 PiB of `f32`: an
+/// allocation error, not an abort; their product with an empty other side is empty at once.
+/// (A valid shape whose product exceeds memory, from stride-0 operands, is in
+/// `hostile_shapes_are_out_of_memory_errors`.)
+#[test]
+#[cfg_attr(miri, ignore)] // Miri stops at an allocation this size instead of refusing it
+fn product_of_empty_operands_with_a_huge_result_is_an_allocation_error() {
+    let big = 1usize << 24;
+    let a = DynTensor::<f32>::from_shape_vec([big, 0], vec![]).unwrap();
+    let b = DynTensor::<f32>::from_shape_vec([0, big], vec![]).unwrap();
+    let (kind, text) = err_text(a.matmul(&b));
+    assert_eq!(kind, ErrorKind::OutOfMemory { bytes: 1 << 50 });
+    assert_eq!(
+        text,
+        "cannot allocate 1125899906842624 bytes for a result of shape [16777216, 16777216]"
+    );
+    // Batched: the batch dims of the empty side make the result huge too.
+    let batch = DynTensor::<f32>::from_shape_vec([big, big, 0], vec![]).unwrap();
+    let k = DynTensor::<f32>::from_shape_vec([0, 4], vec![]).unwrap();
+    let (kind, _) = err_text(batch.matmul(&k));
+    assert_eq!(kind, ErrorKind::OutOfMemory { bytes: 1 << 52 });
+    // With no rows, nothing to allocate.
+    let none = DynTensor::<f32>::from_shape_vec([0, 0], vec![]).unwrap();
+    assert_eq!(none.matmul(&b).unwrap().shape(), &[0, big]);
+}
+
+/// Casts (`try_map`), copies out of views (`DynView::try_map`, `to_tensor`), joins and
+/// conversions make results as large as their inputs, which exist: an empty input with huge
+/// dims gives an empty result at once, whatever the dims. (Their allocations are checked all
+/// the same: `try_map` returns `OutOfMemory` where `map` panics with its text.)
+#[test]
+fn copies_of_empty_tensors_with_huge_dims_are_empty_at_once() {
+    let huge = 1usize << 50;
+    let t = DynTensor::<f32>::from_shape_vec([huge, 0], vec![]).unwrap();
+    let cast = t.try_map(|&x| x as f64).unwrap();
+    assert_eq!((cast.shape(), cast.len()), (&[huge, 0][..], 0));
+    let v = t.strided().transpose().unwrap();
+    assert_eq!(v.try_map(|&x| x as i8).unwrap().shape(), &[0, huge]);
+    assert_eq!(v.to_tensor().shape(), &[0, huge]);
+    let m = t.try_to_shape::<shaped::Shape![_, 0]>().unwrap();
+    assert_eq!(m.shape().as_ref(), &[huge, 0]);
+    assert_eq!(m.to_dyn().shape(), &[huge, 0]);
+    let s = DynTensor::stack(&[&t, &t, &t], 0).unwrap();
+    assert_eq!(s.shape(), &[3, huge, 0]);
+    let n = t.narrow(0, 1, huge - 1).unwrap();
+    assert_eq!(n.shape(), &[huge - 1, 0]);
+}

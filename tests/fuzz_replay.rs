@@ -2,7 +2,7 @@
 //! inputs in `fuzz/artifacts/`) replayed through the same target bodies, on stable Rust with no
 //! cargo-fuzz: a finding stays fixed, and the references keep agreeing with the crate.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../fuzz/src/common.rs"]
 #[allow(dead_code)]
 mod shaped_fuzz;
 

@@ -262,3 +262,37 @@ fn large_results_take_the_plan_kernel_and_match_the_reference() {
     );
     assert_eq!(buf, want_diff);
 }
+
+/// Static results of 2 KiB and more are filled by an out-of-line call that writes into
+/// uninitialised slots (`util::fill_out_of_line`): a broadcast add, a map, a transpose and a
+/// narrow just past that size, each element checked. Small enough for Miri, which checks that
+/// every slot is written before it is read.
+#[test]
+fn results_of_two_kib_and_more_are_filled_out_of_line() {
+    let a = Tensor::<f32, Shape![16, 32]>::from_fn(|[i, j]| (i * 32 + j) as f32);
+    let row = Tensor::<f32, Shape![32]>::from_fn(|[j]| -(j as f32) / 2.0);
+    let sum = &a + &row;
+    assert_eq!(sum.as_slice().len() * 4, 2048);
+    assert_eq!(sum[[3, 10]], 96.0 + 10.0 - 5.0);
+    assert!(sum
+        .as_slice()
+        .iter()
+        .enumerate()
+        .all(|(k, &x)| x == k as f32 - (k % 32) as f32 / 2.0));
+    let doubled = a.map(|x| x * 2.0);
+    assert!(doubled
+        .as_slice()
+        .iter()
+        .enumerate()
+        .all(|(k, &x)| x == 2.0 * k as f32));
+    let t = a.transpose();
+    assert_eq!(t.shape().as_ref(), &[32, 16]);
+    assert!((0..32).all(|j| (0..16).all(|i| t[[j, i]] == a[[i, j]])));
+    let tall = Tensor::<f32, Shape![32, 32]>::from_fn(|[i, j]| (i * 32 + j) as f32);
+    let half = tall.narrow::<0, 8, 16>();
+    assert!(half
+        .as_slice()
+        .iter()
+        .enumerate()
+        .all(|(k, &x)| x == (256 + k) as f32));
+}

@@ -149,3 +149,23 @@ fn hostile_shapes_rank_zero_and_empty_shapes() {
     let d = DynTensor::<f64>::from_bytes([2, 0], &[]).unwrap();
     assert_eq!(d.shape(), &[2, 0]);
 }
+
+/// The copying `DynTensor::from_bytes` allocates what the bytes hold, no more: an empty shape
+/// with huge dims comes from no bytes at once, and a shape whose byte size overflows is an
+/// `Overflow` error before any allocation.
+#[test]
+fn copies_from_bytes_allocate_only_what_the_bytes_hold() {
+    let t = DynTensor::<f64>::from_bytes([1usize << 60, 0], &[]).unwrap();
+    assert_eq!((t.shape(), t.len()), (&[1 << 60, 0][..], 0));
+    let e = DynTensor::<f64>::from_bytes([1usize << 62], &[0u8; 8]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow);
+    assert_eq!(
+        e.to_string(),
+        "bad layout for shape [4611686018427387904] with strides []: the element count or byte size overflows"
+    );
+    let e = DynTensor::<f64>::from_bytes([1usize << 40], &[0u8; 8]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shape [1099511627776] needs 8796093022208 bytes, but the buffer holds 8"
+    );
+}

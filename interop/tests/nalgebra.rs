@@ -52,7 +52,7 @@ fn transposed_matrix_views_share_the_tensor_elements() {
 #[test]
 fn dynamic_matrices_and_dyn_tensors() {
     let m = DMatrix::from_fn(3, 4, |i, j| (10 * i + j) as i64);
-    let t = DynTensor::from(&m);
+    let t = DynTensor::try_from(&m).unwrap();
     assert_eq!(t.shape(), &[3, 4]);
     assert_eq!(&t.as_slice()[..5], &[0, 1, 2, 3, 10]);
     assert_eq!(DMatrix::try_from(&t).unwrap(), m);
@@ -60,10 +60,15 @@ fn dynamic_matrices_and_dyn_tensors() {
     assert_eq!(v.as_ptr(), t.as_slice().as_ptr());
     assert_eq!(v.transpose(), m);
     // Static nalgebra matrices go to DynTensor too; empty matrices keep their dims.
-    let e = DynTensor::from(&DMatrix::<f32>::zeros(0, 3));
+    let e = DynTensor::try_from(&DMatrix::<f32>::zeros(0, 3)).unwrap();
     assert_eq!(e.shape(), &[0, 3]);
     assert_eq!(DMatrix::try_from(&e).unwrap().shape(), (0, 3));
-    assert_eq!(DynTensor::from(&Matrix2x3::<u8>::zeros()).shape(), &[2, 3]);
+    assert_eq!(
+        DynTensor::try_from(&Matrix2x3::<u8>::zeros())
+            .unwrap()
+            .shape(),
+        &[2, 3]
+    );
 
     for shape in [&[6][..], &[1, 2, 3], &[]] {
         let n = shape.iter().product();
@@ -79,4 +84,38 @@ fn dynamic_matrices_and_dyn_tensors() {
             )
         );
     }
+}
+
+/// A nalgebra view with stride 0 shows far more elements than it holds: its copy into a
+/// `DynTensor` is an error value (`Overflow` past `isize::MAX` bytes, `OutOfMemory` where the
+/// allocator refuses), never an abort.
+#[test]
+#[cfg_attr(miri, ignore)] // Miri stops at an allocation this size instead of refusing it
+fn a_stride_0_view_too_large_to_copy_is_an_error() {
+    use nalgebra::{DMatrixView, Dyn};
+    let one = [1.5f64];
+    let wide = DMatrixView::from_slice_with_strides_generic(
+        &one,
+        Dyn(1 << 24),
+        Dyn(1 << 21),
+        Dyn(0),
+        Dyn(0),
+    );
+    let e = DynTensor::try_from(&wide).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutOfMemory { bytes: 1 << 48 });
+    assert_eq!(
+        e.to_string(),
+        "cannot allocate 281474976710656 bytes for a result of shape [16777216, 2097152]"
+    );
+    let past = DMatrixView::from_slice_with_strides_generic(
+        &one,
+        Dyn(1 << 40),
+        Dyn(1 << 30),
+        Dyn(0),
+        Dyn(0),
+    );
+    assert_eq!(
+        DynTensor::try_from(&past).unwrap_err().kind(),
+        ErrorKind::Overflow
+    );
 }

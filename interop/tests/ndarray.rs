@@ -158,3 +158,26 @@ fn empty_views_and_shapes_ndarray_cannot_hold() {
     let e = ArrayD::try_from(huge).unwrap_err();
     assert_eq!(e.to_string(), text);
 }
+
+/// Conversions copy what a view shows, and a broadcast view shows more than it holds: `[2^45]`
+/// from one element asks for 256 TiB of `f64`. Every copying conversion refuses it with
+/// `OutOfMemory` (the mixed-shape one aborted before); an empty view with huge dims copies
+/// nothing, at once.
+#[test]
+#[cfg_attr(miri, ignore)] // Miri stops at an allocation this size instead of refusing it
+fn copies_of_a_broadcast_view_too_large_for_memory_are_allocation_errors() {
+    let one = Array::from_elem(IxDyn(&[1]), 2.5f64);
+    let wide = one.broadcast(IxDyn(&[1 << 45])).unwrap();
+    let text = "cannot allocate 281474976710656 bytes for a result of shape [35184372088832]";
+    let e = DynTensor::from_array(&wide).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutOfMemory { bytes: 1 << 48 });
+    assert_eq!(e.to_string(), text);
+    let e = Tensor::<f64, Shape![_]>::try_from(wide.view()).unwrap_err();
+    assert_eq!(e.to_string(), text);
+    // Empty, with huge other dims: nothing to copy.
+    let empty = Array::<f64, _>::zeros(IxDyn(&[0, 1 << 40]));
+    let t = DynTensor::from_array(&empty).unwrap();
+    assert_eq!((t.shape(), t.len()), (&[0, 1 << 40][..], 0));
+    let m = Tensor::<f64, Shape![_, _]>::try_from(empty.view()).unwrap();
+    assert_eq!(m.shape().as_ref(), &[0, 1 << 40]);
+}

@@ -200,6 +200,14 @@ fn hostile_shapes_are_errors_not_allocations() {
     b.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10]); // varint 2^60
     let err = from_bytes::<DynTensor<f64>>(&b).unwrap_err();
     assert_eq!(err, "Hit the end of buffer, expected more data");
+    // An empty tensor with huge dims reads at once, in every kind that allows its shape.
+    let text = r#"{"shape":[1125899906842624,0],"data":[]}"#;
+    let t = from_json::<DynTensor<f32>>(text).unwrap();
+    assert_eq!((t.shape(), t.len()), (&[1 << 50, 0][..], 0));
+    let m = from_json::<Tensor<f32, Shape![_, 0]>>(text).unwrap();
+    assert_eq!(m.shape().as_ref(), &[1 << 50, 0]);
+    let again = from_bytes::<DynTensor<f32>>(&bytes(&t)).unwrap();
+    assert_eq!(again.shape(), &[1 << 50, 0]);
 }
 
 #[test]

@@ -142,7 +142,9 @@ mod dynamic {
     use crate::DynTensor;
 
     /// Any nalgebra matrix or view (static or dynamic dims) copied into a `DynTensor` of shape
-    /// `[rows, columns]`, row-major.
+    /// `[rows, columns]`, row-major. A view with stride 0 may show far more elements than it
+    /// holds: a copy whose size overflows is [`ErrorKind::Overflow`], one the allocator
+    /// refuses [`ErrorKind::OutOfMemory`].
     ///
     /// Features `nalgebra` and `alloc`.
     ///
@@ -150,21 +152,27 @@ mod dynamic {
     /// use nalgebra::DMatrix;
     /// use shaped::DynTensor;
     /// let m = DMatrix::from_row_slice(2, 3, &[1, 2, 3, 4, 5, 6]);
-    /// let t = DynTensor::from(&m);
+    /// let t = DynTensor::try_from(&m)?;
     /// assert_eq!((t.shape(), t.as_slice()), (&[2, 3][..], &[1, 2, 3, 4, 5, 6][..]));
-    /// assert_eq!(DMatrix::try_from(&t).unwrap(), m);
+    /// assert_eq!(DMatrix::try_from(&t)?, m);
+    /// # Ok::<(), shaped::Error>(())
     /// ```
+    ///
+    /// [`ErrorKind::Overflow`]: crate::ErrorKind::Overflow
+    /// [`ErrorKind::OutOfMemory`]: crate::ErrorKind::OutOfMemory
     #[cfg_attr(docsrs, doc(cfg(all(feature = "nalgebra", feature = "alloc"))))]
-    impl<T: Scalar, R: Dim, C: Dim, St: RawStorage<T, R, C>> From<&Matrix<T, R, C, St>>
+    impl<T: Scalar, R: Dim, C: Dim, St: RawStorage<T, R, C>> TryFrom<&Matrix<T, R, C, St>>
         for DynTensor<T>
     {
-        fn from(m: &Matrix<T, R, C, St>) -> Self {
+        type Error = Error;
+        fn try_from(m: &Matrix<T, R, C, St>) -> Result<Self, Error> {
             let (rows, cols) = m.shape();
+            let dims = [rows, cols];
+            let count = crate::runtime::element_count::<T>(&dims)?;
+            let mut data = crate::runtime::try_vec(count, &dims)?;
             // Row-major: transposing the column-major storage.
-            let data = (0..rows)
-                .flat_map(|i| (0..cols).map(move |j| m[(i, j)].clone()))
-                .collect();
-            DynTensor::from_parts(&[rows, cols], data)
+            data.extend((0..rows).flat_map(|i| (0..cols).map(move |j| m[(i, j)].clone())));
+            Ok(DynTensor::from_parts(&dims, data))
         }
     }
 

@@ -269,7 +269,8 @@ impl<'a, T, S: Shape, Dm: Dimension> TryFrom<ArrayViewMut<'a, T, Dm>> for Tensor
 }
 
 /// Any ndarray view copied into an owned tensor of shape type `S` (static: inline; mixed: on
-/// the heap), whatever its strides; a shape the type does not allow is an error.
+/// the heap), whatever its strides (broadcast ones included); a shape the type does not allow
+/// is an error, and so is a copy too large for memory ([`ErrorKind::OutOfMemory`]).
 ///
 /// Feature `ndarray`.
 ///
@@ -286,6 +287,10 @@ impl<T: Clone, S: Shape, Dm: Dimension> TryFrom<ArrayView<'_, T, Dm>> for Tensor
     fn try_from(a: ArrayView<'_, T, Dm>) -> Result<Self, Error> {
         let dims: Vec<usize> = a.shape().to_vec();
         crate::tensor::shape_for::<S>(&dims)?;
-        Tensor::from_shape_vec(&dims, a.iter().cloned().collect())
+        // A broadcast view may show far more elements than it holds: the copy's allocation
+        // is checked ([`ErrorKind::OutOfMemory`]).
+        let mut data = crate::runtime::try_vec(a.len(), &dims)?;
+        data.extend(a.iter().cloned());
+        Tensor::from_shape_vec(&dims, data)
     }
 }

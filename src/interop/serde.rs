@@ -305,6 +305,18 @@ impl<'de, T: Deserialize<'de>, Out: FromVec<T>> Sink<'de> for Elements<T, Out> {
         let cap = 65536 / core::mem::size_of::<T>().max(1);
         self.data.reserve(seq.size_hint().unwrap_or(0).min(cap));
         while let Some(x) = seq.next_element::<T>()? {
+            // Growth is fallible too: an input holding more elements than memory can is an
+            // error, not an abort.
+            if self.data.len() == self.data.capacity() && self.data.try_reserve(1).is_err() {
+                let bytes = self
+                    .data
+                    .len()
+                    .saturating_mul(2 * core::mem::size_of::<T>());
+                return Err(de::Error::custom(format_args!(
+                    "cannot allocate {bytes} bytes for the {} elements read so far",
+                    self.data.len() + 1
+                )));
+            }
             self.data.push(x);
         }
         Ok(())

@@ -495,23 +495,41 @@ impl<T> Memory<T> {
         }
     }
 
-    /// The elements copied in row-major order, as a [`DynTensor`].
+    /// The elements copied in row-major order, as a [`DynTensor`]. **Panics** with the
+    /// error's message when the allocator refuses the copy;
+    /// [`try_to_row_major`](Self::try_to_row_major) returns it.
     pub fn to_row_major(&self) -> DynTensor<T>
     where
         T: Clone,
     {
-        let mut out = alloc::vec::Vec::with_capacity(self.data.len());
+        self.try_to_row_major().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The elements copied in row-major order, as a [`DynTensor`], or
+    /// [`ErrorKind::OutOfMemory`](crate::ErrorKind::OutOfMemory) when the allocator refuses
+    /// the copy.
+    pub fn try_to_row_major(&self) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
         let dims = self.shape();
+        // At most the buffer's length (the descriptor was checked against the buffer when
+        // the primitive made it), so never `None`; but no arithmetic is trusted blindly.
+        let count = rules::checked_element_count(dims)
+            .ok_or_else(|| Error::new(ErrorKind::Overflow, Operation::Layout, dims, &[]))?;
+        let mut out = crate::runtime::try_vec(count, dims)?;
         if !dims.contains(&0) {
             let mut index = [0usize; BINARY_MAX_NDIMS];
             let index = &mut index[..dims.len()];
             loop {
+                // Every index inside the dims has an offset inside the buffer (the check
+                // above): `get` cannot return `None` here.
                 out.push(self.get(index).expect("index in range").clone());
                 // Odometer, last axis fastest.
                 let mut axis = dims.len();
                 loop {
                     if axis == 0 {
-                        return DynTensor::from_parts(dims, out);
+                        return Ok(DynTensor::from_parts(dims, out));
                     }
                     axis -= 1;
                     index[axis] += 1;
@@ -522,7 +540,7 @@ impl<T> Memory<T> {
                 }
             }
         }
-        DynTensor::from_parts(dims, out)
+        Ok(DynTensor::from_parts(dims, out))
     }
 }
 

@@ -114,6 +114,9 @@ impl<'a, T> DynView<'a, T> {
     }
 
     /// The elements copied into a row-major tensor.
+    ///
+    /// If `Clone` panics part-way, the elements already copied into the result are leaked (never
+    /// dropped twice, never read).
     pub fn to_tensor(&self) -> DynTensor<T>
     where
         T: Clone,
@@ -233,12 +236,17 @@ impl<T> DynView<'_, T> {
     /// [`DynTensor::map`] on a view: `f` of each element, into a row-major tensor, written in
     /// place (if `f` panics part-way, the elements it already made are leaked).
     ///
-    /// Panics when the result's size in bytes overflows, as a `Vec` of it would.
+    /// **Panics** with the error's message when the allocator refuses the result;
+    /// [`try_map`](Self::try_map) returns it.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
-        match gather_vec(self.as_array_ref(), f) {
-            Ok(data) => DynTensor::from_parts(&self.shape, data),
-            Err(e) => panic!("{e}"),
-        }
+        self.try_map(f).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`map`](Self::map), or [`ErrorKind::OutOfMemory`] when the allocator refuses the
+    /// result. If `f` panics part-way, the elements it already made are leaked.
+    pub fn try_map<U>(&self, f: impl FnMut(&T) -> U) -> Result<DynTensor<U>, Error> {
+        let data = gather_vec(self.as_array_ref(), f)?;
+        Ok(DynTensor::from_parts(&self.shape, data))
     }
 }
 
@@ -338,6 +346,9 @@ impl<T> DynTensor<T> {
     /// assert_eq!(p[[3, 1, 2]], x[[1, 2, 3]]);
     /// # Ok::<(), shaped::Error>(())
     /// ```
+    ///
+    /// If `Clone` panics part-way, the elements already copied into the result are leaked (never
+    /// dropped twice, never read).
     pub fn permute(&self, axes: impl AsRef<[i64]>) -> Result<Self, Error>
     where
         T: Clone,
@@ -367,6 +378,9 @@ impl<T> DynTensor<T> {
     /// );
     /// # Ok::<(), shaped::Error>(())
     /// ```
+    ///
+    /// If `Clone` panics part-way, the elements already copied into the result are leaked (never
+    /// dropped twice, never read).
     pub fn narrow(&self, axis: i64, start: usize, len: usize) -> Result<Self, Error>
     where
         T: Clone,
@@ -390,6 +404,8 @@ impl<T> DynTensor<T> {
     /// );
     /// # Ok::<(), shaped::Error>(())
     /// ```
+    ///
+    /// If `Clone` panics part-way, the elements already copied are dropped.
     pub fn concat(parts: &[&DynTensor<T>], axis: i64) -> Result<Self, Error>
     where
         T: Clone,

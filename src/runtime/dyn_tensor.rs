@@ -295,12 +295,31 @@ impl<T> DynTensor<T> {
         ArrayRef::trusted(&self.shape, &self.data)
     }
 
-    /// Applies `f` to each element.
+    /// Applies `f` to each element (a cast, say). **Panics** with the error's message when
+    /// the allocator refuses the result; [`try_map`](Self::try_map) returns it.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let t = DynTensor::from_shape_vec([3], vec![1.5f32, -2.0, 7.9])?;
+    /// assert_eq!(t.map(|&x| x as i32).as_slice(), &[1, -2, 7]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
-        DynTensor {
+        self.try_map(f).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Applies `f` to each element, or returns [`ErrorKind::OutOfMemory`] when the allocator
+    /// refuses the result (a cast to a wider type of a tensor that filled memory). If `f`
+    /// panics part-way, the elements it already made are dropped.
+    ///
+    /// [`ErrorKind::OutOfMemory`]: crate::ErrorKind::OutOfMemory
+    pub fn try_map<U>(&self, f: impl FnMut(&T) -> U) -> Result<DynTensor<U>, Error> {
+        let mut data = super::try_vec(self.data.len(), &self.shape)?;
+        data.extend(self.data.iter().map(f));
+        Ok(DynTensor {
             shape: self.shape.clone(),
-            data: self.data.iter().map(f).collect(),
-        }
+            data,
+        })
     }
 
     /// [`map`](Self::map) with a function threads can share: a large result is computed on
@@ -411,6 +430,9 @@ impl<T> DynTensor<T> {
     /// assert_eq!(b.shape(), &[2, 3, 6]);
     /// assert_eq!(b[[1, 2, 5]], 3);
     /// ```
+    ///
+    /// If `Clone` panics part-way, the elements already copied into the result are leaked (never
+    /// dropped twice, never read). (As for `broadcast_to` and `broadcast_bidirectional`.)
     pub fn broadcast(
         &self,
         target: impl AsRef<[usize]>,

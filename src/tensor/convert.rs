@@ -48,8 +48,15 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(d.shape(), &[2, 3]);
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    ///
+    /// **Panics** with the error's message when the allocator refuses the copy, as a mixed
+    /// shape's results do.
     pub fn to_dyn(&self) -> DynTensor<T> {
-        DynTensor::from_parts(self.shape().as_ref(), self.as_slice().to_vec())
+        let dims = self.shape();
+        match copied(dims.as_ref(), self.as_slice()) {
+            Ok(data) => DynTensor::from_parts(dims.as_ref(), data),
+            Err(e) => panic!("{e}"),
+        }
     }
 
     /// Copies this tensor into a tensor of shape type `S2` with the same dims: from a mixed
@@ -70,12 +77,21 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// `data` (row-major, of `dims`) copied into a new `Vec`, its allocation checked
+/// ([`ErrorKind::OutOfMemory`](crate::ErrorKind::OutOfMemory)).
+#[cfg(feature = "alloc")]
+fn copied<T: Clone>(dims: &[usize], data: &[T]) -> Result<alloc::vec::Vec<T>, Error> {
+    let mut out = crate::runtime::try_vec(data.len(), dims)?;
+    out.extend_from_slice(data);
+    Ok(out)
+}
+
 /// The elements of `data` (row-major, of `dims`) copied into a tensor of shape type `S`.
 #[cfg(feature = "alloc")]
 fn to_shape<T: Clone, S: Shape>(dims: &[usize], data: &[T]) -> Result<Tensor<T, S>, Error> {
     let shape = shape_for::<S>(dims)?;
     let buffer = shape
-        .buffer_from_vec(data.to_vec())
+        .buffer_from_vec(copied(dims, data)?)
         .ok_or_else(|| shape_mismatch::<S>(dims))?;
     Ok(Tensor::from_parts(Owned::new(buffer), shape))
 }

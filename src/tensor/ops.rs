@@ -354,6 +354,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// let c = a.broadcast_with(&b, |x, y| x * y);
     /// assert_eq!(c.as_slice(), &[10, 20, 30, 20, 40, 60]);
     /// ```
+    ///
+    /// If `f` panics part-way, a static result drops the elements already made; a result with `Dyn`
+    /// dims is written in place and leaks them (never dropped twice, never read).
     #[inline(always)]
     #[track_caller]
     pub fn broadcast_with<U, R, V>(
@@ -374,6 +377,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// let t = Tensor::<i32, Shape![3]>::from([1, 2, 3]).map(|x| x * 10);
     /// assert_eq!(t.as_slice(), &[10, 20, 30]);
     /// ```
+    ///
+    /// If `f` panics part-way, a static result drops the elements already made; a result with `Dyn`
+    /// dims is written in place and leaks them (never dropped twice, never read).
     #[inline(always)]
     pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> PathOutput<Self, T, (), Nothing, V>
     where

@@ -78,6 +78,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     ///     "cannot broadcast [3, 2] with [2, 1] (numpy): axis 0 has 3 vs 2"
     /// );
     /// ```
+    ///
+    /// If `f` panics part-way, the elements already made are leaked (the result is written in
+    /// place).
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_broadcast_with<U, S2, E, V>(
         &self,
@@ -167,6 +170,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
 
     /// NONE (N1-N3) for shapes with [`Dyn`](crate::Dyn) dims: equal ranks and static dims are
     /// checked at compile time, the `Dyn` dims here.
+    ///
+    /// If `f` panics part-way, the elements already made are leaked (the result is written in
+    /// place).
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_zip_map<U, S2, E, V>(
         &self,
