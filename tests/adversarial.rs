@@ -421,9 +421,20 @@ fn reduction_of_an_empty_tensor_with_a_huge_result_is_an_allocation_error() {
         text,
         format!("cannot reduce [{huge}, 0] (max): axis 1 has no elements, and max of no elements has no value")
     );
+    // `sum_to` a target the empty tensor broadcasts to: the same refusal.
+    let (kind, text) = err_text(t.sum_to([huge, 1]));
+    assert_eq!(kind, ErrorKind::OutOfMemory { bytes: 1 << 52 });
+    assert_eq!(
+        text,
+        format!("cannot allocate 4503599627370496 bytes for a result of shape [{huge}, 1]")
+    );
     // Over axis 0 the result is `[0]`: empty, at once.
     assert_eq!(t.sum(&[0], false).unwrap().shape(), &[0]);
     assert_eq!(t.max(&[0], true).unwrap().shape(), &[1, 0]);
+    assert_eq!(t.argmax(0, false).unwrap().shape(), &[0]);
+    assert_eq!(t.sum_to([1, 0]).unwrap().shape(), &[1, 0]);
+    // (A valid non-empty shape cannot ask for more than it holds: a reduction's result is
+    // never larger than its input.)
 }
 
 /// Audit finding: a 40-byte JSON document decodes to `[2^50, 0]`, and summing it over both

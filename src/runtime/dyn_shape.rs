@@ -73,6 +73,8 @@ impl<'a, T> DynView<'a, T> {
 
     /// The number of elements.
     pub fn len(&self) -> usize {
+        // Cannot overflow: every tensor's non-zero dims multiply without overflow (its
+        // constructors check it), and a view's dims are some of them, or 1s.
         self.shape.iter().product()
     }
 
@@ -99,6 +101,8 @@ impl<'a, T> DynView<'a, T> {
         if index.len() != self.shape.len() || index.iter().zip(&self.shape).any(|(i, d)| i >= d) {
             return None;
         }
+        // Inside the dims, the offset is one the view addresses, inside `data` (the struct's
+        // invariant): no overflow.
         let offset: usize = index.iter().zip(&self.strides).map(|(i, s)| i * s).sum();
         self.data.get(offset)
     }

@@ -49,6 +49,7 @@ pub(crate) fn gather_into<T, V>(
     // The other axes, walked by an odometer; each position is one plane.
     let mut index: ShapeBuf = ShapeBuf::from_slice(shape).unwrap_or_default();
     index.as_mut_slice().fill(0);
+    // Not empty (returned above), so these dims multiply to at most the element count.
     let planes: usize = (0..rank)
         .filter(|&a| a != p && a != q)
         .map(|a| shape[a])

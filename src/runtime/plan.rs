@@ -784,6 +784,7 @@ fn walk<T, const CAP: usize>(plan: &Plan<CAP>, data: &[T], visit: &mut impl FnMu
         return;
     }
     let inner = plan.rank - 1;
+    // At most the element count of an input that exists.
     let rows: usize = plan.dims[..inner].iter().product();
     let mut index = [0usize; CAP];
     let mut oa = 0usize;

@@ -619,6 +619,8 @@ mod dyn_methods {
             T: Real,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Mean)?;
+            // Some of a tensor's dims: their non-zero ones multiply without overflow, and a
+            // zero makes the product 0 wherever it sits.
             let count: usize = (0..self.rank())
                 .filter(|a| mask & (1 << a) != 0)
                 .map(|a| self.shape()[a])
