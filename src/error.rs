@@ -665,6 +665,34 @@ impl Error {
 
 impl core::error::Error for Error {}
 
+/// The contract of the methods that return a tensor rather than a `Result`: an error is a
+/// panic with its message, reported at the caller's line. Every function between the user's
+/// call and this one is `#[track_caller]`; a closure (`unwrap_or_else(|e| ...)`) would be
+/// reported instead, inside this crate.
+pub(crate) trait OrPanic<V> {
+    /// The value, or a panic with the error's message.
+    fn or_panic(self) -> V;
+}
+
+impl<V> OrPanic<V> for Result<V, Error> {
+    #[inline]
+    #[track_caller]
+    fn or_panic(self) -> V {
+        match self {
+            Ok(v) => v,
+            Err(e) => panic_with(e),
+        }
+    }
+}
+
+/// Panics with the error's message, at the caller's line.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn panic_with(e: Error) -> ! {
+    panic!("{e}")
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

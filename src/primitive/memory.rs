@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::error::{Error, ErrorKind, Operation};
+use crate::error::{Error, ErrorKind, Operation, OrPanic};
 use crate::rules::{self, BINARY_MAX_NDIMS};
 use crate::typed::rules::Unranked;
 use crate::typed::shape::Shape;
@@ -502,7 +502,7 @@ impl<T> Memory<T> {
     where
         T: Clone,
     {
-        self.try_to_row_major().unwrap_or_else(|e| panic!("{e}"))
+        self.try_to_row_major().or_panic()
     }
 
     /// The elements copied in row-major order, as a [`DynTensor`], or

@@ -11,7 +11,7 @@ use super::dyn_tensor::{
 };
 use super::manipulate::{gather_vec, interleave};
 use crate::element::Element;
-use crate::error::{Error, ErrorKind, Operation};
+use crate::error::{Error, ErrorKind, Operation, OrPanic};
 use crate::op::ShapeOp;
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules;
@@ -243,7 +243,7 @@ impl<T> DynView<'_, T> {
     /// **Panics** with the error's message when the allocator refuses the result;
     /// [`try_map`](Self::try_map) returns it.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
-        self.try_map(f).unwrap_or_else(|e| panic!("{e}"))
+        self.try_map(f).or_panic()
     }
 
     /// [`map`](Self::map), or [`ErrorKind::OutOfMemory`] when the allocator refuses the

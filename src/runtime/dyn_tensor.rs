@@ -15,7 +15,7 @@ use super::by_op::ByOp;
 use super::kernels::{self, Apply, Here, Split};
 use super::{element_count, filled_vec};
 use crate::element::Element;
-use crate::error::{Error, ErrorKind, Operation};
+use crate::error::{Error, ErrorKind, Operation, OrPanic};
 use crate::op::{BinaryOp, CompareOp, LogicalOp};
 use crate::rules::{self, AutoBroadcast, BroadcastToMode};
 use crate::util::fmt::{debug_elem, display_elem, write_nested};
@@ -305,7 +305,7 @@ impl<T> DynTensor<T> {
     /// # Ok::<(), shaped::Error>(())
     /// ```
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> DynTensor<U> {
-        self.try_map(f).unwrap_or_else(|e| fail(e))
+        self.try_map(f).or_panic()
     }
 
     /// Applies `f` to each element, or returns [`ErrorKind::OutOfMemory`] when the allocator
@@ -332,7 +332,7 @@ impl<T> DynTensor<T> {
         let nothing = ArrayRef::trusted(&[], &[()]);
         let f = Split(move |x: &T, _: &()| f(x));
         // The input holds as many elements; only a full heap refuses the output.
-        unchecked_inputs(self.view(), nothing, AutoBroadcast::Numpy, f).unwrap_or_else(|e| fail(e))
+        unchecked_inputs(self.view(), nothing, AutoBroadcast::Numpy, f).or_panic()
     }
 
     /// Broadcasts `self` with `rhs` under `mode` and combines elements with `f`. The result is
@@ -518,13 +518,6 @@ try_compare! {
     try_ge Ge "Elementwise `self >= rhs`, NUMPY-broadcast.";
 }
 
-/// Panics with the error's message: the operators' contract, as for mixed shapes.
-#[cold]
-#[track_caller]
-fn fail(e: Error) -> ! {
-    panic!("{e}")
-}
-
 macro_rules! operators {
     ($($Trait:ident $method:ident $Assign:ident $assign:ident $op:ident;)*) => {$(
         /// NUMPY-broadcast operator (integers wrap). **Panics** with the error's message when
@@ -535,7 +528,7 @@ macro_rules! operators {
             #[track_caller]
             fn $method(self, rhs: &DynTensor<T>) -> DynTensor<T> {
                 let f = crate::op::binary_fn!($op, T);
-                binary_known(self.view(), rhs.view(), BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
+                binary_known(self.view(), rhs.view(), BinaryOp::$op, f).or_panic()
             }
         }
 
@@ -555,7 +548,7 @@ macro_rules! operators {
             fn $method(self, rhs: T) -> DynTensor<T> {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
                 let f = crate::op::binary_fn!($op, T);
-                binary_known(self.view(), rhs, BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
+                binary_known(self.view(), rhs, BinaryOp::$op, f).or_panic()
             }
         }
 
@@ -565,7 +558,7 @@ macro_rules! operators {
             #[track_caller]
             fn $assign(&mut self, rhs: &DynTensor<T>) {
                 let f = crate::op::binary_fn!($op, T);
-                self.update_op(rhs.view(), BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
+                self.update_op(rhs.view(), BinaryOp::$op, f).or_panic()
             }
         }
 
@@ -575,7 +568,7 @@ macro_rules! operators {
             fn $assign(&mut self, rhs: T) {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
                 let f = crate::op::binary_fn!($op, T);
-                self.update_op(rhs, BinaryOp::$op, f).unwrap_or_else(|e| fail(e))
+                self.update_op(rhs, BinaryOp::$op, f).or_panic()
             }
         }
     )*};

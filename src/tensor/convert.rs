@@ -9,7 +9,7 @@ use crate::typed::storage::{Data, Stack};
 use {
     super::construct::{shape_for, shape_mismatch},
     super::HeapTensor,
-    crate::error::Error,
+    crate::error::{Error, OrPanic},
     crate::runtime::dyn_tensor::DynTensor,
     crate::typed::shape::Shape,
     crate::typed::storage::Owned,
@@ -53,10 +53,8 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// shape's results do.
     pub fn to_dyn(&self) -> DynTensor<T> {
         let dims = self.shape();
-        match copied(dims.as_ref(), self.as_slice()) {
-            Ok(data) => DynTensor::from_parts(dims.as_ref(), data),
-            Err(e) => panic!("{e}"),
-        }
+        let data = copied(dims.as_ref(), self.as_slice()).or_panic();
+        DynTensor::from_parts(dims.as_ref(), data)
     }
 
     /// Copies this tensor into a tensor of shape type `S2` with the same dims: from a mixed

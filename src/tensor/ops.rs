@@ -206,12 +206,15 @@ pub type Broadcasted<L, R, V> = OwnedIn<<L as NumpyWith<R>>::Family, V, <L as Nu
 pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
 
 /// A check of the operands' values before anything is computed (`lhs dims, rhs elements, rhs
-/// dims`): zero divisors. It may panic, as the operators do.
-pub type Check<U> = fn(&[usize], &[U], &[usize]);
+/// dims`): zero divisors. It returns the error; the operator panics with it, at the caller's
+/// line (a panic inside a function called through a pointer would report this crate's).
+pub type Check<U> = fn(&[usize], &[U], &[usize]) -> Result<(), Error>;
 
 /// No value check.
 #[inline(always)]
-fn unchecked<U>(_: &[usize], _: &[U], _: &[usize]) {}
+fn unchecked<U>(_: &[usize], _: &[U], _: &[usize]) -> Result<(), Error> {
+    Ok(())
+}
 
 /// What an elementwise operation of `Self` with the operand `R` (elements `U`) needs, and where
 /// its work goes, chosen by the kind of both shapes:
@@ -268,7 +271,9 @@ where
     #[track_caller]
     fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
         let elements = elements_as::<U, R>(&rhs);
-        check(S::DIMS, elements, <Self as NumpyWith<R>>::RhsShape::DIMS);
+        if let Err(e) = check(S::DIMS, elements, <Self as NumpyWith<R>>::RhsShape::DIMS) {
+            fail(e)
+        }
         let data = kernel::zip::<
             <Self as NumpyWith<R>>::Family,
             T,
@@ -303,38 +308,34 @@ where
             elements,
             rhs_dims.as_ref(),
             AutoBroadcast::Numpy,
-            |_, _| {
-                check(dims.as_ref(), elements, rhs_dims.as_ref());
-                Ok(())
-            },
+            |_, _| check(dims.as_ref(), elements, rhs_dims.as_ref()),
             f,
         );
-        result.unwrap_or_else(|e| fail(e))
+        // A `match`, not `unwrap_or_else`: the closure would be the panic's reported caller.
+        match result {
+            Ok(out) => out,
+            Err(e) => fail(e),
+        }
     }
 }
 
 /// The operators' contract on a runtime mismatch or a zero integer divisor: panic with the
-/// error's message.
-#[cold]
-#[track_caller]
-pub(crate) fn fail(e: Error) -> ! {
-    panic!("{e}")
-}
+/// error's message, at the caller's line.
+pub(crate) use crate::error::panic_with as fail;
 
-/// Panics with the [`ErrorKind::DivisionByZero`] message when an integer divisor is zero.
+/// The [`ErrorKind::DivisionByZero`] error when an integer divisor is zero.
 /// Nothing is checked for floats (`T::INTEGER` is a constant, so the check compiles away).
 #[inline(always)]
-#[track_caller]
-fn check_divisor<T: Element>(lhs: &[usize], divisor: &[T], divisor_dims: &[usize]) {
+fn check_divisor<T: Element>(
+    lhs: &[usize],
+    divisor: &[T],
+    divisor_dims: &[usize],
+) -> Result<(), Error> {
     if T::INTEGER && divisor.iter().any(|x| x.is_zero()) {
-        let e = Error::new(
-            ErrorKind::DivisionByZero,
-            Operation::Compute,
-            lhs,
-            divisor_dims,
-        );
-        fail(e)
+        let kind = ErrorKind::DivisionByZero;
+        return Err(Error::new(kind, Operation::Compute, lhs, divisor_dims));
     }
+    Ok(())
 }
 
 /// The result of an operation of `L` with the operand `R` on the path their kinds choose,
@@ -727,7 +728,9 @@ macro_rules! scalar_lhs_operator {
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t, S, D>) -> Self::Output {
                 if $check {
-                    check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref());
+                    if let Err(e) = check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref()) {
+                        fail(e)
+                    }
                 }
                 OperatorPath::apply(rhs, Nothing, unchecked, Split(move |y: &$t, _: &()| {
                     <$t as Element>::$method(self, *y)
@@ -784,7 +787,9 @@ where
     #[track_caller]
     fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
         let elements = elements_as::<T, R>(&rhs);
-        check(S::DIMS, elements, R::Shape::DIMS);
+        if let Err(e) = check(S::DIMS, elements, R::Shape::DIMS) {
+            fail(e)
+        }
         kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), elements, f);
     }
 }
@@ -808,14 +813,13 @@ where
                 self.as_mut_slice(),
                 b,
                 // The shapes first, then the values: a wrong shape is the error to report.
-                || {
-                    check(dims.as_ref(), elements, rhs_dims.as_ref());
-                    Ok(())
-                },
+                || check(dims.as_ref(), elements, rhs_dims.as_ref()),
                 crate::runtime::kernels::Split(f),
             )
         });
-        result.unwrap_or_else(|e| fail(e))
+        if let Err(e) = result {
+            fail(e)
+        }
     }
 }
 

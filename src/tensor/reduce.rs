@@ -47,6 +47,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// as 1) folds the elements along the axis in order: `empty` for none, else `first` and
     /// `step`, then `finish` with the axis length. For a static shape every dim and stride is a constant, so it all unrolls.
     #[inline(always)]
+    #[track_caller]
     fn fold_small<V, A, O: Shape>(
         &self,
         axis: usize,
@@ -86,6 +87,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
 
     /// A reduction over `axis` by the shared kernel `fill` (pairwise sums and the like).
     #[inline(always)]
+    #[track_caller]
     fn reduce_large<V: Copy, O: Shape>(
         &self,
         axis: usize,

@@ -69,6 +69,7 @@ impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
 #[cfg(feature = "alloc")]
 impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
     type Output<V> = Tensor<V, O>;
+    #[track_caller]
     fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
@@ -86,12 +87,14 @@ impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
         }
         finish(dims, data)
     }
+    #[track_caller]
     fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         data.resize(count, init);
         fill(&mut data);
         finish(dims, data)
     }
+    #[track_caller]
     unsafe fn written<V>(dims: &[usize], fill: impl FnOnce(&mut [MaybeUninit<V>])) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         fill(&mut data.spare_capacity_mut()[..count]);
@@ -107,6 +110,7 @@ impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
 /// text (as a runtime shape mismatch does on these types), never aborts: a mixed
 /// `[2^50, 0]` summed over its last axis asked for 4 PiB and the process died.
 #[cfg(feature = "alloc")]
+#[track_caller]
 fn result_vec<V>(dims: &[usize]) -> (usize, alloc::vec::Vec<V>) {
     let made = crate::runtime::element_count::<V>(dims)
         .and_then(|count| crate::runtime::try_vec(count, dims).map(|data| (count, data)));
