@@ -669,11 +669,13 @@ impl core::error::Error for Error {}
 /// panic with its message, reported at the caller's line. Every function between the user's
 /// call and this one is `#[track_caller]`; a closure (`unwrap_or_else(|e| ...)`) would be
 /// reported instead, inside this crate.
+#[cfg(feature = "alloc")]
 pub(crate) trait OrPanic<V> {
     /// The value, or a panic with the error's message.
     fn or_panic(self) -> V;
 }
 
+#[cfg(feature = "alloc")]
 impl<V> OrPanic<V> for Result<V, Error> {
     #[inline]
     #[track_caller]

@@ -136,6 +136,18 @@ pub enum ReduceOp {
     /// The adjoint of NUMPY broadcasting: the sum over every axis that broadcasting to this
     /// shape would have stretched.
     SumTo,
+    /// The variance along one axis, with `ddof` (NaN for no elements).
+    Var,
+    /// The standard deviation along one axis, with `ddof` (NaN for no elements).
+    Std,
+    /// `exp(x - max) / sum(exp(x - max))` along one axis (the shape is kept).
+    Softmax,
+    /// `x - max - ln(sum(exp(x - max)))` along one axis (the shape is kept).
+    LogSoftmax,
+    /// Layer normalization over the axes from one on (the shape is kept).
+    LayerNorm,
+    /// RMS normalization over the axes from one on (the shape is kept).
+    RmsNorm,
 }
 
 impl ReduceOp {
@@ -152,6 +164,12 @@ impl ReduceOp {
             ReduceOp::All => "all",
             ReduceOp::Any => "any",
             ReduceOp::SumTo => "sum_to",
+            ReduceOp::Var => "var",
+            ReduceOp::Std => "std",
+            ReduceOp::Softmax => "softmax",
+            ReduceOp::LogSoftmax => "log_softmax",
+            ReduceOp::LayerNorm => "layer_norm",
+            ReduceOp::RmsNorm => "rms_norm",
         }
     }
 }

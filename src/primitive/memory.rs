@@ -3,7 +3,9 @@
 
 use core::fmt;
 
-use crate::error::{Error, ErrorKind, Operation, OrPanic};
+#[cfg(feature = "alloc")]
+use crate::error::OrPanic;
+use crate::error::{Error, ErrorKind, Operation};
 use crate::rules::{self, BINARY_MAX_NDIMS};
 use crate::typed::rules::Unranked;
 use crate::typed::shape::Shape;

@@ -585,7 +585,7 @@ operators! {
 impl<T: Element> DynTensor<T> {
     /// `self = self op rhs` in place, `rhs` broadcast onto `self` one-directionally (B5): the
     /// body of `+=` and its kin.
-    fn update_op(
+    pub(crate) fn update_op(
         &mut self,
         rhs: ArrayRef<'_, T>,
         op: BinaryOp,

@@ -34,6 +34,7 @@ pub(crate) mod kernels;
 #[cfg(feature = "alloc")]
 pub(crate) mod manipulate;
 pub(crate) mod matmul;
+pub(crate) mod normalize;
 pub(crate) mod parallel;
 pub(crate) mod plan;
 mod prepared;

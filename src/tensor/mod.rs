@@ -23,6 +23,7 @@ mod fmt;
 mod manipulate;
 mod math;
 mod matmul;
+mod normalize;
 pub(crate) mod ops;
 mod reduce;
 mod result;

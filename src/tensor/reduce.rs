@@ -88,7 +88,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// A reduction over `axis` by the shared kernel `fill` (pairwise sums and the like).
     #[inline(always)]
     #[track_caller]
-    fn reduce_large<V: Copy, O: Shape>(
+    pub(super) fn reduce_large<V: Copy, O: Shape>(
         &self,
         axis: usize,
         init: V,

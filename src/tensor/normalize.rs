@@ -1,0 +1,191 @@
+//! The numerics every model writes by hand, on static and mixed tensors: `softmax::<A>()`,
+//! `log_softmax::<A>()`, `var_axis::<A>(ddof)` and `std_axis::<A>(ddof)` (and their
+//! `_keepdims` forms), `layer_norm::<A>(epsilon)`, `rms_norm::<A>(epsilon)`, `sum_all()`,
+//! `mean_all()`. The axis is a const generic, checked at compile time; the kernels are
+//! `DynTensor`'s (`runtime/normalize.rs`), so every path gives the same bits. Nothing
+//! allocates for a static shape: the result is stored like `self`. A scale and a bias are the
+//! operators' business: `&x.layer_norm::<1>(1e-5) * &gamma + &beta` (NUMPY broadcasting,
+//! checked at compile time).
+
+use super::result::{ResultStorage, Stored};
+use super::Tensor;
+use crate::element::Real;
+use crate::runtime::normalize;
+use crate::typed::rules::{KeepAxis, RemoveAxis};
+use crate::typed::shape::Shape;
+use crate::typed::storage::Data;
+
+/// The numerics every model needs (rules S1-S6): the same formulas and the same kernels as
+/// `DynTensor`'s methods of these names.
+///
+/// ```
+/// # #[cfg(any(feature = "std", feature = "libm"))] {
+/// use shaped::{Shape, Tensor};
+/// let x = Tensor::<f64, Shape![2, 3]>::from([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]);
+/// let p = x.softmax::<1>();
+/// assert!((p[[0, 2]] - 0.6652409557748219).abs() < 1e-15);
+/// assert_eq!(x.var_axis::<1>(0).as_slice(), &[2.0 / 3.0, 0.0]);
+/// assert_eq!(x.std_keepdims::<1>(0).shape().as_ref(), &[2, 1]);
+/// assert_eq!(x.mean_all(), 1.5);
+/// let gamma = Tensor::<f64, Shape![3]>::from([1.0, 2.0, 3.0]);
+/// let y = &x.layer_norm::<1>(1e-5) * &gamma;
+/// assert_eq!(y.as_slice()[3..], [0.0; 3]);
+/// # }
+/// ```
+impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The sum of every element, pairwise (0 for none).
+    #[inline]
+    pub fn sum_all(&self) -> T {
+        normalize::sum_all(self.as_slice())
+    }
+
+    /// The mean of every element (NaN for none).
+    #[inline]
+    pub fn mean_all(&self) -> T {
+        normalize::mean_all(self.as_slice())
+    }
+
+    /// The variance along axis `A` (removed), numpy's `var(x, axis=A, ddof=ddof)`:
+    /// `sum((x - mean)^2) / max(n - ddof, 0)`; NaN for an empty axis.
+    #[inline]
+    #[track_caller]
+    pub fn var_axis<const A: usize>(
+        &self,
+        ddof: usize,
+    ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
+    where
+        S: RemoveAxis<A>,
+        <<S as RemoveAxis<A>>::Output as Shape>::Kind:
+            ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
+    {
+        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
+            normalize::var_into(x, dims, a, ddof, |v| v, out)
+        })
+    }
+
+    /// [`var_axis`](Self::var_axis) with the axis kept as 1.
+    #[inline]
+    #[track_caller]
+    pub fn var_keepdims<const A: usize>(
+        &self,
+        ddof: usize,
+    ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
+    where
+        S: KeepAxis<A>,
+        <<S as KeepAxis<A>>::Output as Shape>::Kind:
+            ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
+    {
+        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
+            normalize::var_into(x, dims, a, ddof, |v| v, out)
+        })
+    }
+
+    /// The standard deviation along axis `A` (removed): the square root of
+    /// [`var_axis`](Self::var_axis).
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn std_axis<const A: usize>(
+        &self,
+        ddof: usize,
+    ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
+    where
+        S: RemoveAxis<A>,
+        <<S as RemoveAxis<A>>::Output as Shape>::Kind:
+            ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
+    {
+        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
+            normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out)
+        })
+    }
+
+    /// [`std_axis`](Self::std_axis) with the axis kept as 1.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn std_keepdims<const A: usize>(
+        &self,
+        ddof: usize,
+    ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
+    where
+        S: KeepAxis<A>,
+        <<S as KeepAxis<A>>::Output as Shape>::Kind:
+            ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
+    {
+        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
+            normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out)
+        })
+    }
+
+    /// Softmax along axis `A`: `exp(x - max) / sum(exp(x - max))` per lane (NaN, infinities
+    /// and empty axes as `DynTensor::softmax`).
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn softmax<const A: usize>(&self) -> Stored<D::Family, T, S>
+    where
+        S: KeepAxis<A>,
+        S::Kind: ResultStorage<D::Family, S>,
+    {
+        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, A, false, out))
+    }
+
+    /// Log-softmax along axis `A`: `(x - max) - ln(sum(exp(x - max)))` per lane.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn log_softmax<const A: usize>(&self) -> Stored<D::Family, T, S>
+    where
+        S: KeepAxis<A>,
+        S::Kind: ResultStorage<D::Family, S>,
+    {
+        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, A, true, out))
+    }
+
+    /// Layer normalization over every axis from `A` on (ONNX's `LayerNormalization` without
+    /// scale and bias): `(x - mean) / sqrt(var + epsilon)` per normalized block.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn layer_norm<const A: usize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
+    where
+        S: KeepAxis<A>,
+        S::Kind: ResultStorage<D::Family, S>,
+    {
+        let eps = T::Compute::from_f32(epsilon);
+        self.same_shape(|x, dims, out| {
+            normalize::layer_norm_into(x, dims[A..].iter().product(), eps, out)
+        })
+    }
+
+    /// RMS normalization over every axis from `A` on (ONNX's `RMSNormalization` without
+    /// scale): `x / sqrt(mean(x^2) + epsilon)` per normalized block.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline]
+    #[track_caller]
+    pub fn rms_norm<const A: usize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
+    where
+        S: KeepAxis<A>,
+        S::Kind: ResultStorage<D::Family, S>,
+    {
+        let eps = T::Compute::from_f32(epsilon);
+        self.same_shape(|x, dims, out| {
+            normalize::rms_norm_into(x, dims[A..].iter().product(), eps, out)
+        })
+    }
+
+    /// A result of `self`'s shape written by `kernel(x, dims, out)`.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    #[inline(always)]
+    #[track_caller]
+    fn same_shape(&self, kernel: impl FnOnce(&[T], &[usize], &mut [T])) -> Stored<D::Family, T, S>
+    where
+        S::Kind: ResultStorage<D::Family, S>,
+    {
+        let dims = self.shape.dims();
+        let dims = dims.as_ref();
+        <S::Kind as ResultStorage<D::Family, S>>::filled(dims, T::ZERO, |out| {
+            kernel(self.as_slice(), dims, out)
+        })
+    }
+}

@@ -1,0 +1,363 @@
+//! Softmax, log-softmax, variance, standard deviation, layer and RMS normalization and the
+//! sums of all elements, against outputs computed by the references themselves
+//! (`tests/reference/numerics.py`: ONNX's reference evaluator and numpy; the data in
+//! `tests/reference/numerics.txt`): random shapes, every axis (negative too), empty axes,
+//! `ddof` past the count, lanes with NaN, infinities and values whose `exp` overflows. Static,
+//! mixed and runtime tensors give the same bits (one kernel), checked on every static shape of
+//! the data.
+#![cfg(any(feature = "std", feature = "libm"))]
+
+use std::str::FromStr;
+
+use shaped::{DynTensor, Real, Shape, Tensor};
+
+/// One line of the reference data.
+struct Case {
+    op: String,
+    dtype: String,
+    dims: Vec<usize>,
+    params: Vec<String>,
+    input: Vec<f64>,
+    expected: Vec<f64>,
+    extra: Vec<Vec<f64>>,
+}
+
+fn list<T: FromStr>(field: &str) -> Vec<T>
+where
+    T::Err: std::fmt::Debug,
+{
+    if field.trim() == "-" {
+        return Vec::new();
+    }
+    field
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("reference/numerics.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let f: Vec<&str> = line.split(" | ").collect();
+            Case {
+                op: f[0].to_string(),
+                dtype: f[1].to_string(),
+                dims: list(f[2]),
+                params: f[3].split_whitespace().map(str::to_string).collect(),
+                input: list(f[4]),
+                expected: list(f[5]),
+                extra: f[6..].iter().map(|e| list(e)).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Whether `got` matches the reference: NaN where it is NaN, infinities exactly, else within
+/// a few units in the last place of the type (the summation orders differ).
+fn close(got: f64, want: f64, f32: bool) -> bool {
+    if want.is_nan() {
+        return got.is_nan();
+    }
+    if want.is_infinite() {
+        return got == want;
+    }
+    let (rel, abs) = if f32 { (4e-6, 2e-6) } else { (1e-12, 1e-13) };
+    (got - want).abs() <= rel * want.abs() + abs
+}
+
+/// The element types of the data, each through the same runtime calls.
+trait Float: Real + FromStr + Into<f64> {
+    fn of(x: f64) -> Self;
+}
+impl Float for f32 {
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+}
+impl Float for f64 {
+    fn of(x: f64) -> Self {
+        x
+    }
+}
+
+fn tensor<T: Float>(dims: &[usize], values: &[f64]) -> DynTensor<T> {
+    DynTensor::from_shape_vec(dims, values.iter().map(|&v| T::of(v)).collect()).unwrap()
+}
+
+/// The runtime result of a case: its shape and elements.
+fn run<T: Float>(c: &Case) -> (Vec<usize>, Vec<f64>) {
+    let x = tensor::<T>(&c.dims, &c.input);
+    let p = |i: usize| c.params[i].parse::<i64>().unwrap();
+    let eps = || c.params[1].parse::<f32>().unwrap();
+    let norm_dims = |axis: i64| {
+        let a = if axis < 0 {
+            axis + c.dims.len() as i64
+        } else {
+            axis
+        } as usize;
+        c.dims[a..].to_vec()
+    };
+    let y = match c.op.as_str() {
+        "softmax" => x.softmax(p(0)).unwrap(),
+        "log_softmax" => x.log_softmax(p(0)).unwrap(),
+        "var" => x.var(p(0), p(1) as usize, p(2) == 1).unwrap(),
+        "std" => x.std(p(0), p(1) as usize, p(2) == 1).unwrap(),
+        "layer_norm" => x.layer_norm(p(0), eps(), None, None).unwrap(),
+        "rms_norm" => x.rms_norm(p(0), eps(), None).unwrap(),
+        "layer_norm_affine" => {
+            let nd = norm_dims(p(0));
+            let (s, b) = (tensor::<T>(&nd, &c.extra[0]), tensor::<T>(&nd, &c.extra[1]));
+            x.layer_norm(p(0), eps(), Some(&s), Some(&b)).unwrap()
+        }
+        "rms_norm_scaled" => {
+            let s = tensor::<T>(&norm_dims(p(0)), &c.extra[0]);
+            x.rms_norm(p(0), eps(), Some(&s)).unwrap()
+        }
+        "sum_all" => DynTensor::from_shape_vec([1], vec![x.sum_all()]).unwrap(),
+        "mean_all" => DynTensor::from_shape_vec([1], vec![x.mean_all()]).unwrap(),
+        op => panic!("unknown op {op}"),
+    };
+    let values = y.iter().map(|&v| v.into()).collect();
+    (y.shape().to_vec(), values)
+}
+
+#[test]
+fn runtime_numerics_match_onnx_and_numpy() {
+    let mut checked = 0;
+    for c in cases() {
+        let f32 = c.dtype == "float32";
+        let (shape, got) = if f32 { run::<f32>(&c) } else { run::<f64>(&c) };
+        let context = format!("{} {} {:?} {:?}", c.op, c.dtype, c.dims, c.params);
+        assert_eq!(got.len(), c.expected.len(), "{context}");
+        if !c.op.ends_with("_all") {
+            let count: usize = shape.iter().product();
+            assert_eq!(count, c.expected.len(), "{context}: shape {shape:?}");
+        }
+        for (k, (&g, &w)) in got.iter().zip(&c.expected).enumerate() {
+            assert!(
+                close(g, w, f32),
+                "{context}: element {k} is {g}, the reference {w}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 948);
+}
+
+/// The keepdims flags and output shapes of var and std follow numpy's.
+#[test]
+fn var_and_std_shapes_follow_numpy() {
+    let x = DynTensor::from_shape_vec([2, 3, 4], vec![1.0f64; 24]).unwrap();
+    assert_eq!(x.var(1, 0, false).unwrap().shape(), &[2, 4]);
+    assert_eq!(x.std(-1, 1, true).unwrap().shape(), &[2, 3, 1]);
+    let e = x.var(3, 0, false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot reduce [2, 3, 4] (var): axis 3 is out of range for rank 3"
+    );
+    let e = x.softmax(-4).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot reduce [2, 3, 4] (softmax): axis -4 is out of range for rank 3"
+    );
+    let s = DynTensor::scalar(2.0f64);
+    assert_eq!(
+        s.layer_norm(0, 1e-5, None, None).unwrap_err().to_string(),
+        "cannot reduce [] (layer_norm): axis 0 is out of range for rank 0"
+    );
+    // A scale that does not broadcast onto the input.
+    let bad = DynTensor::from_shape_vec([3], vec![1.0f64; 3]).unwrap();
+    assert_eq!(
+        x.rms_norm(-1, 1e-5, Some(&bad)).unwrap_err().to_string(),
+        "cannot broadcast [3] with [2, 3, 4] (broadcast_to numpy): axis 2 has 3 vs 4"
+    );
+}
+
+/// Every static-shape method against the runtime one on the same data: the same bits.
+macro_rules! agree_on {
+    ($t:ty, $shape:ty, $mixed:ty, [$($a:literal)*], $x:expr) => {{
+        let x: DynTensor<$t> = $x;
+        let s = Tensor::<$t, $shape>::from_shape_vec(x.shape(), x.as_slice().to_vec()).unwrap();
+        let m = Tensor::<$t, $mixed>::from_shape_vec(x.shape(), x.as_slice().to_vec()).unwrap();
+        let bits = |v: &[$t]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(s.sum_all().to_bits(), x.sum_all().to_bits());
+        assert_eq!(m.mean_all().to_bits(), x.mean_all().to_bits());
+        $(
+            let want = x.softmax($a).unwrap();
+            assert_eq!(bits(s.softmax::<$a>().as_slice()), bits(want.as_slice()));
+            assert_eq!(bits(m.softmax::<$a>().as_slice()), bits(want.as_slice()));
+            let want = x.log_softmax($a).unwrap();
+            assert_eq!(bits(s.log_softmax::<$a>().as_slice()), bits(want.as_slice()));
+            assert_eq!(bits(m.log_softmax::<$a>().as_slice()), bits(want.as_slice()));
+            for ddof in [0, 1, 5] {
+                let want = x.var($a, ddof, false).unwrap();
+                assert_eq!(bits(s.var_axis::<$a>(ddof).as_slice()), bits(want.as_slice()));
+                assert_eq!(bits(m.var_keepdims::<$a>(ddof).as_slice()), bits(want.as_slice()));
+                let want = x.std($a, ddof, true).unwrap();
+                assert_eq!(bits(s.std_keepdims::<$a>(ddof).as_slice()), bits(want.as_slice()));
+                assert_eq!(bits(m.std_axis::<$a>(ddof).as_slice()), bits(want.as_slice()));
+            }
+            let want = x.layer_norm($a, 1e-5, None, None).unwrap();
+            assert_eq!(bits(s.layer_norm::<$a>(1e-5).as_slice()), bits(want.as_slice()));
+            assert_eq!(bits(m.layer_norm::<$a>(1e-5).as_slice()), bits(want.as_slice()));
+            let want = x.rms_norm($a, 0.5, None).unwrap();
+            assert_eq!(bits(s.rms_norm::<$a>(0.5).as_slice()), bits(want.as_slice()));
+            assert_eq!(bits(m.rms_norm::<$a>(0.5).as_slice()), bits(want.as_slice()));
+        )*
+    }};
+}
+
+#[test]
+fn static_mixed_and_runtime_agree_bit_for_bit() {
+    let mut seen = std::collections::HashSet::new();
+    for c in cases() {
+        // Each input once (the data repeats it for every operation).
+        let key = (c.dtype.clone(), c.dims.clone(), format!("{:?}", c.input));
+        if !seen.insert(key) {
+            continue;
+        }
+        match (c.dtype.as_str(), c.dims.as_slice()) {
+            ("float64", [2, 3, 4]) => {
+                agree_on!(f64, Shape![2, 3, 4], Shape![_, 3, 4], [0 1 2], tensor(&c.dims, &c.input))
+            }
+            ("float32", [2, 3, 4]) => {
+                agree_on!(f32, Shape![2, 3, 4], Shape![2, _, 4], [0 1 2], tensor(&c.dims, &c.input))
+            }
+            ("float64", [2, 0, 3]) => {
+                agree_on!(f64, Shape![2, 0, 3], Shape![_, _, 3], [0 1 2], tensor(&c.dims, &c.input))
+            }
+            ("float64", [2, 3]) => {
+                agree_on!(f64, Shape![2, 3], Shape![2, _], [0 1], tensor(&c.dims, &c.input))
+            }
+            ("float32", [6, 3]) => {
+                agree_on!(f32, Shape![6, 3], Shape![_, 3], [0 1], tensor(&c.dims, &c.input))
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen.len(), 18);
+}
+
+/// S1: the maximum is subtracted first (no overflow), and NaN, `+inf` or only `-inf` in a
+/// lane make it all NaN; an empty axis gives an empty result.
+#[test]
+fn s1_softmax_subtracts_the_maximum_and_its_edges_are_nan() {
+    let x = DynTensor::from_shape_vec(
+        [4, 2],
+        vec![
+            f64::NAN,
+            1.0,
+            f64::INFINITY,
+            0.0,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            1e308,
+            -1e308,
+        ],
+    )
+    .unwrap();
+    let p = x.softmax(1).unwrap();
+    assert!(p.as_slice()[..6].iter().all(|v| v.is_nan()));
+    assert_eq!(&p.as_slice()[6..], &[1.0, 0.0]);
+    let big = DynTensor::from_shape_vec([2], vec![1000.0f32, 999.0]).unwrap();
+    let q = big.softmax(0).unwrap();
+    assert!(
+        (q.as_slice()[0] - 0.7310586).abs() < 1e-6,
+        "{:?}",
+        q.as_slice()
+    );
+    let e = DynTensor::<f64>::from_shape_vec([2, 0], vec![]).unwrap();
+    assert_eq!(e.softmax(1).unwrap().shape(), &[2, 0]);
+    assert_eq!(e.softmax(0).unwrap().shape(), &[2, 0]);
+}
+
+/// S2: finite where `ln(softmax)` would be `-inf`.
+#[test]
+fn s2_log_softmax_stays_finite_where_softmax_underflows() {
+    let x = DynTensor::from_shape_vec([2], vec![0.0f32, -200.0]).unwrap();
+    assert_eq!(x.softmax(0).unwrap().as_slice(), &[1.0, 0.0]);
+    assert_eq!(x.log_softmax(0).unwrap().as_slice(), &[0.0, -200.0]);
+    let n = DynTensor::from_shape_vec([2], vec![f64::NAN, 0.0]).unwrap();
+    assert!(n.log_softmax(0).unwrap().iter().all(|v| v.is_nan()));
+}
+
+/// S3: numpy's two-pass variance; an empty axis is NaN, `ddof >= n` divides by 0.
+#[test]
+fn s3_var_and_std_divide_by_n_minus_ddof() {
+    let x = DynTensor::from_shape_vec([4], vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(x.var(0, 0, false).unwrap().as_slice(), &[1.25]);
+    assert_eq!(x.var(0, 1, false).unwrap().as_slice(), &[5.0 / 3.0]);
+    assert_eq!(x.std(0, 0, true).unwrap().as_slice(), &[1.25f64.sqrt()]);
+    assert_eq!(x.var(0, 4, false).unwrap().as_slice(), &[f64::INFINITY]);
+    let same = DynTensor::from_shape_vec([2], vec![1.0f64, 1.0]).unwrap();
+    assert!(same.var(0, 2, false).unwrap().as_slice()[0].is_nan());
+    let e = DynTensor::<f64>::from_shape_vec([2, 0], vec![]).unwrap();
+    assert!(e.var(1, 0, false).unwrap().iter().all(|v| v.is_nan()));
+    assert_eq!(e.std(0, 0, false).unwrap().shape(), &[0]);
+}
+
+/// S4: ONNX's layer normalization over the axes from `a` on, then scale and bias (B5).
+#[test]
+fn s4_layer_norm_normalizes_the_trailing_block() {
+    let x = DynTensor::from_shape_vec([2, 2], vec![1.0f64, 3.0, 5.0, 9.0]).unwrap();
+    // Rows: mean 2, deviations 1, variance 1; mean 7, deviations 2, variance 4.
+    let rows = x.layer_norm(-1, 0.0, None, None).unwrap();
+    assert_eq!(rows.as_slice(), &[-1.0, 1.0, -1.0, 1.0]);
+    let whole = x.layer_norm(0, 0.0, None, None).unwrap();
+    let (mean, var) = (4.5, (12.25 + 2.25 + 0.25 + 20.25) / 4.0);
+    let inv = 1.0 / f64::sqrt(var);
+    let want: Vec<f64> = [1.0, 3.0, 5.0, 9.0]
+        .iter()
+        .map(|v| (v - mean) * inv)
+        .collect();
+    assert_eq!(whole.as_slice(), &want[..]);
+    let g = DynTensor::from_shape_vec([2], vec![2.0f64, 10.0]).unwrap();
+    let b = DynTensor::from_shape_vec([2], vec![0.5f64, -0.5]).unwrap();
+    let y = x.layer_norm(1, 0.0, Some(&g), Some(&b)).unwrap();
+    assert_eq!(y.as_slice(), &[-1.5, 9.5, -1.5, 9.5]);
+    // A constant block with epsilon 0: 0 * (1 / 0), NaN, as the formula gives.
+    let flat = DynTensor::from_shape_vec([2], vec![4.0f64, 4.0]).unwrap();
+    assert!(flat
+        .layer_norm(0, 0.0, None, None)
+        .unwrap()
+        .iter()
+        .all(|v| v.is_nan()));
+    assert_eq!(
+        flat.layer_norm(0, 1e-5, None, None).unwrap().as_slice(),
+        &[0.0, 0.0]
+    );
+}
+
+/// S5: ONNX's RMS normalization, then scale (B5).
+#[test]
+fn s5_rms_norm_divides_by_the_root_mean_square() {
+    let x = DynTensor::from_shape_vec([1, 2], vec![3.0f64, 4.0]).unwrap();
+    let inv = 1.0 / (12.5f64 + 0.5).sqrt();
+    assert_eq!(
+        x.rms_norm(1, 0.5, None).unwrap().as_slice(),
+        &[3.0 * inv, 4.0 * inv]
+    );
+    let g = DynTensor::from_shape_vec([2], vec![2.0f64, 0.0]).unwrap();
+    assert_eq!(
+        x.rms_norm(-1, 0.5, Some(&g)).unwrap().as_slice(),
+        &[3.0 * inv * 2.0, 0.0]
+    );
+}
+
+/// S6: the pairwise sum of every element; the mean of none is NaN.
+#[test]
+fn s6_sum_all_and_mean_all() {
+    let tenths = DynTensor::from_shape_vec([1000], vec![0.1f32; 1000]).unwrap();
+    assert!(
+        (tenths.sum_all() - 100.0).abs() < 1e-4,
+        "{}",
+        tenths.sum_all()
+    );
+    let t = Tensor::<f64, Shape![2, 2]>::from([[1.0, 2.0], [3.0, 4.0]]);
+    assert_eq!((t.sum_all(), t.mean_all()), (10.0, 2.5));
+    let e = DynTensor::<f64>::from_shape_vec([0, 3], vec![]).unwrap();
+    assert_eq!(e.sum_all(), 0.0);
+    assert!(e.mean_all().is_nan());
+}
