@@ -277,12 +277,11 @@ pub enum ErrorKind {
         /// Its dim.
         dim: usize,
     },
-    /// A runtime `reshape` target with a negative dim other than one `-1` (M2).
-    NegativeDim {
-        /// The position of the dim in the target.
+    /// A runtime `reshape` target with a second [`INFER`](crate::rules::INFER) dim: one dim
+    /// may be inferred (M2).
+    SecondInferred {
+        /// The position of the second one in the target.
         index: usize,
-        /// The dim as given.
-        dim: i64,
     },
     /// A runtime `reshape` target whose `-1` cannot be inferred: the other dims multiply to
     /// `known`, which does not divide the element count `count` (M2).
@@ -561,7 +560,7 @@ impl fmt::Display for Error {
                 write!(f, "batch axis {axis} has {lhs} vs {rhs} (G5)")
             }
             ErrorKind::NotOne { .. }
-            | ErrorKind::NegativeDim { .. }
+            | ErrorKind::SecondInferred { .. }
             | ErrorKind::InferredDim { .. }
             | ErrorKind::PermutationLength { .. }
             | ErrorKind::OutOfBounds { .. }
@@ -597,7 +596,10 @@ impl Error {
             ShapeOp::Stack => "M7",
         };
         match (op, self.kind) {
-            (ShapeOp::Reshape, ErrorKind::NegativeDim { .. } | ErrorKind::InferredDim { .. }) => {
+            (
+                ShapeOp::Reshape,
+                ErrorKind::SecondInferred { .. } | ErrorKind::InferredDim { .. },
+            ) => {
                 rule = "M2";
                 write!(f, "cannot reshape {lhs}: ")?;
             }
@@ -624,13 +626,11 @@ impl Error {
                 f,
                 "axis {axis} has {lhs} vs {rhs}; every axis but the joined one must be equal"
             )?,
-            ErrorKind::RankMismatch => {
-                write!(f, "ranks {} and {} differ", lhs.rank(), rhs.rank())?
-            }
+            ErrorKind::RankMismatch => write!(f, "ranks {} and {} differ", lhs.rank(), rhs.rank())?,
             ErrorKind::NotOne { axis, dim } => write!(f, "axis {axis} has {dim} elements, not 1")?,
-            ErrorKind::NegativeDim { index, dim } => write!(
+            ErrorKind::SecondInferred { index } => write!(
                 f,
-                "target dim {index} is {dim}; one -1 (inferred) is allowed and no other negative dim"
+                "target dim {index} is a second INFER; one dim may be inferred"
             )?,
             ErrorKind::InferredDim { known, count } => write!(
                 f,

@@ -198,7 +198,7 @@ fn hostile_strides_and_lengths() {
     let (kind, text) = err_text(
         DynTensor::from_shape_vec([2, 3], vec![0u8; 6])
             .unwrap()
-            .reshape([i64::MAX, 3, 0]),
+            .into_shape([usize::MAX / 2, 3, 0]),
     );
     assert_eq!(kind, ErrorKind::Overflow);
     assert_eq!(
@@ -467,7 +467,7 @@ fn joins_and_permutes_of_empty_tensors_with_huge_dims_return_at_once() {
     assert_eq!(s.shape(), &[1 << 62, 2, 0]);
     let w = DynTensor::<f32>::from_shape_vec([0, 1usize << 40], vec![]).unwrap();
     assert_eq!(w.permute([1, 0]).unwrap().shape(), &[1 << 40, 0]);
-    assert_eq!(w.transpose().unwrap().shape(), &[1 << 40, 0]);
+    assert_eq!(w.transpose().shape(), &[1 << 40, 0]);
     let v = DynTensor::<f32>::from_shape_vec([3, 0, 1usize << 40], vec![]).unwrap();
     assert_eq!(v.permute([2, 0, 1]).unwrap().shape(), &[1 << 40, 3, 0]);
 }
@@ -540,7 +540,7 @@ fn copies_of_empty_tensors_with_huge_dims_are_empty_at_once() {
     let t = DynTensor::<f32>::from_shape_vec([huge, 0], vec![]).unwrap();
     let cast = t.try_map(|&x| x as f64).unwrap();
     assert_eq!((cast.shape(), cast.len()), (&[huge, 0][..], 0));
-    let v = t.strided().transpose().unwrap();
+    let v = t.strided().transpose();
     assert_eq!(v.try_map(|&x| x as i8).unwrap().shape(), &[0, huge]);
     assert_eq!(v.to_tensor().shape(), &[0, huge]);
     let m = t.try_to_shape::<shaped::Shape![_, 0]>().unwrap();

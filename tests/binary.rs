@@ -202,7 +202,7 @@ fn o6_benchdnn_pads_src1_on_the_right_which_is_pdpd_axis_0() {
     assert!(broadcast_shapes(&a_dims, &b_dims, AutoBroadcast::Numpy).is_err());
     let a = iota(&a_dims);
     let b = iota(&b_dims);
-    let padded = b.clone().reshape([3, 7, 1, 1]).unwrap();
+    let padded = b.clone().into_shape([3, 7, 1, 1]).unwrap();
     let prim = Binary::new(Alg::Mul).run(&a, &padded).unwrap();
     let reference = a
         .binary(&b, BinaryOp::Mul, AutoBroadcast::Pdpd { axis: 0 })

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{indices, Lcg};
+use shaped::rules::INFER;
 use shaped::{DynTensor, ErrorKind};
 
 /// Random cases per test: fewer under Miri, which interprets every step.
@@ -32,31 +33,38 @@ fn permutation(rng: &mut Lcg, rank: usize) -> Vec<usize> {
 #[test]
 fn m1_reshape_keeps_row_major_order_and_the_count() {
     let t = tensor(&[2, 3, 4]);
-    let r = t.clone().reshape([4, 6]).unwrap();
+    let r = t.clone().into_shape([4, 6]).unwrap();
     assert_eq!((r.shape(), r.as_slice()), (&[4, 6][..], t.as_slice()));
     assert_eq!(r[[1, 0]], 6);
+    // The borrowing form is a view of the same elements.
+    let v = t.reshape([4, 6]).unwrap();
+    assert_eq!((v.shape(), v[[1, 0]]), (&[4, 6][..], 6));
+    assert_eq!(v.to_tensor(), r);
     let f = t.clone().flatten();
     assert_eq!(f.shape(), [24]);
-    let s = DynTensor::scalar(7).reshape([1, 1]).unwrap();
+    let s = DynTensor::scalar(7).into_shape([1, 1]).unwrap();
     assert_eq!((s.shape(), s.as_slice()), (&[1, 1][..], &[7][..]));
     assert_eq!(DynTensor::scalar(7).flatten().shape(), [1]);
-    let e = t.clone().reshape([5, 5]).unwrap_err();
+    let e = t.reshape([5, 5]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
     assert_eq!(
         e.to_string(),
         "cannot reshape [2, 3, 4] into [5, 5]: the element counts differ (M1)"
     );
     // Zero-size shapes reshape among themselves by count.
-    let z = tensor(&[0, 3]).reshape([3, 0, 5]).unwrap();
+    let z = tensor(&[0, 3]).into_shape([3, 0, 5]).unwrap();
     assert_eq!(z.shape(), [3, 0, 5]);
 }
 
 #[test]
-fn m2_one_minus_one_is_inferred() {
+fn m2_one_infer_dim_is_inferred() {
     let t = tensor(&[2, 3, 4]);
-    assert_eq!(t.clone().reshape([-1]).unwrap().shape(), [24]);
-    assert_eq!(t.clone().reshape([2, -1, 3]).unwrap().shape(), [2, 4, 3]);
-    let e = t.clone().reshape([-1, 5]).unwrap_err();
+    assert_eq!(t.reshape([INFER]).unwrap().shape(), [24]);
+    assert_eq!(
+        t.clone().into_shape([2, INFER, 3]).unwrap().shape(),
+        [2, 4, 3]
+    );
+    let e = t.reshape([INFER, 5]).unwrap_err();
     assert_eq!(
         e.kind(),
         ErrorKind::InferredDim {
@@ -68,15 +76,14 @@ fn m2_one_minus_one_is_inferred() {
         e.to_string(),
         "cannot reshape [2, 3, 4]: the other target dims multiply to 5, which does not divide 24 elements (M2)"
     );
-    let e = t.clone().reshape([-1, -1]).unwrap_err();
+    let e = t.reshape([INFER, INFER]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::SecondInferred { index: 1 });
     assert_eq!(
         e.to_string(),
-        "cannot reshape [2, 3, 4]: target dim 1 is -1; one -1 (inferred) is allowed and no other negative dim (M2)"
+        "cannot reshape [2, 3, 4]: target dim 1 is a second INFER; one dim may be inferred (M2)"
     );
-    let e = t.clone().reshape([-2, 12]).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::NegativeDim { index: 0, dim: -2 });
     // A zero among the other dims leaves nothing to infer from, as in numpy.
-    let e = tensor(&[0, 3]).reshape([0, -1]).unwrap_err();
+    let e = tensor(&[0, 3]).reshape([0, INFER]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InferredDim { known: 0, count: 0 });
 }
 
@@ -172,9 +179,15 @@ fn m4_permutation_errors() {
         "cannot permute [2, 3, 4]: axis 3 is out of range for rank 3 (M4)"
     );
     let m = tensor(&[2, 3]);
-    assert_eq!(m.transpose().unwrap().as_slice(), &[0, 3, 1, 4, 2, 5]);
-    assert!(t.transpose().is_err());
-    assert!(m.strided().transpose().unwrap().to_tensor() == m.transpose().unwrap());
+    assert_eq!(m.transpose().as_slice(), &[0, 3, 1, 4, 2, 5]);
+    assert!(m.strided().transpose().to_tensor() == m.transpose());
+    // Any rank: the last two axes swap; below rank 2 nothing moves.
+    let tt = t.transpose();
+    assert_eq!(tt.shape(), &[2, 4, 3]);
+    assert_eq!(tt, t.permute([0, 2, 1]).unwrap());
+    let v = tensor(&[5]);
+    assert_eq!(v.transpose(), v);
+    assert_eq!(DynTensor::scalar(3).transpose(), DynTensor::scalar(3));
 }
 
 #[test]
@@ -327,7 +340,7 @@ fn views_feed_the_kernels_and_the_primitive_without_copying() {
     use shaped::runtime::binary_into;
     use shaped::{AutoBroadcast, BinaryOp};
     let x = DynTensor::from_shape_vec([2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    let t = x.strided().transpose().unwrap();
+    let t = x.strided().transpose();
     assert!(!t.is_row_major());
     assert!(x.strided().is_row_major());
     let row = DynTensor::from_shape_vec([2], vec![10.0f32, 20.0]).unwrap();
@@ -345,7 +358,7 @@ fn views_feed_the_kernels_and_the_primitive_without_copying() {
     let m = t.binary(&row, BinaryOp::Mul, AutoBroadcast::Numpy).unwrap();
     assert_eq!(m.as_slice(), &out);
     let back = x
-        .binary(&t.transpose().unwrap(), BinaryOp::Sub, AutoBroadcast::None)
+        .binary(&t.transpose(), BinaryOp::Sub, AutoBroadcast::None)
         .unwrap();
     assert_eq!(back.as_slice(), &[0.0; 6]);
     let e = x
@@ -382,7 +395,7 @@ fn static_mixed_and_runtime_agree() {
     // M1: reshape and flatten are views over the same elements.
     let r: TensorView<i32, Shape![6, 4]> = x.reshape::<Shape![6, 4]>();
     assert_eq!(r.as_slice().as_ptr(), x.as_slice().as_ptr());
-    assert_eq!(r.to_dyn(), d.clone().reshape([6, -1]).unwrap());
+    assert_eq!(r.to_dyn(), d.clone().into_shape([6, INFER]).unwrap());
     assert_eq!(x.flatten().to_dyn(), d.clone().flatten());
     let mut y = x;
     y.reshape_mut::<Shape![24]>()[[23]] = -1;
@@ -417,7 +430,7 @@ fn static_mixed_and_runtime_agree() {
         big.to_dyn().permute([0, 2, 1]).unwrap()
     );
     let t = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
-    assert_eq!(t.transpose().to_dyn(), t.to_dyn().transpose().unwrap());
+    assert_eq!(t.transpose().to_dyn(), t.to_dyn().transpose());
     // M5: static range, runtime range (a `Dyn` axis), runtime tensor.
     let n: Tensor<i32, Shape![2, 2, 4]> = x.narrow::<1, 1, 2>();
     assert_eq!(n.to_dyn(), d.narrow(1, 1, 2).unwrap());

@@ -163,7 +163,7 @@ fn float_sums_are_accurate() {
     let d = DynTensor::from_shape_vec([n], vec![0.1f32; n]).unwrap();
     let s = d.sum(&[0], false).unwrap().as_slice()[0];
     assert!((s - 1e6).abs() / 1e6 < 1e-5, "contiguous: {s}");
-    let d = d.reshape([n as i64 / 4, 4]).unwrap();
+    let d = d.into_shape([n / 4, 4]).unwrap();
     for s in d.sum(&[0], false).unwrap().as_slice() {
         assert!((s - 2.5e5).abs() / 2.5e5 < 1e-5, "across rows: {s}");
     }

@@ -146,7 +146,7 @@ fn an_array_above_the_rank_limit_is_refused() {
 #[test]
 fn empty_views_and_shapes_ndarray_cannot_hold() {
     let t = DynTensor::<f32>::from_shape_vec([0, 5], vec![]).unwrap();
-    let v = t.strided().transpose().unwrap();
+    let v = t.strided().transpose();
     assert_eq!(v.as_array_view().unwrap().shape(), &[5, 0]);
     let u = DynTensor::<f32>::from_shape_vec([3, 0, 4], vec![]).unwrap();
     let p = u.strided().permute([2, 0, 1]).unwrap();

@@ -203,7 +203,7 @@ impl<'a, T> DynView<'a, T> {
     /// ```
     /// use shaped::DynTensor;
     /// let t = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
-    /// let v = t.strided().transpose()?;
+    /// let v = t.strided().transpose();
     /// let a = v.as_array_view()?;
     /// assert_eq!((a.shape(), a.strides()), (&[3, 2][..], &[1, 3][..]));
     /// assert_eq!(a[[2, 1]], 6);

@@ -45,14 +45,19 @@ fn buf(
     Ok(out)
 }
 
-/// The shape `reshape(target)` gives a tensor of `shape` (M1, M2): `target` with its one `-1`
-/// inferred; the element counts must agree.
+/// A `reshape` target dim to infer from the element count, as numpy's `-1` (M2): at most one
+/// per target. (`usize::MAX` is never a dim of a tensor that reshapes: its element count could
+/// not match.)
+pub const INFER: usize = usize::MAX;
+
+/// The shape `reshape(target)` gives a tensor of `shape` (M1, M2): `target` with its one
+/// [`INFER`] dim inferred; the element counts must agree.
 ///
 /// ```
-/// use shaped::rules::reshape_shape;
-/// assert_eq!(reshape_shape(&[2, 3, 4], &[-1, 4]).unwrap(), [6, 4]);
+/// use shaped::rules::{reshape_shape, INFER};
+/// assert_eq!(reshape_shape(&[2, 3, 4], &[INFER, 4]).unwrap(), [6, 4]);
 /// assert_eq!(reshape_shape(&[2, 3, 4], &[24]).unwrap(), [24]);
-/// let e = reshape_shape(&[2, 3], &[4, -1]).unwrap_err();
+/// let e = reshape_shape(&[2, 3], &[4, INFER]).unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),
 ///     "cannot reshape [2, 3]: the other target dims multiply to 4, which does not divide 6 elements (M2)"
@@ -60,7 +65,7 @@ fn buf(
 /// let e = reshape_shape(&[2, 3], &[4, 2]).unwrap_err();
 /// assert_eq!(e.to_string(), "cannot reshape [2, 3] into [4, 2]: the element counts differ (M1)");
 /// ```
-pub fn reshape_shape(shape: &[usize], target: &[i64]) -> Result<ShapeBuf, Error> {
+pub fn reshape_shape(shape: &[usize], target: &[usize]) -> Result<ShapeBuf, Error> {
     let op = ShapeOp::Reshape;
     let count =
         checked_element_count(shape).ok_or_else(|| error(op, ErrorKind::Overflow, shape, &[]))?;
@@ -75,13 +80,13 @@ pub fn reshape_shape(shape: &[usize], target: &[i64]) -> Result<ShapeBuf, Error>
     let mut out = ShapeBuf::new();
     let mut inferred = None;
     for (index, &dim) in target.iter().enumerate() {
-        out.dims[index] = match usize::try_from(dim) {
-            Ok(d) => d,
-            Err(_) if dim == -1 && inferred.is_none() => {
+        out.dims[index] = match dim {
+            INFER if inferred.is_none() => {
                 inferred = Some(index);
                 1
             }
-            Err(_) => return Err(error(op, ErrorKind::NegativeDim { index, dim }, shape, &[])),
+            INFER => return Err(error(op, ErrorKind::SecondInferred { index }, shape, &[])),
+            d => d,
         };
     }
     out.len = target.len();

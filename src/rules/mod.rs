@@ -40,7 +40,7 @@ pub use broadcast_op::{broadcast_to_shape, BroadcastToMode};
 pub(crate) use manipulate::resolve_axis as resolve_shape_axis;
 pub use manipulate::{
     concat_shape, insert_axis_shape, narrow_shape, permute_shape, reshape_shape, squeeze_shape,
-    stack_check, stack_shape,
+    stack_check, stack_shape, INFER,
 };
 pub(crate) use matmul::{matmul_error, resolve as resolve_matmul, MatMulDims};
 pub use matmul::{matmul_shape, MatMulOptions};

@@ -26,12 +26,12 @@ use crate::util::row_major_strides;
 /// ```
 /// use shaped::{runtime::binary_into, AutoBroadcast, BinaryOp, DynTensor};
 /// let x = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
-/// let t = x.strided().transpose()?;                 // [3, 2], no copy
+/// let t = x.strided().transpose();                 // [3, 2], no copy
 /// assert_eq!(t.shape(), [3, 2]);
 /// assert_eq!(t.strides(), [1, 3]);
 /// assert_eq!(t[[2, 1]], 6);
 /// let mut out = [0; 6];
-/// binary_into(t.as_array_ref(), x.strided().transpose()?.as_array_ref(), BinaryOp::Add, AutoBroadcast::None, &mut out)?;
+/// binary_into(t.as_array_ref(), x.strided().transpose().as_array_ref(), BinaryOp::Add, AutoBroadcast::None, &mut out)?;
 /// assert_eq!(out, [2, 8, 4, 10, 6, 12]);
 /// assert_eq!(t.narrow(0, 1, 2)?.to_tensor().as_slice(), &[2, 5, 3, 6]);
 /// # Ok::<(), shaped::Error>(())
@@ -139,9 +139,20 @@ impl<'a, T> DynView<'a, T> {
         })
     }
 
-    /// The two axes of a rank-2 view swapped (M4). No copy.
-    pub fn transpose(&self) -> Result<Self, Error> {
-        self.permute([1, 0])
+    /// The last two axes swapped, at any rank (numpy's `.mT`; M4). No copy. A rank-0 or
+    /// rank-1 view is returned as it is (as a product's `transpose_a` treats it, G2).
+    pub fn transpose(&self) -> Self {
+        let mut t = DynView {
+            data: self.data,
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+        };
+        let r = t.shape.len();
+        if r >= 2 {
+            t.shape.swap(r - 2, r - 1);
+            t.strides.swap(r - 2, r - 1);
+        }
+        t
     }
 
     /// Elements `start..start + len` of axis `axis` (M5). No copy.
@@ -192,10 +203,10 @@ impl<'a, T> DynView<'a, T> {
 /// use shaped::{AutoBroadcast, BinaryOp, CompareOp, DynTensor};
 /// let x = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
 /// let col = DynTensor::from_shape_vec([2], vec![10, 20])?;
-/// let t = x.strided().transpose()?;                          // [3, 2]
+/// let t = x.strided().transpose();                          // [3, 2]
 /// let y = t.binary(&col, BinaryOp::Mul, AutoBroadcast::Numpy)?;
 /// assert_eq!(y.as_slice(), &[10, 80, 20, 100, 30, 120]);
-/// let z = x.binary(&t.transpose()?, BinaryOp::Sub, AutoBroadcast::None)?;
+/// let z = x.binary(&t.transpose(), BinaryOp::Sub, AutoBroadcast::None)?;
 /// assert_eq!(z.as_slice(), &[0; 6]);
 /// assert_eq!(t.compare(&t, CompareOp::Eq, AutoBroadcast::None)?.as_slice(), &[true; 6]);
 /// # Ok::<(), shaped::Error>(())
@@ -294,19 +305,35 @@ impl<T> DynTensor<T> {
         DynView::row_major(self.shape(), self.as_slice())
     }
 
-    /// The same elements under another shape (M1), one dim of which may be `-1`, inferred as
-    /// in numpy (M2). No copy: the elements move.
+    /// A view of the same elements under another shape (M1), one dim of which may be
+    /// [`INFER`](crate::rules::INFER), inferred as numpy's `-1` (M2). No copy, and `self`
+    /// stays as it is, as the static `reshape`; [`into_shape`](Self::into_shape) moves the
+    /// elements into a tensor of the new shape instead.
     ///
     /// ```
-    /// use shaped::DynTensor;
+    /// use shaped::{rules::INFER, DynTensor};
     /// let t = DynTensor::from_shape_vec([2, 3, 4], (0..24).collect())?;
-    /// let r = t.clone().reshape([-1, 4])?;
-    /// assert_eq!(r.shape(), [6, 4]);
+    /// let r = t.reshape([INFER, 4])?;
+    /// assert_eq!((r.shape(), r[[5, 3]]), (&[6, 4][..], 23));
     /// let e = t.reshape([5, 5]).unwrap_err();
     /// assert_eq!(e.to_string(), "cannot reshape [2, 3, 4] into [5, 5]: the element counts differ (M1)");
     /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn reshape(self, shape: impl AsRef<[i64]>) -> Result<Self, Error> {
+    pub fn reshape(&self, shape: impl AsRef<[usize]>) -> Result<DynView<'_, T>, Error> {
+        let shape = rules::reshape_shape(self.shape(), shape.as_ref())?;
+        Ok(DynView::row_major(&shape, self.as_slice()))
+    }
+
+    /// The elements moved into a tensor of another shape (M1, M2, `INFER` as in
+    /// [`reshape`](Self::reshape)). No copy.
+    ///
+    /// ```
+    /// use shaped::{rules::INFER, DynTensor};
+    /// let t = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+    /// assert_eq!(t.into_shape([3, INFER])?.shape(), [3, 2]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn into_shape(self, shape: impl AsRef<[usize]>) -> Result<Self, Error> {
         let shape = rules::reshape_shape(self.shape(), shape.as_ref())?;
         Ok(DynTensor::from_parts(&shape, self.into_vec()))
     }
@@ -360,12 +387,23 @@ impl<T> DynTensor<T> {
         Ok(self.strided().permute(axes)?.to_tensor())
     }
 
-    /// The two axes of a rank-2 tensor swapped, into a new tensor (M4).
-    pub fn transpose(&self) -> Result<Self, Error>
+    /// The last two axes swapped, at any rank (numpy's `.mT`; M4), into a new tensor: `[b, m,
+    /// n]` becomes `[b, n, m]`. A rank-0 or rank-1 tensor is copied as it is (as a product's
+    /// `transpose_a` treats it, G2); [`permute`](Self::permute) reverses or reorders any axes,
+    /// and [`strided`](Self::strided)`.transpose()` is the view that does not copy.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let x = DynTensor::from_shape_vec([2, 2, 3], (0..12).collect())?;
+    /// let t = x.transpose();
+    /// assert_eq!((t.shape(), t[[1, 2, 0]]), (&[2, 3, 2][..], x[[1, 0, 2]]));
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn transpose(&self) -> Self
     where
         T: Clone,
     {
-        self.permute([1, 0])
+        self.strided().transpose().to_tensor()
     }
 
     /// Elements `start..start + len` of axis `axis` (negative from the end), into a new tensor

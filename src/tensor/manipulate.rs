@@ -12,8 +12,8 @@
 use super::{OwnedIn, Tensor, TensorView, TensorViewMut};
 use crate::typed::dim::Const;
 use crate::typed::rules::{
-    Axis, Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis, ReshapeInto,
-    SqueezeAxis,
+    Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis, ReshapeInto,
+    SqueezeAxis, TransposeIf,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::{Build, Data, DataMut, Family, Join};
@@ -21,6 +21,22 @@ use crate::util::{fill_out_of_line, large, row_major_strides, Push};
 #[cfg(feature = "alloc")]
 use crate::{error::Error, typed::dim::Dyn, typed::rules::ReplaceAxis};
 use core::mem::MaybeUninit;
+
+/// The axes `0, 1, .., rank - 1` with the last two swapped (none below rank 2): the
+/// permutation of `transpose`.
+const fn swap_last_two(rank: usize) -> [usize; MAX_STATIC_RANK] {
+    let mut axes = [0usize; MAX_STATIC_RANK];
+    let mut i = 0;
+    while i < MAX_STATIC_RANK {
+        axes[i] = i;
+        i += 1;
+    }
+    if rank >= 2 {
+        axes[rank - 2] = rank - 1;
+        axes[rank - 1] = rank - 2;
+    }
+    axes
+}
 
 /// A static result of shape `Out` holding `data[at(index)]` at each multi-index, `data` being
 /// the `S::LEN` elements of a tensor of shape `S` (the gathers: `permute`, `narrow`). A large
@@ -192,6 +208,13 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Permute<P>,
         <S as Permute<P>>::Output: StaticShape,
     {
+        self.permuted_by::<<S as Permute<P>>::Output>(<S as Permute<P>>::AXES)
+    }
+
+    /// Output axis `i` is input axis `axes[i]`, into a tensor of shape `Out` (its dims those
+    /// of `S` so permuted, which the caller's bound has proven).
+    #[inline(always)]
+    fn permuted_by<Out: StaticShape>(&self, axes: &'static [usize]) -> OwnedIn<D::Family, T, Out> {
         let data = self.as_slice();
         // A heap result is written by the tiled copy of `DynTensor::permute`: in output order
         // a 1024x1024 `f32` transpose takes 3.4 ms, tiled 0.7 ms.
@@ -199,12 +222,12 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         if <D::Family as crate::typed::storage::Family>::HEAP {
             let strides = row_major_strides::<MAX_STATIC_RANK>(S::DIMS);
             let mut permuted = [0usize; crate::typed::shape::MAX_STATIC_RANK];
-            for (p, &a) in permuted.iter_mut().zip(<S as Permute<P>>::AXES) {
+            for (p, &a) in permuted.iter_mut().zip(axes) {
                 *p = strides[a];
             }
-            let dims = <<S as Permute<P>>::Output as StaticShape>::DIMS;
-            let gathered = crate::runtime::ArrayRef::with_strides(dims, &permuted[..S::RANK], data)
-                .and_then(|src| crate::runtime::manipulate::gather_vec(src, T::clone));
+            let gathered =
+                crate::runtime::ArrayRef::with_strides(Out::DIMS, &permuted[..S::RANK], data)
+                    .and_then(|src| crate::runtime::manipulate::gather_vec(src, T::clone));
             if let Some(owned) = gathered
                 .ok()
                 .and_then(<D::Family as crate::typed::storage::Family>::from_vec)
@@ -212,31 +235,38 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
                 return Tensor::from_parts(owned, Default::default());
             }
         }
-        gathered::<D::Family, T, S, <S as Permute<P>>::Output, _>(data, |index| {
+        gathered::<D::Family, T, S, Out, _>(data, |index| {
             let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
             index
                 .iter()
-                .zip(<S as Permute<P>>::AXES)
+                .zip(axes)
                 .map(|(&i, &a)| i * strides[a])
                 .sum::<usize>()
         })
     }
 
-    /// The two axes of a rank-2 tensor swapped (M4). Builds a tensor stored like `self`.
+    /// The last two axes swapped, at any rank (numpy's `.mT`; M4): `[b, m, n]` becomes
+    /// `[b, n, m]`. A rank-0 or rank-1 tensor is copied as it is (as a product's `transpose_a`
+    /// treats it, G2). Builds a tensor stored like `self`; `permute` reverses or reorders any
+    /// axes.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let x = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
     /// let t: Tensor<i32, Shape![3, 2]> = x.transpose();
     /// assert_eq!(t.as_slice(), &[0, 3, 1, 4, 2, 5]);
+    /// let batch = Tensor::<i32, Shape![4, 2, 3]>::from_fn(|[b, i, j]| (b * 6 + i * 3 + j) as i32);
+    /// let bt: Tensor<i32, Shape![4, 3, 2]> = batch.transpose();
+    /// assert_eq!(bt[[3, 2, 1]], batch[[3, 1, 2]]);
     /// ```
     #[inline]
-    pub fn transpose(&self) -> OwnedIn<D::Family, T, <S as Permute<(Axis<1>, Axis<0>)>>::Output>
+    pub fn transpose(&self) -> OwnedIn<D::Family, T, <S as TransposeIf<true>>::Output>
     where
-        S: Permute<(Axis<1>, Axis<0>)>,
-        <S as Permute<(Axis<1>, Axis<0>)>>::Output: StaticShape,
+        S: StaticShape + TransposeIf<true>,
+        <S as TransposeIf<true>>::Output: StaticShape,
     {
-        self.permute::<(Axis<1>, Axis<0>)>()
+        let axes: &'static [usize] = const { &swap_last_two(S::RANK) };
+        self.permuted_by::<<S as TransposeIf<true>>::Output>(&axes[..S::RANK])
     }
 
     /// Elements `START..START + LEN` of axis `A`, which must fit: a compile error otherwise

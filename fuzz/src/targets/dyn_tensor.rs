@@ -124,15 +124,14 @@ pub fn run(bytes: &[u8]) {
         }
     }
 
-    // Runtime reshape targets are numpy's `i64` dims; a dim past `i64::MAX` saturates.
+    // Runtime reshape targets; `usize::MAX` is `INFER`, so it is kept out here.
     let new_shape: Vec<usize> = input
         .shape(5, true)
         .into_iter()
-        .map(|d| d.min(i64::MAX as usize))
+        .map(|d| d.min(usize::MAX - 1))
         .collect();
-    let target: Vec<i64> = new_shape.iter().map(|&d| d as i64).collect();
     let same = count(&new_shape).is_some() && count(a.shape()) == count(&new_shape);
-    let reshaped = a.clone().reshape(&target);
+    let reshaped = a.clone().into_shape(&new_shape);
     assert_eq!(
         reshaped.is_ok(),
         same && new_shape.len() <= shaped::rules::MAX_RANK,

@@ -251,28 +251,35 @@ pub fn run(bytes: &[u8]) {
             }
         }
         5 => {
-            // transpose (the last two axes of a rank-2 tensor)
-            match (t.transpose(), rank == 2) {
-                (Ok(x), true) => check_all(&x, "transpose", |idx| at(&t, &[idx[1], idx[0]])),
-                (Err(_), false) => {}
-                (got, _) => panic!("transpose {shape:?}: {got:?}"),
-            }
+            // The last two axes swapped; below rank 2 nothing moves.
+            let x = t.transpose();
+            check_all(&x, "transpose", |idx| {
+                let mut i = idx.to_vec();
+                if rank >= 2 {
+                    i.swap(rank - 2, rank - 1);
+                }
+                at(&t, &i)
+            });
         }
         _ => {
             // reshape: the same elements in the same order, or a refusal
-            let dims: Vec<i64> = (0..input.below(5))
+            let dims: Vec<usize> = (0..input.below(5))
                 .map(|_| match input.below(6) {
-                    0 => -1,
-                    1 => input.i64(),
-                    _ => input.dim(true) as i64,
+                    0 => shaped::rules::INFER,
+                    1 => input.i64() as usize,
+                    _ => input.dim(true),
                 })
                 .collect();
-            if let Ok(r) = t.clone().reshape(&dims) {
+            let view = t.reshape(&dims);
+            let moved = t.clone().into_shape(&dims);
+            assert_eq!(view.is_ok(), moved.is_ok(), "reshape {shape:?} {dims:?}");
+            if let (Ok(v), Ok(r)) = (view, moved) {
                 assert_eq!(r.as_slice(), t.as_slice(), "reshape {shape:?} {dims:?}");
+                assert_eq!(v.to_tensor(), r, "reshape {shape:?} {dims:?}");
                 assert_eq!(count(r.shape()), count(&shape));
                 for (&got, &asked) in r.shape().iter().zip(&dims) {
-                    if asked >= 0 {
-                        assert_eq!(got as i64, asked, "reshape {shape:?} {dims:?}");
+                    if asked != shaped::rules::INFER {
+                        assert_eq!(got, asked, "reshape {shape:?} {dims:?}");
                     }
                 }
             }
