@@ -509,3 +509,27 @@ fn g6_blocks_of_columns_and_the_wide_copy_agree_with_the_reference() {
     let ha = shaped::HeapTensor::<i64, Shape![64, 8]>::from_fn(|[i, j]| sa[[i, j]]);
     assert_eq!(ha.matmul(&sb).as_slice(), &expected[..]);
 }
+
+/// G2: the named transposed products agree with `matmul_t` and with products of transposed
+/// copies, at rank 2 and with batch dims.
+#[test]
+fn g2_named_transposed_products_need_no_placeholders() {
+    let a = Tensor::<i64, Shape![2, 3, 4]>::from_fn(|[b, i, j]| (b * 12 + i * 4 + j) as i64 - 7);
+    let b = Tensor::<i64, Shape![2, 5, 4]>::from_fn(|[b, i, j]| (b * 20 + i * 4 + j) as i64 % 9);
+    let nt: Tensor<i64, Shape![2, 3, 5]> = a.matmul_nt(&b);
+    assert_eq!(nt, a.matmul(&b.transpose()));
+    assert_eq!(nt, a.matmul_t::<false, true, _, _>(&b));
+    let tn: Tensor<i64, Shape![2, 4, 4]> = a.matmul_tn(&a);
+    assert_eq!(tn, a.transpose().matmul(&a));
+    let c = Tensor::<i64, Shape![2, 5, 3]>::from_fn(|[b, i, j]| (b + i * 3 + j) as i64 - 4);
+    let tt: Tensor<i64, Shape![2, 4, 5]> = a.matmul_tt(&c);
+    assert_eq!(tt, a.transpose().matmul(&c.transpose()));
+    // Mixed shapes take the same methods.
+    let m =
+        Tensor::<i64, Shape![_, 4]>::from_shape_vec([3, 4], a.as_slice()[..12].to_vec()).unwrap();
+    let w = Tensor::<i64, Shape![5, 4]>::from_fn(|[o, i]| (o * 4 + i) as i64);
+    assert_eq!(
+        m.matmul_nt(&w).as_slice(),
+        m.matmul(&w.transpose()).as_slice()
+    );
+}

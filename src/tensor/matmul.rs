@@ -64,6 +64,75 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
 
+    /// `self` times `rhs` with `rhs`'s last two dims swapped (G2): a linear layer with weights
+    /// stored `[out, in]`, as PyTorch's `Linear` keeps them. `matmul_t::<false, true, _, _>`
+    /// without the placeholders.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
+    /// let w = Tensor::<f32, Shape![4, 3]>::from_fn(|[o, i]| (o == i) as u8 as f32);
+    /// let y: Tensor<f32, Shape![2, 4]> = x.matmul_nt(&w);
+    /// assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn matmul_nt<S2, D2>(
+        &self,
+        rhs: &Tensor<T, S2, D2>,
+    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, false, true>>
+    where
+        S2: Shape + TransposeIf<true>,
+        D2: Data<T>,
+        S: TransposeIf<false>,
+        <S as TransposeIf<false>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
+        D::Family: Join<D2::Family>,
+        <MatMulOutputT<S, S2, false, true> as Shape>::Kind:
+            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, false, true>>,
+    {
+        self.matmul_t::<false, true, S2, D2>(rhs)
+    }
+
+    /// `self` with its last two dims swapped (G2) times `rhs`: a Gram matrix (`x^T x`), a
+    /// gradient. `matmul_t::<true, false, _, _>` without the placeholders.
+    #[inline]
+    #[track_caller]
+    pub fn matmul_tn<S2, D2>(
+        &self,
+        rhs: &Tensor<T, S2, D2>,
+    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, true, false>>
+    where
+        S2: Shape + TransposeIf<false>,
+        D2: Data<T>,
+        S: TransposeIf<true>,
+        <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<false>>::Output>,
+        D::Family: Join<D2::Family>,
+        <MatMulOutputT<S, S2, true, false> as Shape>::Kind:
+            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, true, false>>,
+    {
+        self.matmul_t::<true, false, S2, D2>(rhs)
+    }
+
+    /// Both operands with their last two dims swapped (G2): `matmul_t::<true, true, _, _>`
+    /// without the placeholders.
+    #[inline]
+    #[track_caller]
+    pub fn matmul_tt<S2, D2>(
+        &self,
+        rhs: &Tensor<T, S2, D2>,
+    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, true, true>>
+    where
+        S2: Shape + TransposeIf<true>,
+        D2: Data<T>,
+        S: TransposeIf<true>,
+        <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
+        D::Family: Join<D2::Family>,
+        <MatMulOutputT<S, S2, true, true> as Shape>::Kind:
+            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, true, true>>,
+    {
+        self.matmul_t::<true, true, S2, D2>(rhs)
+    }
+
     /// [`matmul`](Self::matmul) with OpenVINO's `transpose_a` (`TA`) and `transpose_b`
     /// (`TB`): the last two dims of an operand of rank 2 or more are swapped before the
     /// product (G2), checked at compile time like the rest, and the operand is read in place
