@@ -16,8 +16,9 @@ fn short_typenum_of(n: u64) -> String {
     format!("N<{},{bit}>", short_typenum_of(n >> 1))
 }
 
-/// For every rank 1..=8 and axis below it: the shape with that axis removed (`RemoveAxis`), kept
-/// as a 1 (`KeepAxis`), and the check that it is not empty (`NonEmptyAxis`).
+/// For every rank 1..=8 and axis below it (named from the start and, negative, from the end):
+/// the shape with that axis removed (`RemoveAxis`), kept as a 1 (`KeepAxis`), and the check
+/// that it is not empty (`NonEmptyAxis`).
 fn axis_impls() -> String {
     let mut out = String::new();
     for rank in 1..=8usize {
@@ -47,22 +48,25 @@ fn axis_impls() -> String {
             } else {
                 format!("({},)", removed.join(", "))
             };
-            writeln!(
-                out,
-                "impl<{params}> RemoveAxis<{axis}> for {tuple} {{ type Output = {removed}; }}"
-            )
-            .unwrap();
-            writeln!(
-                out,
-                "impl<{params}> KeepAxis<{axis}> for {tuple} {{ type Output = ({},); }}",
-                kept.join(", ")
-            )
-            .unwrap();
-            writeln!(
-                out,
-                "impl<{params}> NonEmptyAxis<{axis}> for {tuple} where D{axis}: NonEmptyDim {{}}"
-            )
-            .unwrap();
+            // Each axis under both of its names: from the start, and negative from the end.
+            for a in [axis as isize, axis as isize - rank as isize] {
+                writeln!(
+                    out,
+                    "impl<{params}> RemoveAxis<{a}> for {tuple} {{ type Output = {removed}; }}"
+                )
+                .unwrap();
+                writeln!(
+                    out,
+                    "impl<{params}> KeepAxis<{a}> for {tuple} {{ type Output = ({},); }}",
+                    kept.join(", ")
+                )
+                .unwrap();
+                writeln!(
+                    out,
+                    "impl<{params}> NonEmptyAxis<{a}> for {tuple} where D{axis}: NonEmptyDim {{}}"
+                )
+                .unwrap();
+            }
         }
     }
     out
@@ -144,12 +148,14 @@ fn manipulate_impls() -> String {
                 params.join(", ")
             )
             .unwrap();
-            writeln!(
-                out,
-                "impl<{}> SqueezeAxis<{a}> for {own} where D{a}: UnitDim<{own}, {a}> {{}}",
-                params.join(", "),
-            )
-            .unwrap();
+            for name in [a as isize, a as isize - rank as isize] {
+                writeln!(
+                    out,
+                    "impl<{}> SqueezeAxis<{name}> for {own} where D{a}: UnitDim<{own}, {name}> {{}}",
+                    params.join(", "),
+                )
+                .unwrap();
+            }
             writeln!(
                 out,
                 "impl<{}, const START: usize, const LEN: usize> Narrow<{a}, START, LEN> for {own} \

@@ -466,3 +466,29 @@ fn mixed_max_of_an_empty_dyn_axis_panics_with_the_error() {
     let t = Tensor::<f32, Shape![_, 4]>::from_shape_vec([0, 4], vec![]).unwrap();
     let _ = t.max_axis::<0>();
 }
+
+/// R1: a negative static axis counts from the end, as at run time: `-1` is the last axis, the
+/// same result type and elements as the axis counted from the start.
+#[test]
+fn r1_static_negative_axes_count_from_the_end() {
+    use shaped::{Shape, Tensor};
+    let x = Tensor::<f32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as f32);
+    let last: Tensor<f32, Shape![2, 3, 1]> = x.max_keepdims::<-1>();
+    assert_eq!(last, x.max_keepdims::<2>());
+    let mid: Tensor<f32, Shape![2, 4]> = x.sum_axis::<-2>();
+    assert_eq!(mid, x.sum_axis::<1>());
+    assert_eq!(x.argmin_axis::<-3>(), x.argmin_axis::<0>());
+    assert_eq!(x.mean_keepdims::<-3>(), x.mean_keepdims::<0>());
+    let m =
+        Tensor::<f32, Shape![_, 4]>::from_shape_vec([3, 4], (0..12).map(|v| v as f32).collect())
+            .unwrap();
+    assert_eq!(m.sum_axis::<-1>().as_slice(), m.sum_axis::<1>().as_slice());
+    assert_eq!(
+        m.var_axis::<-2>(1).as_slice(),
+        m.var_axis::<0>(1).as_slice()
+    );
+    assert_eq!(m.softmax::<-1>().as_slice(), m.softmax::<1>().as_slice());
+    let col = Tensor::<f32, Shape![3, 1]>::from([[1.0], [2.0], [3.0]]);
+    let v: shaped::TensorView<f32, Shape![3]> = col.squeeze::<-1>();
+    assert_eq!(v.as_slice(), &[1.0, 2.0, 3.0]);
+}

@@ -172,15 +172,16 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// let y = x.squeeze::<1>();                         // axis 1 is 3, not 1
     /// ```
     #[inline]
-    pub fn squeeze<const A: usize>(&self) -> TensorView<'_, T, <S as RemoveAxis<A>>::Output>
+    pub fn squeeze<const A: isize>(&self) -> TensorView<'_, T, <S as RemoveAxis<A>>::Output>
     where
         S: RemoveAxis<A> + SqueezeAxis<A>,
     {
+        let a = const { crate::typed::rules::axis_index(A, S::RANK) };
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let mut out = [0usize; crate::typed::shape::MAX_STATIC_RANK];
-        out[..A].copy_from_slice(&dims[..A]);
-        out[A..dims.len() - 1].copy_from_slice(&dims[A + 1..]);
+        out[..a].copy_from_slice(&dims[..a]);
+        out[a..dims.len() - 1].copy_from_slice(&dims[a + 1..]);
         Tensor::from_parts(self.as_slice(), shape_of(&out[..dims.len() - 1]))
     }
 }

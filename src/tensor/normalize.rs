@@ -11,9 +11,15 @@ use super::result::{ResultStorage, Stored};
 use super::Tensor;
 use crate::element::Real;
 use crate::runtime::normalize;
-use crate::typed::rules::{KeepAxis, RemoveAxis};
+use crate::typed::rules::{axis_index, KeepAxis, RemoveAxis};
 use crate::typed::shape::Shape;
 use crate::typed::storage::Data;
+
+/// Axis `A` of `S` as an index (negative from the end), a constant.
+#[inline(always)]
+fn axis<S: Shape, const A: isize>() -> usize {
+    const { axis_index(A, S::RANK) }
+}
 
 /// The numerics every model needs (rules S1-S6): the same formulas and the same kernels as
 /// `DynTensor`'s methods of these names.
@@ -49,7 +55,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// `sum((x - mean)^2) / max(n - ddof, 0)`; NaN for an empty axis.
     #[inline]
     #[track_caller]
-    pub fn var_axis<const A: usize>(
+    pub fn var_axis<const A: isize>(
         &self,
         ddof: usize,
     ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
@@ -58,15 +64,17 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <<S as RemoveAxis<A>>::Output as Shape>::Kind:
             ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
     {
-        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
-            normalize::var_into(x, dims, a, ddof, |v| v, out)
-        })
+        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
+            axis::<S, A>(),
+            T::ZERO,
+            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v, out),
+        )
     }
 
     /// [`var_axis`](Self::var_axis) with the axis kept as 1.
     #[inline]
     #[track_caller]
-    pub fn var_keepdims<const A: usize>(
+    pub fn var_keepdims<const A: isize>(
         &self,
         ddof: usize,
     ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
@@ -75,9 +83,11 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <<S as KeepAxis<A>>::Output as Shape>::Kind:
             ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
     {
-        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
-            normalize::var_into(x, dims, a, ddof, |v| v, out)
-        })
+        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
+            axis::<S, A>(),
+            T::ZERO,
+            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v, out),
+        )
     }
 
     /// The standard deviation along axis `A` (removed): the square root of
@@ -85,7 +95,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn std_axis<const A: usize>(
+    pub fn std_axis<const A: isize>(
         &self,
         ddof: usize,
     ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
@@ -94,16 +104,18 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <<S as RemoveAxis<A>>::Output as Shape>::Kind:
             ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
     {
-        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
-            normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out)
-        })
+        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
+            axis::<S, A>(),
+            T::ZERO,
+            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out),
+        )
     }
 
     /// [`std_axis`](Self::std_axis) with the axis kept as 1.
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn std_keepdims<const A: usize>(
+    pub fn std_keepdims<const A: isize>(
         &self,
         ddof: usize,
     ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
@@ -112,9 +124,11 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <<S as KeepAxis<A>>::Output as Shape>::Kind:
             ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
     {
-        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(A, T::ZERO, |x, dims, a, out| {
-            normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out)
-        })
+        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
+            axis::<S, A>(),
+            T::ZERO,
+            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out),
+        )
     }
 
     /// Softmax along axis `A`: `exp(x - max) / sum(exp(x - max))` per lane (NaN, infinities
@@ -122,24 +136,24 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn softmax<const A: usize>(&self) -> Stored<D::Family, T, S>
+    pub fn softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
         S::Kind: ResultStorage<D::Family, S>,
     {
-        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, A, false, out))
+        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), false, out))
     }
 
     /// Log-softmax along axis `A`: `(x - max) - ln(sum(exp(x - max)))` per lane.
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn log_softmax<const A: usize>(&self) -> Stored<D::Family, T, S>
+    pub fn log_softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
         S::Kind: ResultStorage<D::Family, S>,
     {
-        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, A, true, out))
+        self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), true, out))
     }
 
     /// Layer normalization over every axis from `A` on (ONNX's `LayerNormalization` without
@@ -147,14 +161,14 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn layer_norm<const A: usize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
+    pub fn layer_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
         S::Kind: ResultStorage<D::Family, S>,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
-            normalize::layer_norm_into(x, dims[A..].iter().product(), eps, out)
+            normalize::layer_norm_into(x, dims[axis::<S, A>()..].iter().product(), eps, out)
         })
     }
 
@@ -163,14 +177,14 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline]
     #[track_caller]
-    pub fn rms_norm<const A: usize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
+    pub fn rms_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
         S::Kind: ResultStorage<D::Family, S>,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
-            normalize::rms_norm_into(x, dims[A..].iter().product(), eps, out)
+            normalize::rms_norm_into(x, dims[axis::<S, A>()..].iter().product(), eps, out)
         })
     }
 

@@ -17,6 +17,7 @@ fn is_nan<T: PartialOrd>(x: T) -> bool {
 }
 use crate::element::{Element, Real};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
+use crate::typed::rules::axis_index;
 use crate::typed::rules::{BroadcastToShape, KeepAxis, NonEmptyAxis, RemoveAxis};
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::Data;
@@ -132,8 +133,8 @@ macro_rules! static_reductions {
         small($empty:expr, $first:expr, $step:expr, $finish:expr)
         $doc:literal;
     )*) => {
-        /// Reductions over one axis `A` (R1; `A` counts from 0, a compile error outside the
-        /// shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1 (R2).
+        /// Reductions over one axis `A` (R1; `A` counts from 0, or from the end when negative,
+        /// `-1` the last axis; a compile error outside the shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1 (R2).
         ///
         /// On mixed shapes the other dims keep their types (a `Dyn` stays `Dyn`) and the
         /// result with a `Dyn` dim is in a `Vec` (feature `alloc`); `max`, `min`, `argmax` and
@@ -164,14 +165,14 @@ macro_rules! static_reductions {
             #[doc = "The axis is removed from the shape."]
             #[inline]
             #[track_caller]
-            pub fn $axis_name<const A: usize>(&self) -> Stored<D::Family, $v, <S as RemoveAxis<A>>::Output>
+            pub fn $axis_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as RemoveAxis<A>>::Output>
             where
                 S: RemoveAxis<A> $($extra)*,
                 <<S as RemoveAxis<A>>::Output as Shape>::Kind:
                     ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
                 T: $($bound)*,
             {
-                static_reductions!(@body self, A, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
 
@@ -180,19 +181,19 @@ macro_rules! static_reductions {
             #[doc = "The axis is kept as 1, so the result broadcasts against `self`."]
             #[inline]
             #[track_caller]
-            pub fn $keep_name<const A: usize>(&self) -> Stored<D::Family, $v, <S as KeepAxis<A>>::Output>
+            pub fn $keep_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as KeepAxis<A>>::Output>
             where
                 S: KeepAxis<A> $($extra)*,
                 <<S as KeepAxis<A>>::Output as Shape>::Kind:
                     ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
                 T: $($bound)*,
             {
-                static_reductions!(@body self, A, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
         )*}
     };
-    (@body $self:ident, $axis:ident, $o:ty, $op:ident, $v:ty, $init:expr, [],
+    (@body $self:ident, $axis:expr, $o:ty, $op:ident, $v:ty, $init:expr, [],
         |$data:ident, $dims:ident, $a:ident, $out:ident| $body:expr,
         small($empty:expr, $first:expr, $step:expr, $finish:expr)) => {{
         if $self.count() < SMALL {
@@ -200,7 +201,7 @@ macro_rules! static_reductions {
         }
         $self.reduce_large::<$v, $o>($axis, $init, |$data, $dims, $a, $out| $body)
     }};
-    (@body $self:ident, $axis:ident, $o:ty, $op:ident, $v:ty, $init:expr, [$($extra:tt)+],
+    (@body $self:ident, $axis:expr, $o:ty, $op:ident, $v:ty, $init:expr, [$($extra:tt)+],
         |$data:ident, $dims:ident, $a:ident, $out:ident| $body:expr,
         small($empty:expr, $first:expr, $step:expr, $finish:expr)) => {{
         // No identity: a static empty axis does not compile, a `Dyn` one is checked here.

@@ -117,7 +117,7 @@ pub trait SelectAxis<const A: usize>: Shape {
     message = "axis {A} is out of range for shape `{Self}` (M3)",
     label = "a static shape of rank R has the axes 0 to R - 1"
 )]
-pub trait SqueezeAxis<const A: usize>: Shape {}
+pub trait SqueezeAxis<const A: isize>: Shape {}
 
 /// Holds for `Const<1>` only: the dim that `squeeze` may remove. Its message is the error of
 /// squeezing any other dim.
@@ -126,8 +126,8 @@ pub trait SqueezeAxis<const A: usize>: Shape {}
     message = "cannot squeeze axis {A} of `{S}`: it is `{Self}`, not 1 (M3)",
     label = "squeeze removes only an axis of static size 1"
 )]
-pub trait UnitDim<S, const A: usize> {}
-impl<S, const A: usize> UnitDim<S, A> for Const<1> {}
+pub trait UnitDim<S, const A: isize> {}
+impl<S, const A: isize> UnitDim<S, A> for Const<1> {}
 
 /// `Self` with elements `START..START + LEN` of axis `A` kept: the shape of
 /// `narrow::<A, START, LEN>()` (M5), axis `A` becoming `Const<LEN>`.

@@ -44,7 +44,7 @@ pub use primitive::{
     BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape, Nil,
     PostOpDimRule, PostOpOnto, PostOpShape, PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
 };
-pub use reduce::{KeepAxis, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis};
+pub use reduce::{axis_index, KeepAxis, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis};
 
 #[doc(hidden)]
 /// Case: the dims are equal; the output is either.

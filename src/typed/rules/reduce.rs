@@ -1,5 +1,5 @@
-//! Reductions at compile time: the shape left by reducing axis `A` (removed, or kept as 1), an
-//! axis outside the shape, and an empty axis for the reductions that have no identity (`max`,
+//! Reductions at compile time: the shape left by reducing axis `A` (removed, or kept as 1;
+//! negative axes count from the end, as at run time), an axis outside the shape, and an empty axis for the reductions that have no identity (`max`,
 //! `min`, `argmax`, `argmin`), each a compile error that names the axis and the shape. The
 //! runtime form is [`rules::reduce_axes`](crate::rules::reduce_axes).
 
@@ -17,9 +17,9 @@ use crate::typed::shape::Shape;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}` (R1)",
-    label = "a static shape of rank R has the axes 0 to R - 1"
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
-pub trait RemoveAxis<const A: usize>: Shape {
+pub trait RemoveAxis<const A: isize>: Shape {
     /// The shape without axis `A`.
     type Output: Shape;
 }
@@ -28,9 +28,9 @@ pub trait RemoveAxis<const A: usize>: Shape {
 /// broadcasts back against `Self` (`&x - &x.mean_keepdims::<A>()`).
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}` (R1)",
-    label = "a static shape of rank R has the axes 0 to R - 1"
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
-pub trait KeepAxis<const A: usize>: Shape {
+pub trait KeepAxis<const A: isize>: Shape {
     /// The shape with axis `A` as 1.
     type Output: Shape;
 }
@@ -39,9 +39,20 @@ pub trait KeepAxis<const A: usize>: Shape {
 /// `argmax` and `argmin` need, since no elements have no largest one.
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}` (R1)",
-    label = "a static shape of rank R has the axes 0 to R - 1"
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
-pub trait NonEmptyAxis<const A: usize>: Shape {}
+pub trait NonEmptyAxis<const A: isize>: Shape {}
+
+/// Axis `a` of a rank-`rank` shape as an index: a negative axis counts from the end. The
+/// traits above hold only for axes inside the shape, so `a + rank` is not negative here.
+#[doc(hidden)]
+pub const fn axis_index(a: isize, rank: usize) -> usize {
+    if a < 0 {
+        (a + rank as isize) as usize
+    } else {
+        a as usize
+    }
+}
 
 /// A dim that is not 0 (a [`Dyn`] is checked at run time).
 pub trait NonEmptyDim {}
