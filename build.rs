@@ -114,13 +114,16 @@ fn manipulate_impls() -> String {
                 v.insert(a, "N".to_string());
                 let mut p = params.clone();
                 p.push("N: Dim".to_string());
-                writeln!(
-                    out,
-                    "impl<{}> InsertAxis<{a}, N> for {own} {{ type Output = {}; }}",
-                    p.join(", "),
-                    tuple(&v)
-                )
-                .unwrap();
+                // Negative: counted from the end of the result, as numpy's `expand_dims`.
+                for name in [a as isize, a as isize - rank as isize - 1] {
+                    writeln!(
+                        out,
+                        "impl<{}> InsertAxis<{name}, N> for {own} {{ type Output = {}; }}",
+                        p.join(", "),
+                        tuple(&v)
+                    )
+                    .unwrap();
+                }
             }
         }
         if rank == 0 {
@@ -135,13 +138,17 @@ fn manipulate_impls() -> String {
             };
             let mut p = params.clone();
             p.push("N: Dim".to_string());
-            writeln!(
-                out,
-                "impl<{}> ReplaceAxis<{a}, N> for {own} {{ type Output = {}; }}",
-                p.join(", "),
-                with("N")
-            )
-            .unwrap();
+            // Each axis under both of its names, as for the reductions.
+            let names = [a as isize, a as isize - rank as isize];
+            for name in names {
+                writeln!(
+                    out,
+                    "impl<{}> ReplaceAxis<{name}, N> for {own} {{ type Output = {}; }}",
+                    p.join(", "),
+                    with("N")
+                )
+                .unwrap();
+            }
             writeln!(
                 out,
                 "impl<{}> SelectAxis<{a}> for {own} {{ type Dim = D{a}; }}",
@@ -156,32 +163,36 @@ fn manipulate_impls() -> String {
                 )
                 .unwrap();
             }
-            writeln!(
-                out,
-                "impl<{}, const START: usize, const LEN: usize> Narrow<{a}, START, LEN> for {own} \
-                 where D{a}: NarrowDim<{own}, {a}, START, LEN> {{ type Output = {}; }}",
-                params.join(", "),
-                with("Const<LEN>")
-            )
-            .unwrap();
+            for name in names {
+                writeln!(
+                    out,
+                    "impl<{}, const START: usize, const LEN: usize> Narrow<{name}, START, LEN> for {own} \
+                     where D{a}: NarrowDim<{own}, {name}, START, LEN> {{ type Output = {}; }}",
+                    params.join(", "),
+                    with("Const<LEN>")
+                )
+                .unwrap();
+            }
             // The other operand's dims are its own parameters, each checked against ours, so a
             // mismatch reports the rule (M6) rather than a type mismatch.
             let others: Vec<String> = (0..rank).map(|i| format!("E{i}")).collect();
             let mut p = params.clone();
             p.extend(others.iter().map(|e| format!("{e}: Dim")));
             let rhs = tuple(&others);
-            let mut bounds = vec![format!("D{a}: AddDim<E{a}>")];
-            for i in (0..rank).filter(|&i| i != a) {
-                bounds.push(format!("D{i}: JoinDim<E{i}, {own}, {rhs}, {a}>"));
+            for name in names {
+                let mut bounds = vec![format!("D{a}: AddDim<E{a}>")];
+                for i in (0..rank).filter(|&i| i != a) {
+                    bounds.push(format!("D{i}: JoinDim<E{i}, {own}, {rhs}, {name}>"));
+                }
+                writeln!(
+                    out,
+                    "impl<{}> Concat<{name}, {rhs}> for {own} where {} {{ type Output = {}; }}",
+                    p.join(", "),
+                    bounds.join(", "),
+                    with(&format!("<D{a} as AddDim<E{a}>>::Output"))
+                )
+                .unwrap();
             }
-            writeln!(
-                out,
-                "impl<{}> Concat<{a}, {rhs}> for {own} where {} {{ type Output = {}; }}",
-                p.join(", "),
-                bounds.join(", "),
-                with(&format!("<D{a} as AddDim<E{a}>>::Output"))
-            )
-            .unwrap();
         }
         // A permutation: every `P{i}` an axis of the shape, and no two equal (pairwise typenum
         // comparisons: shallow, unlike a bit mask, which overflows rustc's recursion limit).

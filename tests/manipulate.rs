@@ -510,3 +510,26 @@ fn large_static_gathers_and_elementwise_results_match_the_runtime_path() {
     assert_eq!(t[[7, 15]], "15.7");
     assert_eq!(t[[0, 1]], "1.0");
 }
+
+/// M3, M5, M6, M7: static axes may be negative, counted from the end (for `insert_axis` and
+/// `stack`, from the end of the result, as numpy's `expand_dims`); each gives what the axis
+/// counted from the start gives.
+#[test]
+fn m6_static_negative_axes_count_from_the_end() {
+    use shaped::{Shape, Tensor, TensorView};
+    let x = Tensor::<i32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as i32);
+    let last: TensorView<i32, Shape![2, 3, 1]> = x.insert_axis::<-1>();
+    assert_eq!(last.as_slice(), x.insert_axis::<2>().as_slice());
+    let first: TensorView<i32, Shape![1, 2, 3]> = x.insert_axis::<-3>();
+    assert_eq!(first.shape(), x.insert_axis::<0>().shape());
+    let n: Tensor<i32, Shape![2, 2]> = x.narrow::<-1, 1, 2>();
+    assert_eq!(n, x.narrow::<1, 1, 2>());
+    let y = Tensor::<i32, Shape![2, 1]>::from([[7], [8]]);
+    let c: Tensor<i32, Shape![2, 4]> = x.concat::<-1, _, _>(&y);
+    assert_eq!(c, x.concat::<1, _, _>(&y));
+    let s: Tensor<i32, Shape![2, 3, 2]> = Tensor::stack::<-1, 2>([&x, &x]);
+    assert_eq!(s, Tensor::stack::<2, 2>([&x, &x]));
+    let m = Tensor::<i32, Shape![_, 3]>::from_shape_vec([2, 3], x.as_slice().to_vec()).unwrap();
+    let d = m.narrow_dyn::<-1>(1, 2).unwrap();
+    assert_eq!(d.as_slice(), n.as_slice());
+}

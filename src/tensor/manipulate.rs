@@ -12,8 +12,8 @@
 use super::{OwnedIn, Tensor, TensorView, TensorViewMut};
 use crate::typed::dim::Const;
 use crate::typed::rules::{
-    Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis, ReshapeInto,
-    SqueezeAxis, TransposeIf,
+    axis_index, Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis,
+    ReshapeInto, SqueezeAxis, TransposeIf,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::{Build, Data, DataMut, Family, Join};
@@ -139,7 +139,8 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         Tensor::from_parts(self.as_slice(), Default::default())
     }
 
-    /// A dim of 1 inserted before axis `A` (`0..=rank`; M3). No copy; works on mixed shapes.
+    /// A dim of 1 inserted before axis `A` (`0..=rank`, or negative from the end of the
+    /// result, `-1` making it the last; M3). No copy; works on mixed shapes.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -149,17 +150,18 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// # let _ = back;
     /// ```
     #[inline]
-    pub fn insert_axis<const A: usize>(
+    pub fn insert_axis<const A: isize>(
         &self,
     ) -> TensorView<'_, T, <S as InsertAxis<A, Const<1>>>::Output>
     where
         S: InsertAxis<A, Const<1>>,
     {
+        let a = const { axis_index(A, S::RANK + 1) };
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let mut out = [1usize; crate::typed::shape::MAX_STATIC_RANK];
-        out[..A].copy_from_slice(&dims[..A]);
-        out[A + 1..=dims.len()].copy_from_slice(&dims[A..]);
+        out[..a].copy_from_slice(&dims[..a]);
+        out[a + 1..=dims.len()].copy_from_slice(&dims[a..]);
         Tensor::from_parts(self.as_slice(), shape_of(&out[..=dims.len()]))
     }
 
@@ -176,7 +178,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: RemoveAxis<A> + SqueezeAxis<A>,
     {
-        let a = const { crate::typed::rules::axis_index(A, S::RANK) };
+        let a = const { axis_index(A, S::RANK) };
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let mut out = [0usize; crate::typed::shape::MAX_STATIC_RANK];
@@ -286,7 +288,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// let n = x.narrow::<1, 4, 2>();                    // elements 4..6 of 5
     /// ```
     #[inline]
-    pub fn narrow<const A: usize, const START: usize, const LEN: usize>(
+    pub fn narrow<const A: isize, const START: usize, const LEN: usize>(
         &self,
     ) -> OwnedIn<D::Family, T, <S as Narrow<A, START, LEN>>::Output>
     where
@@ -302,7 +304,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
                     .zip(&strides)
                     .map(|(&i, &s)| i * s)
                     .sum::<usize>();
-                START * strides[A] + offset
+                START * strides[const { axis_index(A, S::RANK) }] + offset
             },
         )
     }
@@ -321,7 +323,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     #[inline]
     // The type is the joined shape in the joined storage family, each already an alias.
     #[allow(clippy::type_complexity)]
-    pub fn concat<const A: usize, S2, D2>(
+    pub fn concat<const A: isize, S2, D2>(
         &self,
         other: &Tensor<T, S2, D2>,
     ) -> OwnedIn<<D::Family as Join<D2::Family>>::Out, T, Concatenated<S, A, S2>>
@@ -337,27 +339,29 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
             row_major_strides::<MAX_STATIC_RANK>(S::DIMS),
             row_major_strides::<MAX_STATIC_RANK>(S2::DIMS),
         );
-        let split = S::DIMS[A];
+        let a = const { axis_index(A, S::RANK) };
+        let split = S::DIMS[a];
         OwnedIn::<<D::Family as Join<D2::Family>>::Out, T, <S as Concat<A, S2>>::Output>::from_fn(
             |index| {
                 let index = index.as_ref();
                 // Below `split` on axis `A` the element is the left operand's, else the right's
                 // at the index shifted back.
-                let (data, strides, shift) = if index[A] < split {
+                let (data, strides, shift) = if index[a] < split {
                     (left, &ls, 0)
                 } else {
                     (right, &rs, split)
                 };
                 let mut offset = 0;
                 for (d, &i) in index.iter().enumerate() {
-                    offset += if d == A { i - shift } else { i } * strides[d];
+                    offset += if d == a { i - shift } else { i } * strides[d];
                 }
                 data[offset].clone()
             },
         )
     }
 
-    /// The tensors stacked along a new axis `A` (`0..=rank`) of dim `N`, their number (M7).
+    /// The tensors stacked along a new axis `A` (`0..=rank`, or negative from the end of the
+    /// result) of dim `N`, their number (M7).
     /// They share one shape by their type.
     ///
     /// ```
@@ -368,7 +372,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(s.as_slice(), &[0, 10, 1, 11]);
     /// ```
     #[inline]
-    pub fn stack<const A: usize, const N: usize>(
+    pub fn stack<const A: isize, const N: usize>(
         parts: [&Self; N],
     ) -> OwnedIn<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>
     where
@@ -376,17 +380,18 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         <S as InsertAxis<A, Const<N>>>::Output: StaticShape,
     {
         let strides = row_major_strides::<MAX_STATIC_RANK>(S::DIMS);
+        let a = const { axis_index(A, S::RANK + 1) };
         OwnedIn::<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>::from_fn(|index| {
             let index = index.as_ref();
             let mut offset = 0;
             for (d, &i) in index.iter().enumerate() {
-                match d.cmp(&A) {
+                match d.cmp(&a) {
                     core::cmp::Ordering::Less => offset += i * strides[d],
                     core::cmp::Ordering::Equal => {}
                     core::cmp::Ordering::Greater => offset += i * strides[d - 1],
                 }
             }
-            parts[index[A]].as_slice()[offset].clone()
+            parts[index[a]].as_slice()[offset].clone()
         })
     }
 }
@@ -407,7 +412,7 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// # Ok::<(), shaped::Error>(())
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-    pub fn narrow_dyn<const A: usize>(
+    pub fn narrow_dyn<const A: isize>(
         &self,
         start: usize,
         len: usize,

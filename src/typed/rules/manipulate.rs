@@ -83,10 +83,10 @@ where
 /// `Self` with the dim `N` inserted before axis `A` (`0..=rank`): `insert_axis::<A>()` inserts
 /// `Const<1>` (M3), `stack::<A>()` the number of tensors (M7).
 #[diagnostic::on_unimplemented(
-    message = "cannot insert an axis at {A} into `{Self}`: a shape of rank R takes a new axis at 0 to R (M3)",
+    message = "cannot insert an axis at {A} into `{Self}`: a shape of rank R takes a new axis at 0 to R, or -R - 1 to -1 from the end (M3)",
     label = "axis out of range, or the shape already has 8 dims"
 )]
-pub trait InsertAxis<const A: usize, N: Dim>: Shape {
+pub trait InsertAxis<const A: isize, N: Dim>: Shape {
     /// The shape with the new axis.
     type Output: Shape;
 }
@@ -96,7 +96,7 @@ pub trait InsertAxis<const A: usize, N: Dim>: Shape {
     message = "axis {A} is out of range for shape `{Self}`",
     label = "a static shape of rank R has the axes 0 to R - 1"
 )]
-pub trait ReplaceAxis<const A: usize, N: Dim>: Shape {
+pub trait ReplaceAxis<const A: isize, N: Dim>: Shape {
     /// The shape with axis `A` as `N`.
     type Output: Shape;
 }
@@ -115,7 +115,7 @@ pub trait SelectAxis<const A: usize>: Shape {
 /// [`RemoveAxis`](super::RemoveAxis)'s.
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}` (M3)",
-    label = "a static shape of rank R has the axes 0 to R - 1"
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
 pub trait SqueezeAxis<const A: isize>: Shape {}
 
@@ -133,18 +133,18 @@ impl<S, const A: isize> UnitDim<S, A> for Const<1> {}
 /// `narrow::<A, START, LEN>()` (M5), axis `A` becoming `Const<LEN>`.
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}` (M5)",
-    label = "a static shape of rank R has the axes 0 to R - 1"
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
-pub trait Narrow<const A: usize, const START: usize, const LEN: usize>: Shape {
+pub trait Narrow<const A: isize, const START: usize, const LEN: usize>: Shape {
     /// The narrowed shape.
     type Output: Shape;
 }
 
 /// `START + LEN` fits in the dim (M5).
 #[doc(hidden)]
-pub trait NarrowDim<S, const A: usize, const START: usize, const LEN: usize> {}
+pub trait NarrowDim<S, const A: isize, const START: usize, const LEN: usize> {}
 
-impl<S, const A: usize, const N: usize, const START: usize, const LEN: usize>
+impl<S, const A: isize, const N: usize, const START: usize, const LEN: usize>
     NarrowDim<S, A, START, LEN> for Const<N>
 where
     Const<N>: ToUnsigned,
@@ -166,8 +166,8 @@ where
     message = "cannot narrow axis {A} of `{S}` to {LEN} elements from {START}: they do not fit (M5)",
     label = "START + LEN must be at most the dim"
 )]
-pub trait InRange<S, const A: usize, const START: usize, const LEN: usize> {}
-impl<S, const A: usize, const START: usize, const LEN: usize> InRange<S, A, START, LEN>
+pub trait InRange<S, const A: isize, const START: usize, const LEN: usize> {}
+impl<S, const A: isize, const START: usize, const LEN: usize> InRange<S, A, START, LEN>
     for typenum::B1
 {
 }
@@ -202,19 +202,19 @@ impl<D: Dim> AddDim<D> for Dyn {
     message = "cannot concat `{Self}` with `{Rhs}` along axis {A}: every other dim must be equal (M6)",
     label = "equal ranks, equal dims off the joined axis, and an axis below the rank"
 )]
-pub trait Concat<const A: usize, Rhs: Shape>: Shape {
+pub trait Concat<const A: isize, Rhs: Shape>: Shape {
     /// The joined shape.
     type Output: Shape;
 }
 
 /// The shape of `S` and `Rhs` joined along axis `A`: `concat`'s result.
-pub type Concatenated<S, const A: usize, Rhs> = <S as Concat<A, Rhs>>::Output;
+pub type Concatenated<S, const A: isize, Rhs> = <S as Concat<A, Rhs>>::Output;
 
 /// A dim off the joined axis of `concat` equals the other operand's (M6, NONE).
 #[doc(hidden)]
-pub trait JoinDim<E, S, R, const A: usize> {}
+pub trait JoinDim<E, S, R, const A: isize> {}
 
-impl<const N: usize, const M: usize, S, R, const A: usize> JoinDim<Const<M>, S, R, A> for Const<N>
+impl<const N: usize, const M: usize, S, R, const A: isize> JoinDim<Const<M>, S, R, A> for Const<N>
 where
     Const<N>: ToUnsigned,
     Const<M>: ToUnsigned,
@@ -222,7 +222,7 @@ where
     TEq<<Const<N> as ToUnsigned>::Output, <Const<M> as ToUnsigned>::Output>: ConcatFits<S, R, A>,
 {
 }
-impl<S, R, const A: usize> JoinDim<Dyn, S, R, A> for Dyn {}
+impl<S, R, const A: isize> JoinDim<Dyn, S, R, A> for Dyn {}
 
 /// Holds for `B1`, "the dims are equal"; its message is the error of a concat whose other
 /// dims differ.
@@ -231,8 +231,8 @@ impl<S, R, const A: usize> JoinDim<Dyn, S, R, A> for Dyn {}
     message = "cannot concat `{S}` with `{R}` along axis {A}: every other dim must be equal (M6)",
     label = "the dims off the joined axis differ"
 )]
-pub trait ConcatFits<S, R, const A: usize> {}
-impl<S, R, const A: usize> ConcatFits<S, R, A> for typenum::B1 {}
+pub trait ConcatFits<S, R, const A: isize> {}
+impl<S, R, const A: isize> ConcatFits<S, R, A> for typenum::B1 {}
 
 /// `Self` permuted by `P`, a tuple of [`Axis`] naming every axis once: output axis `i` is axis
 /// `P[i]` (M4). Write `P` with [`Axes!`](crate::Axes!).
