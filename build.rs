@@ -126,6 +126,17 @@ fn manipulate_impls() -> String {
                 }
             }
         }
+        // The axes reversed (numpy's `.T`), rank 0 included.
+        let reversed: Vec<String> = dims.iter().rev().cloned().collect();
+        let axes: Vec<String> = (0..rank).rev().map(|i| i.to_string()).collect();
+        writeln!(
+            out,
+            "impl<{}> Reverse for {own} {{ type Output = {}; const AXES: &'static [usize] = &[{}]; }}",
+            params.join(", "),
+            tuple(&reversed),
+            axes.join(", ")
+        )
+        .unwrap();
         if rank == 0 {
             continue;
         }

@@ -187,6 +187,15 @@ fn m4_permutation_errors() {
     assert_eq!(tt, t.permute([0, 2, 1]).unwrap());
     let v = tensor(&[5]);
     assert_eq!(v.transpose(), v);
+    // `reversed` reverses every axis, on tensors and views, static and runtime.
+    let r = t.reversed();
+    assert_eq!(r, t.permute([2, 1, 0]).unwrap());
+    assert_eq!(t.strided().reversed().to_tensor(), r);
+    use shaped::{Shape, Tensor};
+    let s =
+        Tensor::<i32, Shape![2, 3, 4]>::from_shape_vec([2, 3, 4], t.as_slice().to_vec()).unwrap();
+    let sr: Tensor<i32, Shape![4, 3, 2]> = s.reversed();
+    assert_eq!(sr.as_slice(), r.as_slice());
     assert_eq!(DynTensor::scalar(3).transpose(), DynTensor::scalar(3));
 }
 

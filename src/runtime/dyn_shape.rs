@@ -155,6 +155,15 @@ impl<'a, T> DynView<'a, T> {
         t
     }
 
+    /// Every axis in reverse order (numpy's `.T`; M4). No copy.
+    pub fn reversed(&self) -> Self {
+        DynView {
+            data: self.data,
+            shape: self.shape.iter().rev().copied().collect(),
+            strides: self.strides.iter().rev().copied().collect(),
+        }
+    }
+
     /// Elements `start..start + len` of axis `axis` (M5). No copy.
     pub fn narrow(&self, axis: i64, start: usize, len: usize) -> Result<Self, Error> {
         let (shape, a) = rules::narrow_shape(&self.shape, axis, start, len)?;
@@ -404,6 +413,22 @@ impl<T> DynTensor<T> {
         T: Clone,
     {
         self.strided().transpose().to_tensor()
+    }
+
+    /// Every axis in reverse order (numpy's `.T`; M4), into a new tensor: `[a, b, c]` becomes
+    /// `[c, b, a]`. [`strided`](Self::strided)`.reversed()` is the view that does not copy.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let x = DynTensor::from_shape_vec([2, 3, 4], (0..24).collect())?;
+    /// assert_eq!(x.reversed()[[3, 1, 0]], x[[0, 1, 3]]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn reversed(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.strided().reversed().to_tensor()
     }
 
     /// Elements `start..start + len` of axis `axis` (negative from the end), into a new tensor

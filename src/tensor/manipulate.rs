@@ -13,7 +13,7 @@ use super::{OwnedIn, Tensor, TensorView, TensorViewMut};
 use crate::typed::dim::Const;
 use crate::typed::rules::{
     axis_index, Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis,
-    ReshapeInto, SqueezeAxis, TransposeIf,
+    ReshapeInto, Reverse, SqueezeAxis, TransposeIf,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::{Build, Data, DataMut, Family, Join};
@@ -270,6 +270,24 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     {
         let axes: &'static [usize] = const { &swap_last_two(S::RANK) };
         self.permuted_by::<<S as TransposeIf<true>>::Output>(&axes[..S::RANK])
+    }
+
+    /// Every axis in reverse order (numpy's `.T`; M4): `[a, b, c]` becomes `[c, b, a]`. Builds a
+    /// tensor stored like `self`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3, 4]>::from_fn(|[i, j, k]| (i * 12 + j * 4 + k) as i32);
+    /// let r: Tensor<i32, Shape![4, 3, 2]> = x.reversed();
+    /// assert_eq!(r[[3, 1, 0]], x[[0, 1, 3]]);
+    /// ```
+    #[inline]
+    pub fn reversed(&self) -> OwnedIn<D::Family, T, <S as Reverse>::Output>
+    where
+        S: StaticShape + Reverse,
+        <S as Reverse>::Output: StaticShape,
+    {
+        self.permuted_by::<<S as Reverse>::Output>(<S as Reverse>::AXES)
     }
 
     /// Elements `START..START + LEN` of axis `A`, which must fit: a compile error otherwise

@@ -67,6 +67,14 @@ pub trait ToConst {
     type Output: Dim;
 }
 
+/// `Self` with its axes in reverse order: the shape of `reversed()` (numpy's `.T`; M4).
+pub trait Reverse: Shape {
+    /// The reversed shape.
+    type Output: Shape;
+    /// Output axis `i` is input axis `AXES[i]`: `rank - 1` down to 0.
+    const AXES: &'static [usize];
+}
+
 /// The one-dim shape with the element count of `Self`: the shape of `flatten()` (M1).
 pub trait Flatten: Shape {
     /// `(Const<COUNT>,)`.

@@ -31,7 +31,7 @@ pub use broadcast_op::{
 };
 pub use manipulate::{
     AddDim, Axis, Concat, ConcatFits, Concatenated, Flatten, InRange, InsertAxis, IsPermutation,
-    JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, SameCount, SelectAxis,
+    JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, Reverse, SameCount, SelectAxis,
     SqueezeAxis, StaticCount, ToConst, UnitDim,
 };
 pub use matmul::{
