@@ -108,6 +108,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod bounds;
 pub mod element;
 pub mod error;
 mod interop;

@@ -59,7 +59,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         D2: Data<T>,
         S: MatMulShape<S2>,
         D::Family: Join<D2::Family>,
-        <MatMulOutput<S, S2> as Shape>::Kind: ResultStorage<JoinOf<T, D, D2>, MatMulOutput<S, S2>>,
+        <MatMulOutput<S, S2> as Shape>::Kind: ResultStorage<MatMulOutput<S, S2>>,
     {
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
@@ -88,7 +88,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <S as TransposeIf<false>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
         D::Family: Join<D2::Family>,
         <MatMulOutputT<S, S2, false, true> as Shape>::Kind:
-            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, false, true>>,
+            ResultStorage<MatMulOutputT<S, S2, false, true>>,
     {
         self.matmul_t::<false, true, S2, D2>(rhs)
     }
@@ -108,7 +108,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<false>>::Output>,
         D::Family: Join<D2::Family>,
         <MatMulOutputT<S, S2, true, false> as Shape>::Kind:
-            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, true, false>>,
+            ResultStorage<MatMulOutputT<S, S2, true, false>>,
     {
         self.matmul_t::<true, false, S2, D2>(rhs)
     }
@@ -128,7 +128,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
         D::Family: Join<D2::Family>,
         <MatMulOutputT<S, S2, true, true> as Shape>::Kind:
-            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, true, true>>,
+            ResultStorage<MatMulOutputT<S, S2, true, true>>,
     {
         self.matmul_t::<true, true, S2, D2>(rhs)
     }
@@ -157,8 +157,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: TransposeIf<TA>,
         <S as TransposeIf<TA>>::Output: MatMulShape<<S2 as TransposeIf<TB>>::Output>,
         D::Family: Join<D2::Family>,
-        <MatMulOutputT<S, S2, TA, TB> as Shape>::Kind:
-            ResultStorage<JoinOf<T, D, D2>, MatMulOutputT<S, S2, TA, TB>>,
+        <MatMulOutputT<S, S2, TA, TB> as Shape>::Kind: ResultStorage<MatMulOutputT<S, S2, TA, TB>>,
     {
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
         let options = MatMulOptions {
@@ -204,55 +203,55 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             };
             // SAFETY: `product_or_fail` writes every element of `out` or panics.
             return unsafe {
-                <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::written(
-                    out_dims, fill,
-                )
+                <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<Out<S, S2, TA, TB>>>::written::<
+                    JoinOf<T, D, D2>,
+                    T,
+                >(out_dims, fill)
             };
         }
         let Layout { m, k, n, .. } = p;
-        <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<_, Out<S, S2, TA, TB>>>::filled(
-            out_dims,
-            T::ZERO,
-            |out| {
-                // Plain loops with constant bounds and strides: unrolled where the optimizer
-                // finds it pays (a [4, 4] x [4, 4] product is straight-line at opt-level 3),
-                // rolled at opt-level "s".
-                let mut index = [0usize; MAX_STATIC_RANK];
-                for block in out.chunks_exact_mut((m * n).max(1)) {
-                    let (mut a0, mut b0) = (0, 0);
-                    for (t, &i) in index[..p.batch].iter().enumerate() {
-                        a0 += i * p.a_step[t];
-                        b0 += i * p.b_step[t];
-                    }
-                    for i in 0..m {
-                        for j in 0..n {
-                            let (ai, bj) = (a0 + i * p.a_row, b0 + j * p.b_col);
-                            // From the first term, not from zero (G6): one add fewer per
-                            // element, on the critical path (a [3, 3] x [3, 1] `f32` product:
-                            // 29 instructions instead of 35).
-                            block[i * n + j] = if k == 0 {
-                                T::ZERO
-                            } else {
-                                let mut acc = T::mul(a[ai], b[bj]);
-                                for kk in 1..k {
-                                    let term = T::mul(a[ai + kk * p.a_col], b[bj + kk * p.b_row]);
-                                    acc = T::add(acc, term);
-                                }
-                                acc
-                            };
-                        }
-                    }
-                    // The batch odometer, last axis fastest.
-                    for t in (0..p.batch).rev() {
-                        index[t] += 1;
-                        if index[t] < p.count[t] {
-                            break;
-                        }
-                        index[t] = 0;
+        <<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<Out<S, S2, TA, TB>>>::filled::<
+            JoinOf<T, D, D2>,
+            T,
+        >(out_dims, T::ZERO, |out| {
+            // Plain loops with constant bounds and strides: unrolled where the optimizer
+            // finds it pays (a [4, 4] x [4, 4] product is straight-line at opt-level 3),
+            // rolled at opt-level "s".
+            let mut index = [0usize; MAX_STATIC_RANK];
+            for block in out.chunks_exact_mut((m * n).max(1)) {
+                let (mut a0, mut b0) = (0, 0);
+                for (t, &i) in index[..p.batch].iter().enumerate() {
+                    a0 += i * p.a_step[t];
+                    b0 += i * p.b_step[t];
+                }
+                for i in 0..m {
+                    for j in 0..n {
+                        let (ai, bj) = (a0 + i * p.a_row, b0 + j * p.b_col);
+                        // From the first term, not from zero (G6): one add fewer per
+                        // element, on the critical path (a [3, 3] x [3, 1] `f32` product:
+                        // 29 instructions instead of 35).
+                        block[i * n + j] = if k == 0 {
+                            T::ZERO
+                        } else {
+                            let mut acc = T::mul(a[ai], b[bj]);
+                            for kk in 1..k {
+                                let term = T::mul(a[ai + kk * p.a_col], b[bj + kk * p.b_row]);
+                                acc = T::add(acc, term);
+                            }
+                            acc
+                        };
                     }
                 }
-            },
-        )
+                // The batch odometer, last axis fastest.
+                for t in (0..p.batch).rev() {
+                    index[t] += 1;
+                    if index[t] < p.count[t] {
+                        break;
+                    }
+                    index[t] = 0;
+                }
+            }
+        })
     }
 }
 

@@ -61,8 +61,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
     where
         S: RemoveAxis<A>,
-        <<S as RemoveAxis<A>>::Output as Shape>::Kind:
-            ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
+        <<S as RemoveAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as RemoveAxis<A>>::Output>,
     {
         self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
             axis::<S, A>(),
@@ -80,8 +79,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
     where
         S: KeepAxis<A>,
-        <<S as KeepAxis<A>>::Output as Shape>::Kind:
-            ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
+        <<S as KeepAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as KeepAxis<A>>::Output>,
     {
         self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
             axis::<S, A>(),
@@ -101,8 +99,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
     where
         S: RemoveAxis<A>,
-        <<S as RemoveAxis<A>>::Output as Shape>::Kind:
-            ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
+        <<S as RemoveAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as RemoveAxis<A>>::Output>,
     {
         self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
             axis::<S, A>(),
@@ -121,8 +118,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
     where
         S: KeepAxis<A>,
-        <<S as KeepAxis<A>>::Output as Shape>::Kind:
-            ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
+        <<S as KeepAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as KeepAxis<A>>::Output>,
     {
         self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
             axis::<S, A>(),
@@ -139,7 +135,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<D::Family, S>,
+        S::Kind: ResultStorage<S>,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), false, out))
     }
@@ -151,7 +147,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn log_softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<D::Family, S>,
+        S::Kind: ResultStorage<S>,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), true, out))
     }
@@ -164,7 +160,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn layer_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<D::Family, S>,
+        S::Kind: ResultStorage<S>,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
@@ -180,7 +176,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn rms_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<D::Family, S>,
+        S::Kind: ResultStorage<S>,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
@@ -194,11 +190,11 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     fn same_shape(&self, kernel: impl FnOnce(&[T], &[usize], &mut [T])) -> Stored<D::Family, T, S>
     where
-        S::Kind: ResultStorage<D::Family, S>,
+        S::Kind: ResultStorage<S>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
-        <S::Kind as ResultStorage<D::Family, S>>::filled(dims, T::ZERO, |out| {
+        <S::Kind as ResultStorage<S>>::filled::<D::Family, T>(dims, T::ZERO, |out| {
             kernel(self.as_slice(), dims, out)
         })
     }

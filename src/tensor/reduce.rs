@@ -60,7 +60,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         T: Copy,
         V: Copy,
-        O::Kind: ResultStorage<D::Family, O>,
+        O::Kind: ResultStorage<O>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
@@ -69,7 +69,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         let strides: [usize; MAX_STATIC_RANK] = crate::util::row_major_strides(dims);
         let removed = O::RANK < dims.len();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
-        <O::Kind as ResultStorage<D::Family, O>>::from_fn(&out_dims[..out_rank], |index| {
+        <O::Kind as ResultStorage<O>>::from_fn::<D::Family, _>(&out_dims[..out_rank], |index| {
             let mut base = 0;
             for (j, &i) in index.iter().enumerate() {
                 let d = if removed && j >= axis { j + 1 } else { j };
@@ -96,12 +96,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         fill: impl FnOnce(&[T], &[usize], usize, &mut [V]),
     ) -> Stored<D::Family, V, O>
     where
-        O::Kind: ResultStorage<D::Family, O>,
+        O::Kind: ResultStorage<O>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
-        <O::Kind as ResultStorage<D::Family, O>>::filled(&out_dims[..out_rank], init, |out| {
+        <O::Kind as ResultStorage<O>>::filled::<D::Family, V>(&out_dims[..out_rank], init, |out| {
             fill(self.as_slice(), dims, axis, out)
         })
     }
@@ -169,7 +169,7 @@ macro_rules! static_reductions {
             where
                 S: RemoveAxis<A> $($extra)*,
                 <<S as RemoveAxis<A>>::Output as Shape>::Kind:
-                    ResultStorage<D::Family, <S as RemoveAxis<A>>::Output>,
+                    ResultStorage<<S as RemoveAxis<A>>::Output>,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
@@ -185,7 +185,7 @@ macro_rules! static_reductions {
             where
                 S: KeepAxis<A> $($extra)*,
                 <<S as KeepAxis<A>>::Output as Shape>::Kind:
-                    ResultStorage<D::Family, <S as KeepAxis<A>>::Output>,
+                    ResultStorage<<S as KeepAxis<A>>::Output>,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],

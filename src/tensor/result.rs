@@ -9,38 +9,56 @@ use super::{OwnedIn, Tensor};
 use crate::typed::dim::DynKind;
 use crate::typed::dim::{DimKind, StaticKind};
 use crate::typed::shape::{Shape, StaticShape};
-use crate::typed::storage::{Build, Family};
+use crate::typed::storage::{Build, DataMut, Family};
 
 /// Where a computed result of shape `O` goes (a reduction's, a matrix product's), chosen by
 /// `O`'s kind: a static result is stored like the inputs (stack or heap), a result that keeps
 /// a `Dyn` dim in a `Vec` (feature `alloc`).
 #[doc(hidden)]
-pub trait ResultStorage<F: Family, O: Shape>: DimKind {
-    /// The result, holding `V`s.
-    type Output<V>;
+#[diagnostic::on_unimplemented(
+    message = "the result shape `{O}` is not known to be storable here",
+    label = "a shape-generic function must say so",
+    note = "add the bound `{O}: shaped::bounds::Storable` to the function"
+)]
+pub trait ResultStorage<O: Shape>: DimKind {
+    /// The result's storage, holding `V`s, for inputs stored in the family `F`: the result is
+    /// always a `Tensor<V, O, Data<F, V>>`, so a generic caller can use it as one, and no
+    /// bound names the family (a chain of operations needs none).
+    type Data<F: Family, V>: DataMut<V>;
     /// A result whose element at each multi-index of `dims` (row-major) is `f(index)`.
-    fn from_fn<V>(dims: &[usize], f: impl FnMut(&[usize]) -> V) -> Self::Output<V>;
+    fn from_fn<F: Family, V>(
+        dims: &[usize],
+        f: impl FnMut(&[usize]) -> V,
+    ) -> Tensor<V, O, Self::Data<F, V>>;
     /// A result of `dims` whose every element `fill` writes (starting from `init`).
-    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Self::Output<V>;
+    fn filled<F: Family, V: Copy>(
+        dims: &[usize],
+        init: V,
+        fill: impl FnOnce(&mut [V]),
+    ) -> Tensor<V, O, Self::Data<F, V>>;
     /// A result of `dims` whose elements `fill` writes, given as uninitialised slots in
     /// row-major order: no fill first, so the kernel writes where the result will live.
     ///
     /// # Safety
     /// `fill` must write every slot whenever it returns (it may panic instead).
-    unsafe fn written<V>(
+    unsafe fn written<F: Family, V>(
         dims: &[usize],
         fill: impl FnOnce(&mut [MaybeUninit<V>]),
-    ) -> Self::Output<V>;
+    ) -> Tensor<V, O, Self::Data<F, V>>;
 }
 
-impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
-    type Output<V> = OwnedIn<F, V, O>;
+impl<O: StaticShape> ResultStorage<O> for StaticKind {
+    type Data<F: Family, V> = F::Owned<V, O>;
     #[inline(always)]
-    fn from_fn<V>(_: &[usize], mut f: impl FnMut(&[usize]) -> V) -> OwnedIn<F, V, O> {
+    fn from_fn<F: Family, V>(_: &[usize], mut f: impl FnMut(&[usize]) -> V) -> OwnedIn<F, V, O> {
         OwnedIn::<F, V, O>::from_fn(|index| f(index.as_ref()))
     }
     #[inline(always)]
-    fn filled<V: Copy>(_: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> OwnedIn<F, V, O> {
+    fn filled<F: Family, V: Copy>(
+        _: &[usize],
+        init: V,
+        fill: impl FnOnce(&mut [V]),
+    ) -> OwnedIn<F, V, O> {
         // On the heap, one `vec!` fill instead of a walk over every multi-index (a 64x64x64
         // `f32` product: 588 us before, against 447 us for the same kernel from `DynTensor`).
         #[cfg(feature = "alloc")]
@@ -56,7 +74,7 @@ impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
         out
     }
     #[inline(always)]
-    unsafe fn written<V>(
+    unsafe fn written<F: Family, V>(
         _: &[usize],
         fill: impl FnOnce(&mut [MaybeUninit<V>]),
     ) -> OwnedIn<F, V, O> {
@@ -67,10 +85,10 @@ impl<F: Family, O: StaticShape> ResultStorage<F, O> for StaticKind {
 }
 
 #[cfg(feature = "alloc")]
-impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
-    type Output<V> = Tensor<V, O>;
+impl<O: Shape> ResultStorage<O> for DynKind {
+    type Data<F: Family, V> = crate::typed::storage::Owned<V, O>;
     #[track_caller]
-    fn from_fn<V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
+    fn from_fn<F: Family, V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
         let index = &mut index[..dims.len()];
@@ -88,14 +106,21 @@ impl<F: Family, O: Shape> ResultStorage<F, O> for DynKind {
         finish(dims, data)
     }
     #[track_caller]
-    fn filled<V: Copy>(dims: &[usize], init: V, fill: impl FnOnce(&mut [V])) -> Tensor<V, O> {
+    fn filled<F: Family, V: Copy>(
+        dims: &[usize],
+        init: V,
+        fill: impl FnOnce(&mut [V]),
+    ) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         data.resize(count, init);
         fill(&mut data);
         finish(dims, data)
     }
     #[track_caller]
-    unsafe fn written<V>(dims: &[usize], fill: impl FnOnce(&mut [MaybeUninit<V>])) -> Tensor<V, O> {
+    unsafe fn written<F: Family, V>(
+        dims: &[usize],
+        fill: impl FnOnce(&mut [MaybeUninit<V>]),
+    ) -> Tensor<V, O> {
         let (count, mut data) = result_vec(dims);
         fill(&mut data.spare_capacity_mut()[..count]);
         // SAFETY: `fill` wrote all `count` slots (this function's contract); the capacity is
@@ -130,4 +155,4 @@ fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O>
 }
 
 /// The type of a result of shape `O` holding `V`s, computed from tensors stored in `F`.
-pub type Stored<F, V, O> = <<O as Shape>::Kind as ResultStorage<F, O>>::Output<V>;
+pub type Stored<F, V, O> = Tensor<V, O, <<O as Shape>::Kind as ResultStorage<O>>::Data<F, V>>;

@@ -1,0 +1,82 @@
+//! The bounds a shape-generic function writes, and the names of the results it returns, in one
+//! place.
+//!
+//! A function generic over a dim (a batch of any size, static or [`Dyn`]) calls the same
+//! methods as concrete code, but the compiler can no longer see that the shapes fit; the bound
+//! that says so is named here. The one every computed result needs is [`Storable`]: the result
+//! shape can be stored (every shape can; a generic one must say so). Its result type is
+//! [`Out`] for inline tensors and views (or [`Stored`] with the storage family, `Heap` for a
+//! `HeapTensor`).
+//!
+//! | operation | bound on the input shape `S` | result |
+//! |---|---|---|
+//! | `softmax::<A>()`, `log_softmax`, `layer_norm`, `rms_norm` | `S: Storable` (and `KeepAxis<A>`, which every axis inside a generic tuple has) | [`Out<T, S>`](Out) |
+//! | `sum_axis::<A>()` and the other reductions | `<S as RemoveAxis<A>>::Output: Storable` | `Out<T, <S as RemoveAxis<A>>::Output>` |
+//! | `*_keepdims::<A>()` | `<S as KeepAxis<A>>::Output: Storable` | `Out<T, <S as KeepAxis<A>>::Output>` |
+//! | `matmul(&w)` | `S: MatMulShape<W, Output = O>`, `O: Storable` | `Out<T, O>` ([`MatMulOutput<S, W>`](MatMulOutput)) |
+//! | `matmul_nt(&w)` | `S: MatMulShape<<W as TransposeIf<true>>::Output, Output = O>` and `W: TransposeIf<true>` | `Out<T, O>` |
+//! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape |
+//! | `concat::<A, _, _>(&r)`, `insert_axis`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, Const<1>>` / `Narrow<A, START, LEN>` | [`Concatenated`] and the traits' `Output` |
+//!
+//! A missing [`Storable`] bound is a compile error that names it.
+//!
+//! ```
+//! # #[cfg(any(feature = "std", feature = "libm"))] {
+//! use shaped::bounds::{Const, Dim, MatMulShape, Out, Storable};
+//! use shaped::{Shape, Tensor};
+//!
+//! /// Softmax over the features of a batch of any size.
+//! fn softmax_rows<B: Dim, const N: usize>(x: &Tensor<f32, (B, Const<N>)>) -> Out<f32, (B, Const<N>)>
+//! where
+//!     (B, Const<N>): Storable,
+//! {
+//!     x.softmax::<-1>()
+//! }
+//!
+//! /// A linear layer over a batch of any size.
+//! fn linear<B: Dim, const I: usize, const O: usize>(
+//!     x: &Tensor<f32, (B, Const<I>)>,
+//!     w: &Tensor<f32, (Const<I>, Const<O>)>,
+//! ) -> Out<f32, (B, Const<O>)>
+//! where
+//!     (B, Const<I>): MatMulShape<(Const<I>, Const<O>), Output = (B, Const<O>)>,
+//!     (B, Const<O>): Storable,
+//! {
+//!     x.matmul(w)
+//! }
+//!
+//! let x = Tensor::<f32, Shape![2, 3]>::splat(1.0);
+//! let w = Tensor::<f32, Shape![3, 4]>::splat(0.5);
+//! assert_eq!(linear(&x, &w).as_slice(), &[1.5; 8]);
+//! assert_eq!(softmax_rows(&x).as_slice()[0], 1.0 / 3.0);
+//! // The same functions on a batch whose size is known at run time.
+//! let batch = Tensor::<f32, Shape![_, 3]>::from_shape_vec([5, 3], vec![1.0; 15]).unwrap();
+//! assert_eq!(linear(&batch, &w).shape().as_ref(), &[5, 4]);
+//! # }
+//! ```
+
+pub use crate::tensor::{Stored, Tensor, TensorView};
+pub use crate::typed::dim::{Const, Dim, Dyn};
+pub use crate::typed::rules::{
+    BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, MatMulOutput,
+    MatMulOutputT, MatMulShape, Narrow, NonEmptyAxis, Permute, RemoveAxis, ReshapeInto, Reverse,
+    SqueezeAxis, TransposeIf,
+};
+pub use crate::typed::shape::{Shape, StaticShape};
+#[cfg(feature = "alloc")]
+pub use crate::typed::storage::Heap;
+pub use crate::typed::storage::{Data, DataMut, Family, Stack};
+
+use crate::tensor::ResultStorage;
+
+/// A result of shape `Self` can be stored: every static shape (stored like the inputs, on
+/// the stack or the heap), and every shape with a [`Dyn`] dim (in a `Vec`, feature `alloc`).
+/// Concrete shapes have it without being asked; a shape-generic function names it for the
+/// shapes of its results.
+pub trait Storable: Shape<Kind: ResultStorage<Self>> {}
+
+impl<S: Shape> Storable for S where S::Kind: ResultStorage<S> {}
+
+/// The result of shape `S` holding `T`s, computed from inline tensors or views: a
+/// `Tensor<T, S>` stored on the stack when `S` is static, in a `Vec` when it has a `Dyn` dim.
+pub type Out<T, S> = Stored<Stack, T, S>;
