@@ -56,6 +56,14 @@
 //! ```
 
 pub use crate::tensor::{Stored, Tensor, TensorView};
+
+/// The machinery behind the operators and the result types: named in the signatures of
+/// `Tensor`'s methods, rarely in users' code (the aliases above, [`Storable`] and the rules'
+/// traits are the bounds to write).
+pub use crate::tensor::{
+    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
+    ResultStorage, SameElement,
+};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
     BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, MatMulOutput,
@@ -66,8 +74,6 @@ pub use crate::typed::shape::{Shape, StaticShape};
 #[cfg(feature = "alloc")]
 pub use crate::typed::storage::Heap;
 pub use crate::typed::storage::{Data, DataMut, Family, Stack};
-
-use crate::tensor::ResultStorage;
 
 /// A result of shape `Self` can be stored: every static shape (stored like the inputs, on
 /// the stack or the heap), and every shape with a [`Dyn`] dim (in a `Vec`, feature `alloc`).

@@ -131,10 +131,7 @@ pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastToMode, ShapeBuf};
 pub use runtime::dyn_tensor::DynTensor;
 #[cfg(feature = "alloc")]
 pub use tensor::HeapTensor;
-pub use tensor::{
-    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
-    ResultStorage, SameElement, Stored, Tensor, TensorView, TensorViewMut,
-};
+pub use tensor::{Tensor, TensorView, TensorViewMut};
 pub use typed::dim::{Const, Dim, Dyn, StaticDim};
 pub use typed::rules::{BroadcastOutput, Broadcasts};
 pub use typed::shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
