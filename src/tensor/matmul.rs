@@ -20,6 +20,30 @@ const SMALL: usize = 4096;
 /// The result family of an operation of tensors stored in `D` and `D2`.
 type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
 
+/// `matmul_t` with its transposes fixed, under a name: no placeholder arguments.
+macro_rules! transposed_products {
+    ($($name:ident $ta:literal $tb:literal $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[inline]
+        #[track_caller]
+        pub fn $name<S2, D2>(
+            &self,
+            rhs: &Tensor<T, S2, D2>,
+        ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>
+        where
+            S2: Shape + TransposeIf<$tb>,
+            D2: Data<T>,
+            S: TransposeIf<$ta>,
+            <S as TransposeIf<$ta>>::Output: MatMulShape<<S2 as TransposeIf<$tb>>::Output>,
+            D::Family: Join<D2::Family>,
+            <MatMulOutputT<S, S2, $ta, $tb> as Shape>::Kind:
+                ResultStorage<MatMulOutputT<S, S2, $ta, $tb>>,
+        {
+            self.matmul_t::<$ta, $tb, S2, D2>(rhs)
+        }
+    )*};
+}
+
 impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The matrix product, numpy's `matmul` (G1-G6): the last two dims multiply, the batch
     /// dims before them broadcast by NUMPY, a rank-1 left operand is a row and a rank-1 right
@@ -64,73 +88,25 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
 
-    /// `self` times `rhs` with `rhs`'s last two dims swapped (G2): a linear layer with weights
-    /// stored `[out, in]`, as PyTorch's `Linear` keeps them. `matmul_t::<false, true, _, _>`
-    /// without the placeholders.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let x = Tensor::<f32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
-    /// let w = Tensor::<f32, Shape![4, 3]>::from_fn(|[o, i]| (o == i) as u8 as f32);
-    /// let y: Tensor<f32, Shape![2, 4]> = x.matmul_nt(&w);
-    /// assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
-    /// ```
-    #[inline]
-    #[track_caller]
-    pub fn matmul_nt<S2, D2>(
-        &self,
-        rhs: &Tensor<T, S2, D2>,
-    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, false, true>>
-    where
-        S2: Shape + TransposeIf<true>,
-        D2: Data<T>,
-        S: TransposeIf<false>,
-        <S as TransposeIf<false>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
-        D::Family: Join<D2::Family>,
-        <MatMulOutputT<S, S2, false, true> as Shape>::Kind:
-            ResultStorage<MatMulOutputT<S, S2, false, true>>,
-    {
-        self.matmul_t::<false, true, S2, D2>(rhs)
-    }
+    transposed_products! {
+        matmul_nt false true
+            "`self` times `rhs` with `rhs`'s last two dims swapped (G2): a linear layer with \
+             weights stored `[out, in]`, as PyTorch's `Linear` keeps them. \
+             `matmul_t::<false, true, _, _>` without the placeholders.
 
-    /// `self` with its last two dims swapped (G2) times `rhs`: a Gram matrix (`x^T x`), a
-    /// gradient. `matmul_t::<true, false, _, _>` without the placeholders.
-    #[inline]
-    #[track_caller]
-    pub fn matmul_tn<S2, D2>(
-        &self,
-        rhs: &Tensor<T, S2, D2>,
-    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, true, false>>
-    where
-        S2: Shape + TransposeIf<false>,
-        D2: Data<T>,
-        S: TransposeIf<true>,
-        <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<false>>::Output>,
-        D::Family: Join<D2::Family>,
-        <MatMulOutputT<S, S2, true, false> as Shape>::Kind:
-            ResultStorage<MatMulOutputT<S, S2, true, false>>,
-    {
-        self.matmul_t::<true, false, S2, D2>(rhs)
-    }
-
-    /// Both operands with their last two dims swapped (G2): `matmul_t::<true, true, _, _>`
-    /// without the placeholders.
-    #[inline]
-    #[track_caller]
-    pub fn matmul_tt<S2, D2>(
-        &self,
-        rhs: &Tensor<T, S2, D2>,
-    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, true, true>>
-    where
-        S2: Shape + TransposeIf<true>,
-        D2: Data<T>,
-        S: TransposeIf<true>,
-        <S as TransposeIf<true>>::Output: MatMulShape<<S2 as TransposeIf<true>>::Output>,
-        D::Family: Join<D2::Family>,
-        <MatMulOutputT<S, S2, true, true> as Shape>::Kind:
-            ResultStorage<MatMulOutputT<S, S2, true, true>>,
-    {
-        self.matmul_t::<true, true, S2, D2>(rhs)
+```
+use shaped::{Shape, Tensor};
+let x = Tensor::<f32, Shape![2, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
+let w = Tensor::<f32, Shape![4, 3]>::from_fn(|[o, i]| (o == i) as u8 as f32);
+let y: Tensor<f32, Shape![2, 4]> = x.matmul_nt(&w);
+assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
+```";
+        matmul_tn true false
+            "`self` with its last two dims swapped (G2) times `rhs`: a Gram matrix (`x^T x`), a \
+             gradient. `matmul_t::<true, false, _, _>` without the placeholders.";
+        matmul_tt true true
+            "Both operands with their last two dims swapped (G2): \
+             `matmul_t::<true, true, _, _>` without the placeholders.";
     }
 
     /// [`matmul`](Self::matmul) with OpenVINO's `transpose_a` (`TA`) and `transpose_b`

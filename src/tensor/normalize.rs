@@ -15,6 +15,29 @@ use crate::typed::rules::{axis_index, KeepAxis, RemoveAxis};
 use crate::typed::shape::Shape;
 use crate::typed::storage::Data;
 
+/// The variance and the standard deviation, with the axis removed or kept: one body, the
+/// result shape and the last step (`sqrt` or none) differing.
+macro_rules! moments {
+    ($($name:ident $Axis:ident [$($cfg:meta)?] |$v:ident| $finish:expr, $doc:literal;)*) => {$(
+        #[doc = $doc]
+        $(#[cfg($cfg)])*
+        #[inline]
+        #[track_caller]
+        pub fn $name<const A: isize>(
+            &self,
+            ddof: usize,
+        ) -> Stored<D::Family, T, <S as $Axis<A>>::Output>
+        where
+            S: $Axis<A>,
+            <<S as $Axis<A>>::Output as Shape>::Kind: ResultStorage<<S as $Axis<A>>::Output>,
+        {
+            self.reduce_large::<T, <S as $Axis<A>>::Output>(axis::<S, A>(), T::ZERO, |x, dims, a, out| {
+                normalize::var_into(x, dims, a, ddof, |$v| $finish, out)
+            })
+        }
+    )*};
+}
+
 /// Axis `A` of `S` as an index (negative from the end), a constant.
 #[inline(always)]
 fn axis<S: Shape, const A: isize>() -> usize {
@@ -51,80 +74,17 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         normalize::mean_all(self.as_slice())
     }
 
-    /// The variance along axis `A` (removed), numpy's `var(x, axis=A, ddof=ddof)`:
-    /// `sum((x - mean)^2) / max(n - ddof, 0)`; NaN for an empty axis.
-    #[inline]
-    #[track_caller]
-    pub fn var_axis<const A: isize>(
-        &self,
-        ddof: usize,
-    ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
-    where
-        S: RemoveAxis<A>,
-        <<S as RemoveAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as RemoveAxis<A>>::Output>,
-    {
-        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
-            axis::<S, A>(),
-            T::ZERO,
-            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v, out),
-        )
-    }
-
-    /// [`var_axis`](Self::var_axis) with the axis kept as 1.
-    #[inline]
-    #[track_caller]
-    pub fn var_keepdims<const A: isize>(
-        &self,
-        ddof: usize,
-    ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
-    where
-        S: KeepAxis<A>,
-        <<S as KeepAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as KeepAxis<A>>::Output>,
-    {
-        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
-            axis::<S, A>(),
-            T::ZERO,
-            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v, out),
-        )
-    }
-
-    /// The standard deviation along axis `A` (removed): the square root of
-    /// [`var_axis`](Self::var_axis).
-    #[cfg(any(feature = "std", feature = "libm"))]
-    #[inline]
-    #[track_caller]
-    pub fn std_axis<const A: isize>(
-        &self,
-        ddof: usize,
-    ) -> Stored<D::Family, T, <S as RemoveAxis<A>>::Output>
-    where
-        S: RemoveAxis<A>,
-        <<S as RemoveAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as RemoveAxis<A>>::Output>,
-    {
-        self.reduce_large::<T, <S as RemoveAxis<A>>::Output>(
-            axis::<S, A>(),
-            T::ZERO,
-            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out),
-        )
-    }
-
-    /// [`std_axis`](Self::std_axis) with the axis kept as 1.
-    #[cfg(any(feature = "std", feature = "libm"))]
-    #[inline]
-    #[track_caller]
-    pub fn std_keepdims<const A: isize>(
-        &self,
-        ddof: usize,
-    ) -> Stored<D::Family, T, <S as KeepAxis<A>>::Output>
-    where
-        S: KeepAxis<A>,
-        <<S as KeepAxis<A>>::Output as Shape>::Kind: ResultStorage<<S as KeepAxis<A>>::Output>,
-    {
-        self.reduce_large::<T, <S as KeepAxis<A>>::Output>(
-            axis::<S, A>(),
-            T::ZERO,
-            |x, dims, a, out| normalize::var_into(x, dims, a, ddof, |v| v.sqrt(), out),
-        )
+    moments! {
+        var_axis RemoveAxis [] |v| v,
+        "The variance along axis `A` (removed), numpy's `var(x, axis=A, ddof=ddof)`: \
+         `sum((x - mean)^2) / max(n - ddof, 0)`; NaN for an empty axis.";
+        var_keepdims KeepAxis [] |v| v,
+        "[`var_axis`](Self::var_axis) with the axis kept as 1.";
+        std_axis RemoveAxis [any(feature = "std", feature = "libm")] |v| v.sqrt(),
+        "The standard deviation along axis `A` (removed): the square root of \
+         [`var_axis`](Self::var_axis).";
+        std_keepdims KeepAxis [any(feature = "std", feature = "libm")] |v| v.sqrt(),
+        "[`std_axis`](Self::std_axis) with the axis kept as 1.";
     }
 
     /// Softmax along axis `A`: `exp(x - max) / sum(exp(x - max))` per lane (NaN, infinities
