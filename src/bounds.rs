@@ -57,11 +57,12 @@
 
 pub use crate::tensor::{Stored, Tensor, TensorView};
 
+pub use crate::tensor::Storable;
 /// The machinery behind the operators and the result types: named in the signatures of
 /// `Tensor`'s methods, rarely in users' code (the aliases above, [`Storable`] and the rules'
 /// traits are the bounds to write).
 pub use crate::tensor::{
-    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
+    AssignPath, Broadcasted, Check, JoinOf, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
     ResultStorage, SameElement,
 };
 pub use crate::typed::dim::{Const, Dim, Dyn};
@@ -74,14 +75,6 @@ pub use crate::typed::shape::{Shape, StaticShape};
 #[cfg(feature = "alloc")]
 pub use crate::typed::storage::Heap;
 pub use crate::typed::storage::{Data, DataMut, Family, Stack};
-
-/// A result of shape `Self` can be stored: every static shape (stored like the inputs, on
-/// the stack or the heap), and every shape with a [`Dyn`] dim (in a `Vec`, feature `alloc`).
-/// Concrete shapes have it without being asked; a shape-generic function names it for the
-/// shapes of its results.
-pub trait Storable: Shape<Kind: ResultStorage<Self>> {}
-
-impl<S: Shape> Storable for S where S::Kind: ResultStorage<S> {}
 
 /// The result of shape `S` holding `T`s, computed from inline tensors or views: a
 /// `Tensor<T, S>` stored on the stack when `S` is static, in a `Vec` when it has a `Dyn` dim.

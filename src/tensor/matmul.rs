@@ -2,7 +2,7 @@
 //! checked at compile time for static shapes (inner dims equal, batch dims broadcast), at run
 //! time for the `Dyn` dims of mixed shapes.
 
-use super::result::{ResultStorage, Stored};
+use super::result::{ResultStorage, Storable, Stored};
 use super::Tensor;
 use crate::element::Element;
 use crate::rules::MatMulOptions;
@@ -17,8 +17,9 @@ use crate::util::row_major_strides;
 /// blocked gemm for large `f32`/`f64` products).
 const SMALL: usize = 4096;
 
-/// The result family of an operation of tensors stored in `D` and `D2`.
-type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
+/// The storage family of the result of an operation on tensors stored in `D` and `D2` (the
+/// heap if either is on the heap, else the stack).
+pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
 
 /// `matmul_t` with its transposes fixed, under a name: no placeholder arguments.
 macro_rules! transposed_products {
@@ -36,8 +37,7 @@ macro_rules! transposed_products {
             S: TransposeIf<$ta>,
             <S as TransposeIf<$ta>>::Output: MatMulShape<<S2 as TransposeIf<$tb>>::Output>,
             D::Family: Join<D2::Family>,
-            <MatMulOutputT<S, S2, $ta, $tb> as Shape>::Kind:
-                ResultStorage<MatMulOutputT<S, S2, $ta, $tb>>,
+            MatMulOutputT<S, S2, $ta, $tb>: Storable,
         {
             self.matmul_t::<$ta, $tb, S2, D2>(rhs)
         }
@@ -83,7 +83,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         D2: Data<T>,
         S: MatMulShape<S2>,
         D::Family: Join<D2::Family>,
-        <MatMulOutput<S, S2> as Shape>::Kind: ResultStorage<MatMulOutput<S, S2>>,
+        MatMulOutput<S, S2>: Storable,
     {
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
@@ -133,7 +133,7 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
         S: TransposeIf<TA>,
         <S as TransposeIf<TA>>::Output: MatMulShape<<S2 as TransposeIf<TB>>::Output>,
         D::Family: Join<D2::Family>,
-        <MatMulOutputT<S, S2, TA, TB> as Shape>::Kind: ResultStorage<MatMulOutputT<S, S2, TA, TB>>,
+        MatMulOutputT<S, S2, TA, TB>: Storable,
     {
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
         let options = MatMulOptions {

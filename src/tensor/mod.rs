@@ -29,10 +29,11 @@ mod reduce;
 mod result;
 mod try_ops;
 
+pub use matmul::JoinOf;
 pub use ops::{
     AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, PathOutput, SameElement,
 };
-pub use result::{ResultStorage, Stored};
+pub use result::{ResultStorage, Storable, Stored};
 
 #[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
 pub(crate) use construct::shape_for;

@@ -7,7 +7,7 @@
 //! operators' business: `&x.layer_norm::<1>(1e-5) * &gamma + &beta` (NUMPY broadcasting,
 //! checked at compile time).
 
-use super::result::{ResultStorage, Stored};
+use super::result::{Storable, Stored};
 use super::Tensor;
 use crate::element::Real;
 use crate::runtime::normalize;
@@ -29,7 +29,7 @@ macro_rules! moments {
         ) -> Stored<D::Family, T, <S as $Axis<A>>::Output>
         where
             S: $Axis<A>,
-            <<S as $Axis<A>>::Output as Shape>::Kind: ResultStorage<<S as $Axis<A>>::Output>,
+            <S as $Axis<A>>::Output: Storable,
         {
             self.reduce_large::<T, <S as $Axis<A>>::Output>(axis::<S, A>(), T::ZERO, |x, dims, a, out| {
                 normalize::var_into(x, dims, a, ddof, |$v| $finish, out)
@@ -95,7 +95,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<S>,
+        S: Storable,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), false, out))
     }
@@ -107,7 +107,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn log_softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<S>,
+        S: Storable,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), true, out))
     }
@@ -120,7 +120,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn layer_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<S>,
+        S: Storable,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
@@ -136,7 +136,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn rms_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
         S: KeepAxis<A>,
-        S::Kind: ResultStorage<S>,
+        S: Storable,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
@@ -150,11 +150,11 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     fn same_shape(&self, kernel: impl FnOnce(&[T], &[usize], &mut [T])) -> Stored<D::Family, T, S>
     where
-        S::Kind: ResultStorage<S>,
+        S: Storable,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
-        <S::Kind as ResultStorage<S>>::filled::<D::Family, T>(dims, T::ZERO, |out| {
+        <S::Kind as super::result::ResultStorage<S>>::filled::<D::Family, T>(dims, T::ZERO, |out| {
             kernel(self.as_slice(), dims, out)
         })
     }

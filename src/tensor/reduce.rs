@@ -6,7 +6,7 @@
 //! kernels are those of `DynTensor`'s reductions (`runtime/reduce.rs`), pairwise float sums
 //! included.
 
-use super::result::{ResultStorage, Stored};
+use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
 
 /// NaN test for any `PartialOrd` element: NaN is the one value not equal to itself.
@@ -49,7 +49,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// `step`, then `finish` with the axis length. For a static shape every dim and stride is a constant, so it all unrolls.
     #[inline(always)]
     #[track_caller]
-    fn fold_small<V, A, O: Shape>(
+    fn fold_small<V, A, O: Storable>(
         &self,
         axis: usize,
         empty: V,
@@ -60,7 +60,6 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         T: Copy,
         V: Copy,
-        O::Kind: ResultStorage<O>,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
@@ -89,15 +88,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// A reduction over `axis` by the shared kernel `fill` (pairwise sums and the like).
     #[inline(always)]
     #[track_caller]
-    pub(super) fn reduce_large<V: Copy, O: Shape>(
+    pub(super) fn reduce_large<V: Copy, O: Storable>(
         &self,
         axis: usize,
         init: V,
         fill: impl FnOnce(&[T], &[usize], usize, &mut [V]),
-    ) -> Stored<D::Family, V, O>
-    where
-        O::Kind: ResultStorage<O>,
-    {
+    ) -> Stored<D::Family, V, O> {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
         let (out_dims, out_rank) = Self::reduced_dims::<O>(dims, axis);
@@ -168,8 +164,7 @@ macro_rules! static_reductions {
             pub fn $axis_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as RemoveAxis<A>>::Output>
             where
                 S: RemoveAxis<A> $($extra)*,
-                <<S as RemoveAxis<A>>::Output as Shape>::Kind:
-                    ResultStorage<<S as RemoveAxis<A>>::Output>,
+                <S as RemoveAxis<A>>::Output: Storable,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
@@ -184,8 +179,7 @@ macro_rules! static_reductions {
             pub fn $keep_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as KeepAxis<A>>::Output>
             where
                 S: KeepAxis<A> $($extra)*,
-                <<S as KeepAxis<A>>::Output as Shape>::Kind:
-                    ResultStorage<<S as KeepAxis<A>>::Output>,
+                <S as KeepAxis<A>>::Output: Storable,
                 T: $($bound)*,
             {
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],

@@ -154,5 +154,13 @@ fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O>
     }
 }
 
+/// A result of shape `Self` can be stored: every static shape (stored like the inputs, on
+/// the stack or the heap), and every shape with a [`Dyn`](crate::Dyn) dim (in a `Vec`,
+/// feature `alloc`). Concrete shapes have it without being asked; a shape-generic function
+/// names it for the shapes of its results.
+pub trait Storable: Shape<Kind: ResultStorage<Self>> {}
+
+impl<S: Shape> Storable for S where S::Kind: ResultStorage<S> {}
+
 /// The type of a result of shape `O` holding `V`s, computed from tensors stored in `F`.
 pub type Stored<F, V, O> = Tensor<V, O, <<O as Shape>::Kind as ResultStorage<O>>::Data<F, V>>;
