@@ -11,13 +11,8 @@
 //! with `stash_type` 1. Every sum is pairwise (error `O(log n)` roundings, as numpy's), in the
 //! element's compute type (`f32` for `f16`/`bf16`), rounded once per result.
 
+use super::reduce::split;
 use crate::element::Real;
-
-/// An axis of `dims` as `(outer, n, inner)`: `outer` lanes blocks of `n` positions `inner`
-/// apart. The products fit: they are at most the element count of a shape that exists.
-pub(crate) fn lanes(dims: &[usize], axis: usize) -> (usize, usize, usize) {
-    super::reduce::split(dims, axis)
-}
 
 /// The pairwise sum of `f(0) + ... + f(n - 1)`: halves added recursively, runs of 8 in order.
 #[inline]
@@ -50,15 +45,31 @@ fn lane_max<C: Real>(n: usize, f: &impl Fn(usize) -> C) -> C {
     m
 }
 
+/// The mean of `f(0), ..., f(n - 1)` and the sum of their squared deviations from it, in two
+/// passes (numpy's `var`): the shared first steps of the variance and layer normalization.
+#[inline]
+fn moments<C: Real>(n: usize, f: &impl Fn(usize) -> C) -> (C, C) {
+    let mean = pairwise(0, n, f) / count(n);
+    let ss = pairwise(0, n, &|k| {
+        let d = f(k) - mean;
+        d * d
+    });
+    (mean, ss)
+}
+
 /// The sum of every element, pairwise, in the compute type (0 for none).
+fn total<T: Real>(x: &[T]) -> T::Compute {
+    pairwise(0, x.len(), &|k| x[k].to_compute())
+}
+
+/// The sum of every element, pairwise, rounded once (0 for none).
 pub(crate) fn sum_all<T: Real>(x: &[T]) -> T {
-    T::from_compute(pairwise(0, x.len(), &|k| x[k].to_compute()))
+    T::from_compute(total(x))
 }
 
 /// The mean of every element (NaN for none, as numpy's `mean`).
 pub(crate) fn mean_all<T: Real>(x: &[T]) -> T {
-    let s = pairwise(0, x.len(), &|k| x[k].to_compute());
-    T::from_compute(s / count::<T::Compute>(x.len()))
+    T::from_compute(total(x) / count::<T::Compute>(x.len()))
 }
 
 /// `n` as the compute type.
@@ -78,7 +89,7 @@ pub(crate) fn softmax_into<T: Real>(
     log: bool,
     out: &mut [T],
 ) {
-    let (outer, n, inner) = lanes(dims, axis);
+    let (outer, n, inner) = split(dims, axis);
     if n == 0 {
         return;
     }
@@ -113,59 +124,83 @@ pub(crate) fn var_into<T: Real>(
     finish: impl Fn(T::Compute) -> T::Compute,
     out: &mut [T],
 ) {
-    let (outer, n, inner) = lanes(dims, axis);
+    let (outer, n, inner) = split(dims, axis);
     let divisor = count::<T::Compute>(n.saturating_sub(ddof));
     for o in 0..outer {
         for i in 0..inner {
             let base = o * n * inner + i;
-            let v = |k: usize| x[base + k * inner].to_compute();
-            let mean = pairwise(0, n, &v) / count(n);
-            let ss = pairwise(0, n, &|k| {
-                let d = v(k) - mean;
-                d * d
-            });
+            let (_, ss) = moments(n, &|k| x[base + k * inner].to_compute());
             out[o * inner + i] = T::from_compute(finish(ss / divisor));
         }
     }
 }
 
-/// Layer normalization (ONNX `LayerNormalization`, no scale or bias) of `x` over its lanes of
-/// `n` contiguous elements (every axis from the first normalized one), into `out`:
-/// `d = x - mean`, `var = mean(d^2)`, `d * (1 / sqrt(var + epsilon))`.
+/// `x` (row-major `dims`) normalized block by block over every axis from `axis` on, into
+/// `out`: `stats(block)` gives each block's `(shift, inv)`, and each result is
+/// `(x - shift) * inv`. The blocks are contiguous, the product of those dims long.
 #[cfg(any(feature = "std", feature = "libm"))]
-pub(crate) fn layer_norm_into<T: Real>(x: &[T], n: usize, epsilon: T::Compute, out: &mut [T]) {
+fn blocks_into<T: Real>(
+    x: &[T],
+    dims: &[usize],
+    axis: usize,
+    out: &mut [T],
+    stats: impl Fn(&[T]) -> (T::Compute, T::Compute),
+) {
+    // At most the element count of a shape that exists.
+    let n: usize = dims[axis..].iter().product();
     if n == 0 {
         return;
     }
     for (lane, dst) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
-        let v = |k: usize| lane[k].to_compute();
-        let mean = pairwise(0, n, &v) / count(n);
-        let var = pairwise(0, n, &|k| {
-            let d = v(k) - mean;
-            d * d
-        }) / count(n);
-        let inv = <T::Compute as crate::element::Element>::ONE / (var + epsilon).sqrt();
-        for (k, y) in dst.iter_mut().enumerate() {
-            *y = T::from_compute((v(k) - mean) * inv);
+        let (shift, inv) = stats(lane);
+        for (x, y) in lane.iter().zip(dst) {
+            *y = T::from_compute((x.to_compute() - shift) * inv);
         }
     }
 }
 
-/// RMS normalization (ONNX `RMSNormalization`, no scale) of `x` over its lanes of `n`
-/// contiguous elements, into `out`: `x * (1 / sqrt(mean(x^2) + epsilon))`.
+/// Layer normalization (ONNX `LayerNormalization`, no scale or bias) of `x` (row-major
+/// `dims`) over every axis from `axis` on, into `out`: per block, `d = x - mean`,
+/// `var = mean(d^2)`, `d * (1 / sqrt(var + epsilon))`.
 #[cfg(any(feature = "std", feature = "libm"))]
-pub(crate) fn rms_norm_into<T: Real>(x: &[T], n: usize, epsilon: T::Compute, out: &mut [T]) {
-    if n == 0 {
-        return;
-    }
-    for (lane, dst) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+pub(crate) fn layer_norm_into<T: Real>(
+    x: &[T],
+    dims: &[usize],
+    axis: usize,
+    epsilon: T::Compute,
+    out: &mut [T],
+) {
+    blocks_into(x, dims, axis, out, |lane| {
+        let n = lane.len();
+        let (mean, ss) = moments(n, &|k| lane[k].to_compute());
+        let var = ss / count(n);
+        (
+            mean,
+            <T::Compute as crate::element::Element>::ONE / (var + epsilon).sqrt(),
+        )
+    })
+}
+
+/// RMS normalization (ONNX `RMSNormalization`, no scale) of `x` (row-major `dims`) over
+/// every axis from `axis` on, into `out`: per block, `x * (1 / sqrt(mean(x^2) + epsilon))`
+/// (a shift of 0: `x - 0` is `x`, bit for bit, `-0.0` and NaN included).
+#[cfg(any(feature = "std", feature = "libm"))]
+pub(crate) fn rms_norm_into<T: Real>(
+    x: &[T],
+    dims: &[usize],
+    axis: usize,
+    epsilon: T::Compute,
+    out: &mut [T],
+) {
+    blocks_into(x, dims, axis, out, |lane| {
         let v = |k: usize| lane[k].to_compute();
-        let ms = pairwise(0, n, &|k| v(k) * v(k)) / count(n);
-        let inv = <T::Compute as crate::element::Element>::ONE / (ms + epsilon).sqrt();
-        for (k, y) in dst.iter_mut().enumerate() {
-            *y = T::from_compute(v(k) * inv);
-        }
-    }
+        let ms = pairwise(0, lane.len(), &|k| v(k) * v(k)) / count(lane.len());
+        let zero = <T::Compute as crate::element::Element>::ZERO;
+        (
+            zero,
+            <T::Compute as crate::element::Element>::ONE / (ms + epsilon).sqrt(),
+        )
+    })
 }
 
 #[cfg(feature = "alloc")]
@@ -277,16 +312,10 @@ mod dyn_tensor {
             bias: Option<&DynTensor<T>>,
         ) -> Result<DynTensor<T>, Error> {
             let eps = T::Compute::from_f32(epsilon);
-            let mut y = self.along(axis, ReduceOp::LayerNorm, |x, dims, a, out| {
-                layer_norm_into(x, dims[a..].iter().product(), eps, out)
+            let y = self.along(axis, ReduceOp::LayerNorm, |x, dims, a, out| {
+                layer_norm_into(x, dims, a, eps, out)
             })?;
-            if let Some(s) = scale {
-                y.update_op(s.view(), BinaryOp::Mul, crate::op::binary_fn!(Mul, T))?;
-            }
-            if let Some(b) = bias {
-                y.update_op(b.view(), BinaryOp::Add, crate::op::binary_fn!(Add, T))?;
-            }
-            Ok(y)
+            y.scaled(scale, bias)
         }
 
         /// RMS normalization over every axis from `axis` on, ONNX's `RMSNormalization`:
@@ -300,13 +329,26 @@ mod dyn_tensor {
             scale: Option<&DynTensor<T>>,
         ) -> Result<DynTensor<T>, Error> {
             let eps = T::Compute::from_f32(epsilon);
-            let mut y = self.along(axis, ReduceOp::RmsNorm, |x, dims, a, out| {
-                rms_norm_into(x, dims[a..].iter().product(), eps, out)
+            let y = self.along(axis, ReduceOp::RmsNorm, |x, dims, a, out| {
+                rms_norm_into(x, dims, a, eps, out)
             })?;
+            y.scaled(scale, None)
+        }
+
+        /// A normalization's result `* scale`, then `+ bias`, each broadcast onto it (B5).
+        #[cfg(any(feature = "std", feature = "libm"))]
+        fn scaled(
+            mut self,
+            scale: Option<&DynTensor<T>>,
+            bias: Option<&DynTensor<T>>,
+        ) -> Result<DynTensor<T>, Error> {
             if let Some(s) = scale {
-                y.update_op(s.view(), BinaryOp::Mul, crate::op::binary_fn!(Mul, T))?;
+                self.update_op(s.view(), BinaryOp::Mul, crate::op::binary_fn!(Mul, T))?;
             }
-            Ok(y)
+            if let Some(b) = bias {
+                self.update_op(b.view(), BinaryOp::Add, crate::op::binary_fn!(Add, T))?;
+            }
+            Ok(self)
         }
 
         /// A result of `self`'s shape written by `kernel(x, dims, axis, out)`.

@@ -94,8 +94,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
-        S: KeepAxis<A>,
-        S: Storable,
+        S: KeepAxis<A> + Storable,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), false, out))
     }
@@ -106,8 +105,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn log_softmax<const A: isize>(&self) -> Stored<D::Family, T, S>
     where
-        S: KeepAxis<A>,
-        S: Storable,
+        S: KeepAxis<A> + Storable,
     {
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), true, out))
     }
@@ -119,12 +117,11 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn layer_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
-        S: KeepAxis<A>,
-        S: Storable,
+        S: KeepAxis<A> + Storable,
     {
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
-            normalize::layer_norm_into(x, dims[axis::<S, A>()..].iter().product(), eps, out)
+            normalize::layer_norm_into(x, dims, axis::<S, A>(), eps, out)
         })
     }
 
@@ -135,13 +132,10 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     pub fn rms_norm<const A: isize>(&self, epsilon: f32) -> Stored<D::Family, T, S>
     where
-        S: KeepAxis<A>,
-        S: Storable,
+        S: KeepAxis<A> + Storable,
     {
         let eps = T::Compute::from_f32(epsilon);
-        self.same_shape(|x, dims, out| {
-            normalize::rms_norm_into(x, dims[axis::<S, A>()..].iter().product(), eps, out)
-        })
+        self.same_shape(|x, dims, out| normalize::rms_norm_into(x, dims, axis::<S, A>(), eps, out))
     }
 
     /// A result of `self`'s shape written by `kernel(x, dims, out)`.

@@ -57,7 +57,7 @@ use crate::typed::rules::{
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Data, DataMut, Family, Join, Stack};
 #[cfg(feature = "alloc")]
-use crate::{rules::AutoBroadcast, typed::rules::NumpyOutput};
+use crate::{error::OrPanic, rules::AutoBroadcast, typed::rules::NumpyOutput};
 
 /// The right-hand side of a broadcasting operation: a tensor (owned or borrowed, any storage)
 /// or a scalar, with elements of type [`Elem`](Operand::Elem). Sealed; make your own element
@@ -311,11 +311,7 @@ where
             |_, _| check(dims.as_ref(), elements, rhs_dims.as_ref()),
             f,
         );
-        // A `match`, not `unwrap_or_else`: the closure would be the panic's reported caller.
-        match result {
-            Ok(out) => out,
-            Err(e) => fail(e),
-        }
+        result.or_panic()
     }
 }
 

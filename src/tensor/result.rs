@@ -137,12 +137,10 @@ impl<O: Shape> ResultStorage<O> for DynKind {
 #[cfg(feature = "alloc")]
 #[track_caller]
 fn result_vec<V>(dims: &[usize]) -> (usize, alloc::vec::Vec<V>) {
-    let made = crate::runtime::element_count::<V>(dims)
-        .and_then(|count| crate::runtime::try_vec(count, dims).map(|data| (count, data)));
-    match made {
-        Ok(made) => made,
-        Err(e) => super::ops::fail(e),
-    }
+    use crate::error::OrPanic;
+    crate::runtime::element_count::<V>(dims)
+        .and_then(|count| crate::runtime::try_vec(count, dims).map(|data| (count, data)))
+        .or_panic()
 }
 
 /// A mixed result from its dims, which the type-level rule derived `O` from.
