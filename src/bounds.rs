@@ -10,6 +10,10 @@
 //!
 //! | operation | bound on the input shape `S` | result |
 //! |---|---|---|
+//! | `a + b`, `- * / %`, `& \| ^`, `maximum`, `eq` and the other elementwise methods of two tensors | `S: BroadcastWith<R, Output = O>`, `O: Storable` | [`Out<T, O>`](Out) |
+//! | the same with a scalar, `-a`, `map`, `exp`, `relu` and the other unary math | `S: Storable` | `Out<T, S>` |
+//! | `a += b` and its kin, a tensor on the right | `S: UpdateWith<R>` | (in place) |
+//! | `a += 2.0` and its kin, a scalar on the right | none | (in place) |
 //! | `softmax::<A>()`, `log_softmax`, `layer_norm`, `rms_norm` | `S: Storable` (and `KeepAxis<A>`, which every axis inside a generic tuple has) | [`Out<T, S>`](Out) |
 //! | `sum_axis::<A>()` and the other reductions | `<S as RemoveAxis<A>>::Output: Storable` | `Out<T, <S as RemoveAxis<A>>::Output>` |
 //! | `*_keepdims::<A>()` | `<S as KeepAxis<A>>::Output: Storable` | `Out<T, <S as KeepAxis<A>>::Output>` |
@@ -18,7 +22,9 @@
 //! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape |
 //! | `concat::<A, _, _>(&r)`, `insert_axis`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, Const<1>>` / `Narrow<A, START, LEN>` | [`Concatenated`] and the traits' `Output` |
 //!
-//! A missing [`Storable`] bound is a compile error that names it.
+//! A missing bound is a compile error that names it, ready to paste into the `where` clause.
+//! Each result is again an [`Out`] (or a `Stored` in the operands' family), so a chain of
+//! operations needs no more bounds than its steps.
 //!
 //! ```
 //! # #[cfg(any(feature = "std", feature = "libm"))] {
@@ -62,9 +68,10 @@ pub use crate::tensor::Storable;
 /// `Tensor`'s methods, rarely in users' code (the aliases above, [`Storable`] and the rules'
 /// traits are the bounds to write).
 pub use crate::tensor::{
-    AssignPath, Broadcasted, Check, JoinOf, NumpyWith, Operand, OperatorPath, OwnedIn, PathOutput,
-    ResultStorage, SameElement,
+    AssignPath, Check, JoinOf, KindBroadcast, KindUpdate, Operand, OperatorPath, OwnedIn,
+    PathOutput, ResultStorage, SameElement,
 };
+pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
     BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, MatMulOutput,

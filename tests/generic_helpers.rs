@@ -3,7 +3,9 @@
 //! static and mixed (runtime batch) tensors alike.
 #![cfg(any(feature = "std", feature = "libm"))]
 
-use shaped::bounds::{Const, Data, Dim, MatMulShape, Out, Storable, TransposeIf};
+use shaped::bounds::{
+    BroadcastWith, Const, Dim, MatMulShape, Out, Storable, TransposeIf, UpdateWith,
+};
 use shaped::{Shape, Tensor};
 
 fn softmax<B: Dim, const N: usize>(x: &Tensor<f32, (B, Const<N>)>) -> Out<f32, (B, Const<N>)>
@@ -31,19 +33,41 @@ where
     x.matmul(w)
 }
 
-/// `softmax(q kᵀ)` per batch element, over the keys (scale `q` first for the usual
-/// `1 / sqrt(d)`). A result computed from another computed result is stored like it, in a
-/// storage the signature leaves to the compiler (`impl Data`).
+/// `softmax(q kᵀ / sqrt(d))` per batch element, over the keys. A result computed from
+/// another computed result is stored like it: `Out` names the end of the chain.
 fn attention_scores<B: Dim, const T: usize, const D: usize>(
     q: &Tensor<f32, (B, Const<T>, Const<D>)>,
     k: &Tensor<f32, (B, Const<T>, Const<D>)>,
-) -> Tensor<f32, (B, Const<T>, Const<T>), impl Data<f32>>
+) -> Out<f32, (B, Const<T>, Const<T>)>
 where
     (B, Const<T>, Const<D>): TransposeIf<true, Output = (B, Const<D>, Const<T>)>
         + MatMulShape<(B, Const<D>, Const<T>), Output = (B, Const<T>, Const<T>)>,
     (B, Const<T>, Const<T>): Storable,
 {
-    q.matmul_nt(k).softmax::<-1>()
+    (q.matmul_nt(k) * (1.0 / (D as f32).sqrt())).softmax::<-1>()
+}
+
+/// `gelu(x w + b)`: a broadcast add of a bias row, then unary math, over a batch of any size.
+fn dense_gelu<B: Dim, const I: usize, const O: usize>(
+    x: &Tensor<f32, (B, Const<I>)>,
+    w: &Tensor<f32, (Const<I>, Const<O>)>,
+    b: &Tensor<f32, (Const<O>,)>,
+) -> Out<f32, (B, Const<O>)>
+where
+    (B, Const<I>): MatMulShape<(Const<I>, Const<O>), Output = (B, Const<O>)>,
+    (B, Const<O>): BroadcastWith<(Const<O>,), Output = (B, Const<O>)> + Storable,
+{
+    (&x.matmul(w) + b).gelu()
+}
+
+/// `x + f(x)`, the residual connection: two tensors of the same generic shape broadcast
+/// with each other, and `-x` and scalars need only `Storable`.
+fn residual<B: Dim, const N: usize>(x: &Tensor<f32, (B, Const<N>)>) -> Out<f32, (B, Const<N>)>
+where
+    (B, Const<N>): BroadcastWith<(B, Const<N>), Output = (B, Const<N>)> + Storable,
+{
+    let f = (-x).relu() * 0.5;
+    x + &f
 }
 
 #[test]
@@ -72,4 +96,53 @@ fn generic_helpers_run_on_static_and_mixed_batches() {
     let qm =
         Tensor::<f32, Shape![_, 4, 8]>::from_shape_vec([2, 4, 8], q.as_slice().to_vec()).unwrap();
     assert_eq!(attention_scores(&qm, &qm).as_slice(), s.as_slice());
+}
+
+/// `x = 0.9 x + 0.1 y` in place, `y` one row for the whole batch (an exponential average).
+fn blend_in<B: Dim, const N: usize>(
+    x: &mut Tensor<f32, (B, Const<N>)>,
+    y: &Tensor<f32, (Const<N>,)>,
+) where
+    (B, Const<N>): UpdateWith<(Const<N>,)>,
+{
+    *x *= 0.9;
+    *x += &(y * 0.1);
+}
+
+#[test]
+fn generic_broadcasts_run_on_static_and_mixed_batches() {
+    let x = Tensor::<f32, Shape![2, 2]>::from([[1.0, -2.0], [0.0, 4.0]]);
+    let w = Tensor::<f32, Shape![2, 3]>::from([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]);
+    let b = Tensor::<f32, Shape![3]>::from([0.0, 2.0, -1.0]);
+    let y = dense_gelu(&x, &w, &b);
+    // x w + b = [[1, 0, -2], [0, 6, 3]]; gelu(0) = 0, gelu(1) = 0.8413447 (tanh form: 0.841192).
+    assert_eq!(y.shape().as_ref(), &[2, 3]);
+    assert_eq!(y[[0, 1]], 0.0);
+    assert!((y[[0, 0]] - 0.8412).abs() < 1e-3, "{}", y[[0, 0]]);
+    assert!((y[[1, 1]] - 6.0).abs() < 1e-6);
+    let r = residual(&x);
+    assert_eq!(r.as_slice(), &[1.0, -1.0, 0.0, 4.0]);
+
+    let xm = Tensor::<f32, Shape![_, 2]>::from_shape_vec([2, 2], x.as_slice().to_vec()).unwrap();
+    assert_eq!(dense_gelu(&xm, &w, &b).as_slice(), y.as_slice());
+    let rm: Tensor<f32, Shape![_, 2]> = residual(&xm);
+    assert_eq!(rm.as_slice(), r.as_slice());
+    // An empty batch.
+    let empty = Tensor::<f32, Shape![_, 2]>::from_shape_vec([0, 2], vec![]).unwrap();
+    assert_eq!(residual(&empty).shape().as_ref(), &[0, 2]);
+
+    let y = Tensor::<f32, Shape![2]>::from([10.0, 20.0]);
+    let mut s = x;
+    blend_in(&mut s, &y);
+    let mut m = xm.clone();
+    blend_in(&mut m, &y);
+    let (a, b) = (10.0f32 * 0.1, 20.0f32 * 0.1);
+    let expected = [
+        1.0f32 * 0.9 + a,
+        -2.0f32 * 0.9 + b,
+        0.0f32 * 0.9 + a,
+        4.0f32 * 0.9 + b,
+    ];
+    assert_eq!(s.as_slice(), &expected);
+    assert_eq!(m.as_slice(), s.as_slice());
 }

@@ -4,7 +4,7 @@
 //! operator. A static result is stored like `self`; these cannot fail. With feature `rayon`,
 //! a large heap-backed or mixed result is computed on several threads.
 
-use super::ops::{Nothing, OperatorPath, PathOutput};
+use super::result::{Storable, Stored};
 use super::Tensor;
 use crate::element::Real;
 use crate::typed::shape::Shape;
@@ -29,9 +29,9 @@ macro_rules! tensor_unary {
                 #[cfg($($cfg)*)]
                 #[doc = $doc]
                 #[inline(always)]
-                pub fn $name(&self) -> PathOutput<Self, T, (), Nothing, T>
+                pub fn $name(&self) -> Stored<D::Family, T, S>
                 where
-                    Self: OperatorPath<T, (), Nothing>,
+                    S: Storable,
                 {
                     self.map_shared(|&$x| $body)
                 }
@@ -39,9 +39,9 @@ macro_rules! tensor_unary {
 
             /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
             #[inline(always)]
-            pub fn clip(&self, lo: T, hi: T) -> PathOutput<Self, T, (), Nothing, T>
+            pub fn clip(&self, lo: T, hi: T) -> Stored<D::Family, T, S>
             where
-                Self: OperatorPath<T, (), Nothing>,
+                S: Storable,
             {
                 self.map_shared(move |&x| crate::element::clip(x, lo, hi))
             }

@@ -31,7 +31,8 @@ mod try_ops;
 
 pub use matmul::JoinOf;
 pub use ops::{
-    AssignPath, Broadcasted, Check, NumpyWith, Operand, OperatorPath, PathOutput, SameElement,
+    AssignPath, BroadcastWith, Check, KindBroadcast, KindUpdate, Operand, OperatorPath, PathOutput,
+    SameElement, UpdateWith,
 };
 pub use result::{ResultStorage, Storable, Stored};
 

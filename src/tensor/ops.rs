@@ -42,6 +42,7 @@
 use core::cmp::Ordering;
 use core::ops;
 
+use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
 use crate::element::{pick, Boolean, Element, Scalar};
 use crate::error::{Error, ErrorKind, Operation};
@@ -76,6 +77,10 @@ pub trait Operand: SealedOperand {
     type Shape: Shape;
     /// Where a result involving this operand is stored.
     type Family: Family;
+    /// Which path an operation with this operand takes: a tensor's shape broadcasts, a
+    /// scalar's is rank 0.
+    #[doc(hidden)]
+    type Path;
     /// The elements, row-major.
     fn elements(&self) -> &[Self::Elem];
     /// The operand's shape value (its runtime dims, for shapes with `Dyn` dims).
@@ -116,6 +121,7 @@ impl<U, S: Shape, D: Data<U>> Operand for &Tensor<U, S, D> {
     type Elem = U;
     type Shape = S;
     type Family = D::Family;
+    type Path = TensorOperand;
     #[inline(always)]
     fn elements(&self) -> &[U] {
         self.as_slice()
@@ -131,6 +137,7 @@ impl<U, S: Shape, D: Data<U>> Operand for Tensor<U, S, D> {
     type Elem = U;
     type Shape = S;
     type Family = D::Family;
+    type Path = TensorOperand;
     #[inline(always)]
     fn elements(&self) -> &[U] {
         self.as_slice()
@@ -146,6 +153,7 @@ impl<X: Scalar> Operand for X {
     type Elem = X;
     type Shape = ();
     type Family = Stack;
+    type Path = ScalarOperand;
     #[inline(always)]
     fn elements(&self) -> &[X] {
         core::slice::from_ref(self)
@@ -154,53 +162,162 @@ impl<X: Scalar> Operand for X {
     fn shape_value(&self) {}
 }
 
-/// The operand of a unary operation run through the binary paths: one `()` element, rank 0.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct Nothing;
-
-impl SealedOperand for Nothing {}
-impl Operand for Nothing {
-    type Elem = ();
-    type Shape = ();
-    type Family = Stack;
-    #[inline(always)]
-    fn elements(&self) -> &[()] {
-        &[()]
-    }
-    #[inline(always)]
-    fn shape_value(&self) {}
+/// Two shapes that NUMPY-broadcast (P1-P6), of any kinds: the bound a shape-generic function
+/// writes for an operator or an elementwise method between two tensors, with
+/// [`Output`](BroadcastWith::Output) the result's shape (stored as [`Stored`], or
+/// [`Out`](crate::bounds::Out) for inline tensors and views).
+///
+/// Two static shapes are checked at compile time (as [`Broadcasts`]) and take the static
+/// kernel. With a [`Dyn`](crate::Dyn) dim on either side (feature `alloc`) the static dims are
+/// still checked at compile time and the rest at run time, where the operators panic on a
+/// mismatch and the `try_*` methods return the error. Concrete shapes have it without being
+/// asked; a function generic over a dim names it, with [`Storable`] for the result (named
+/// there with `Output = `, the compiler does not carry the bound over). A scalar operand
+/// needs no such bound, only [`Storable`] on the tensor's shape.
+///
+/// ```
+/// use shaped::bounds::{BroadcastWith, Const, Dim, Out, Storable};
+/// use shaped::{Shape, Tensor};
+///
+/// /// Adds a bias to every row of a batch of any size, then scales it.
+/// fn add_bias<B: Dim, const N: usize>(
+///     x: &Tensor<f32, (B, Const<N>)>,
+///     bias: &Tensor<f32, (Const<N>,)>,
+/// ) -> Out<f32, (B, Const<N>)>
+/// where
+///     (B, Const<N>): BroadcastWith<(Const<N>,), Output = (B, Const<N>)> + Storable,
+/// {
+///     (x + bias) * 2.0
+/// }
+///
+/// let x = Tensor::<f32, Shape![2, 3]>::splat(1.0);
+/// let bias = Tensor::<f32, Shape![3]>::from([1.0, 2.0, 3.0]);
+/// assert_eq!(add_bias(&x, &bias).as_slice(), &[4.0, 6.0, 8.0, 4.0, 6.0, 8.0]);
+/// # #[cfg(feature = "alloc")] {
+/// let batch = Tensor::<f32, Shape![_, 3]>::from_shape_vec([1, 3], vec![0.0; 3]).unwrap();
+/// assert_eq!(add_bias(&batch, &bias).as_slice(), &[2.0, 4.0, 6.0]);
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "shapes `{Self}` and `{R}` are not known to NUMPY-broadcast",
+    label = "the left operand's shape",
+    note = "in a shape-generic function, add the bound `{Self}: shaped::bounds::BroadcastWith<{R}>` (with `Output =` the result's shape)"
+)]
+pub trait BroadcastWith<R: Shape>: Shape {
+    /// The broadcast shape.
+    type Output: Storable;
+    /// Runs `check` (after the shapes, before any element), then `f` over the broadcast
+    /// elements, on the path the kinds choose.
+    #[doc(hidden)]
+    fn zip<F: Family, T, U, V>(
+        lhs: &[T],
+        lhs_dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Apply<T, U, V>,
+    ) -> Stored<F, V, Self::Output>;
 }
 
-/// What a NUMPY-broadcast operation of `Self` (the left tensor) with `R` needs on the static
-/// path: the output shape and where the result is stored. Holds exactly when both shapes are
-/// static and broadcast ([`Broadcasts`]).
-pub trait NumpyWith<R> {
-    /// The right operand's (static) shape.
-    type RhsShape: StaticShape;
-    /// The output shape.
-    type Shape: StaticShape;
-    /// Where the result is stored.
-    type Family: Family;
-}
-
-// One impl for every operand, keyed on its shape and storage family: with one candidate, a
-// failed rule is reported at the rule, with its dim message.
-impl<T, S, D, R> NumpyWith<R> for Tensor<T, S, D>
+// One blanket impl over a hidden kind-keyed one: a failed rule is reported once, at its cause
+// (for static shapes, the dim pair and its message).
+impl<S: Shape, R: Shape> BroadcastWith<R> for S
 where
-    D: Data<T>,
-    R: Operand,
-    R::Shape: StaticShape,
-    S: Broadcasts<R::Shape>,
-    D::Family: Join<R::Family>,
+    S: KindBroadcast<R, PairKind<S, R>>,
 {
-    type RhsShape = R::Shape;
-    type Shape = BroadcastOutput<S, R::Shape>;
-    type Family = <D::Family as Join<R::Family>>::Out;
+    type Output = <S as KindBroadcast<R, PairKind<S, R>>>::Output;
+    #[inline(always)]
+    #[track_caller]
+    fn zip<F: Family, T, U, V>(
+        lhs: &[T],
+        lhs_dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Apply<T, U, V>,
+    ) -> Stored<F, V, Self::Output> {
+        <S as KindBroadcast<R, PairKind<S, R>>>::zip(lhs, lhs_dims, rhs, rhs_dims, check, f)
+    }
 }
 
-/// The tensor produced by a static NUMPY-broadcast operation of `L` with `R`, holding `V`.
-pub type Broadcasted<L, R, V> = OwnedIn<<L as NumpyWith<R>>::Family, V, <L as NumpyWith<R>>::Shape>;
+/// [`BroadcastWith`] keyed on the kind of both shapes ([`StaticKind`] or [`DynKind`]): two
+/// impls that never overlap.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "shapes `{Self}` and `{R}` are not known to NUMPY-broadcast",
+    label = "the left operand's shape",
+    note = "in a shape-generic function, add the bound `{Self}: shaped::bounds::BroadcastWith<{R}>` (with `Output =` the result's shape)"
+)]
+pub trait KindBroadcast<R: Shape, K> {
+    /// The broadcast shape.
+    type Output: Storable;
+    /// As [`BroadcastWith::zip`].
+    fn zip<F: Family, T, U, V>(
+        lhs: &[T],
+        lhs_dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Apply<T, U, V>,
+    ) -> Stored<F, V, Self::Output>;
+}
+
+impl<S, R> KindBroadcast<R, StaticKind> for S
+where
+    S: Broadcasts<R>,
+    R: StaticShape,
+{
+    type Output = BroadcastOutput<S, R>;
+    #[inline(always)]
+    #[track_caller]
+    fn zip<F: Family, T, U, V>(
+        lhs: &[T],
+        _: &[usize],
+        rhs: &[U],
+        _: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Apply<T, U, V>,
+    ) -> Stored<F, V, Self::Output> {
+        if let Err(e) = check() {
+            fail(e)
+        }
+        let data = kernel::zip::<F, T, U, V, S, R, BroadcastOutput<S, R>, _>(lhs, rhs, f);
+        Tensor::from_parts(data, Default::default())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<S, R> KindBroadcast<R, DynKind> for S
+where
+    S: Shape + BroadcastShape<R, crate::typed::rules::Numpy>,
+    R: Shape,
+    NumpyOutput<S, R>: Storable,
+{
+    type Output = NumpyOutput<S, R>;
+    #[track_caller]
+    fn zip<F: Family, T, U, V>(
+        lhs: &[T],
+        lhs_dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Apply<T, U, V>,
+    ) -> Stored<F, V, Self::Output> {
+        type Kind<O> = <O as Shape>::Kind;
+        // The values are checked after the shapes, as on every other path: a shape error wins.
+        let result = super::try_ops::zip_runtime_with::<T, U, V, S, R, _>(
+            lhs,
+            lhs_dims,
+            rhs,
+            rhs_dims,
+            AutoBroadcast::Numpy,
+            |_, _| check(),
+            f,
+            <Kind<Self::Output> as ResultStorage<Self::Output>>::from_vec::<F, V>,
+        );
+        result.or_panic()
+    }
+}
 
 /// The kind of the pair of shapes of an operation: static only if both are.
 pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kind>;
@@ -217,15 +334,18 @@ fn unchecked<U>(_: &[usize], _: &[U], _: &[usize]) -> Result<(), Error> {
 }
 
 /// What an elementwise operation of `Self` with the operand `R` (elements `U`) needs, and where
-/// its work goes, chosen by the kind of both shapes:
+/// its work goes:
 ///
-/// * Both static: the static kernel, no runtime check, the result stored like the operands.
-/// * A [`Dyn`](crate::Dyn) dim on either side (feature `alloc`): the runtime rules and kernel,
-///   as the `try_*` methods; **a runtime mismatch panics** with the error's message. Use the
-///   `try_*` methods to get a `Result` instead.
+/// * `R` a tensor or a reference to one: the shapes broadcast ([`BroadcastWith`]), on the
+///   static kernel when both are static (every shape error a compile error, nothing checked at
+///   run time), on the runtime rules and kernel with a [`Dyn`](crate::Dyn) dim on either side
+///   (feature `alloc`), where **a runtime mismatch panics** with the error's message (the
+///   `try_*` methods return a `Result` instead). The result is stored like the operands (on
+///   the heap if either is; its storage type says so when its shape keeps a `Dyn` dim).
+/// * `R` a scalar: rank 0, so the result has `Self`'s shape ([`Storable`] is the only bound).
 ///
-/// One blanket impl over a hidden kind-keyed one, so that a failed rule or an element type of
-/// the wrong kind is reported once, at its cause.
+/// One blanket impl over a hidden one keyed on the operand's kind, so that a failed rule or
+/// an element type of the wrong kind is reported once, at its cause.
 pub trait OperatorPath<T, U, R> {
     /// The result, holding `V`s.
     type Output<V>;
@@ -238,80 +358,108 @@ where
     S: Shape,
     D: Data<T>,
     R: Operand,
-    Self: KindPath<T, U, R, PairKind<S, R::Shape>>,
+    R::Path: OperandPath<T, S, D, U, R>,
 {
-    type Output<V> = <Self as KindPath<T, U, R, PairKind<S, R::Shape>>>::Output<V>;
+    type Output<V> = <R::Path as OperandPath<T, S, D, U, R>>::Output<V>;
     #[inline(always)]
     #[track_caller]
     fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
-        KindPath::apply(self, rhs, check, f)
+        R::Path::apply(self, rhs, check, f)
     }
 }
 
-/// [`OperatorPath`] keyed on the kind of both shapes ([`StaticKind`] or [`DynKind`]): two impls
-/// that never overlap.
+/// The path of a tensor operand: the shapes broadcast.
 #[doc(hidden)]
-pub trait KindPath<T, U, R, K> {
+#[derive(Debug)]
+pub enum TensorOperand {}
+
+/// The path of a scalar operand: a map over the left tensor.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ScalarOperand {}
+
+/// [`OperatorPath`] implemented by the operand's kind ([`Operand::Path`]), for a left tensor
+/// `Tensor<T, S, D>`: two impls, told apart by their `Self` type alone, so a failed bound is
+/// reported as itself.
+#[doc(hidden)]
+pub trait OperandPath<T, S: Shape, D: Data<T>, U, R> {
     /// The result, holding `V`s.
     type Output<V>;
-    /// Runs `check`, then combines `self` with `rhs` elementwise through `f`.
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V>;
+    /// Runs `check`, then combines `lhs` with `rhs` elementwise through `f`.
+    fn apply<V>(
+        lhs: &Tensor<T, S, D>,
+        rhs: R,
+        check: Check<U>,
+        f: impl Apply<T, U, V>,
+    ) -> Self::Output<V>;
 }
 
-impl<T, S, D, U, R> KindPath<T, U, R, StaticKind> for Tensor<T, S, D>
+/// The family of a result of two operands stored in `A` and `B`: the heap if either is.
+type Joined<A, B> = <A as Join<B>>::Out;
+
+impl<T, S, D, U, R> OperandPath<T, S, D, U, R> for TensorOperand
 where
-    S: StaticShape,
+    S: BroadcastWith<R::Shape>,
     D: Data<T>,
     R: Operand,
     R::Elem: SameElement<U> + Sized,
-    Self: NumpyWith<R>,
+    D::Family: Join<R::Family>,
 {
-    type Output<V> = Broadcasted<Self, R, V>;
+    type Output<V> =
+        Stored<Joined<D::Family, R::Family>, V, <S as BroadcastWith<R::Shape>>::Output>;
     #[inline(always)]
     #[track_caller]
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
+    fn apply<V>(
+        lhs: &Tensor<T, S, D>,
+        rhs: R,
+        check: Check<U>,
+        f: impl Apply<T, U, V>,
+    ) -> Self::Output<V> {
         let elements = elements_as::<U, R>(&rhs);
-        if let Err(e) = check(S::DIMS, elements, <Self as NumpyWith<R>>::RhsShape::DIMS) {
-            fail(e)
-        }
-        let data = kernel::zip::<
-            <Self as NumpyWith<R>>::Family,
-            T,
-            U,
-            V,
-            S,
-            <Self as NumpyWith<R>>::RhsShape,
-            <Self as NumpyWith<R>>::Shape,
-            _,
-        >(self.as_slice(), elements, f);
-        Tensor::from_parts(data, Default::default())
+        let (dims, rhs_dims) = (lhs.shape(), rhs.shape_value().dims());
+        let (dims, rhs_dims) = (dims.as_ref(), rhs_dims.as_ref());
+        S::zip::<Joined<D::Family, R::Family>, T, U, V>(
+            lhs.as_slice(),
+            dims,
+            elements,
+            rhs_dims,
+            || check(dims, elements, rhs_dims),
+            f,
+        )
     }
 }
 
-#[cfg(feature = "alloc")]
-impl<T, S, D, U, R> KindPath<T, U, R, DynKind> for Tensor<T, S, D>
+impl<T, S, D, U, R> OperandPath<T, S, D, U, R> for ScalarOperand
 where
-    S: Shape + BroadcastShape<R::Shape, crate::typed::rules::Numpy>,
+    S: Storable,
     D: Data<T>,
     R: Operand,
     R::Elem: SameElement<U> + Sized,
 {
-    type Output<V> = Tensor<V, NumpyOutput<S, R::Shape>>;
+    type Output<V> = Stored<D::Family, V, S>;
+    #[inline(always)]
     #[track_caller]
-    fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V> {
-        let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
+    fn apply<V>(
+        lhs: &Tensor<T, S, D>,
+        rhs: R,
+        check: Check<U>,
+        f: impl Apply<T, U, V>,
+    ) -> Self::Output<V> {
         let elements = elements_as::<U, R>(&rhs);
-        // The values are checked after the shapes, as on every other path: a shape error wins.
-        let result = super::try_ops::zip_runtime_checked::<T, U, V, S, R::Shape, _>(
-            self.as_slice(),
+        let dims = lhs.shape();
+        if let Err(e) = check(dims.as_ref(), elements, &[]) {
+            fail(e)
+        }
+        let scalar = match elements {
+            [x] => x,
+            _ => unreachable!("a scalar operand is one element"),
+        };
+        <S::Kind as ResultStorage<S>>::zip_scalar::<D::Family, T, U, V>(
+            lhs.as_slice(),
             dims.as_ref(),
-            elements,
-            rhs_dims.as_ref(),
-            AutoBroadcast::Numpy,
-            |_, _| check(dims.as_ref(), elements, rhs_dims.as_ref()),
+            scalar,
             f,
-        );
-        result.or_panic()
+        )
     }
 }
 
@@ -378,11 +526,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// If `f` panics part-way, a static result drops the elements already made; a result with `Dyn`
     /// dims is written in place and leaks them (never dropped twice, never read).
     #[inline(always)]
-    pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> PathOutput<Self, T, (), Nothing, V>
+    #[track_caller]
+    pub fn map<V>(&self, mut f: impl FnMut(&T) -> V) -> Stored<D::Family, V, S>
     where
-        Self: OperatorPath<T, (), Nothing>,
+        S: Storable,
     {
-        OperatorPath::apply(self, Nothing, unchecked, Here(|x: &T, _: &()| f(x)))
+        self.map_apply(Here(|x: &T, _: &()| f(x)))
     }
 }
 
@@ -390,16 +539,31 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// [`map`](Self::map) with a function threads can share: a large heap-backed or mixed
     /// result is computed on several threads (feature `rayon`), each element as on one.
     #[inline(always)]
-    pub(crate) fn map_shared<V>(
-        &self,
-        f: impl Fn(&T) -> V + Sync + Send,
-    ) -> PathOutput<Self, T, (), Nothing, V>
+    #[track_caller]
+    pub(crate) fn map_shared<V>(&self, f: impl Fn(&T) -> V + Sync + Send) -> Stored<D::Family, V, S>
     where
-        Self: OperatorPath<T, (), Nothing>,
+        S: Storable,
         T: Sync,
         V: Send,
     {
-        OperatorPath::apply(self, Nothing, unchecked, Split(move |x: &T, _: &()| f(x)))
+        self.map_apply(Split(move |x: &T, _: &()| f(x)))
+    }
+
+    /// The kernel of every unary operation: `f(x, ())` for each element, on the path of
+    /// `S`'s kind, stored like `self`.
+    #[inline(always)]
+    #[track_caller]
+    fn map_apply<V>(&self, f: impl Apply<T, (), V>) -> Stored<D::Family, V, S>
+    where
+        S: Storable,
+    {
+        let dims = self.shape();
+        <S::Kind as ResultStorage<S>>::zip_scalar::<D::Family, T, (), V>(
+            self.as_slice(),
+            dims.as_ref(),
+            &(),
+            f,
+        )
     }
 }
 
@@ -506,22 +670,15 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     pub fn broadcast_with_into<U, R, V, E>(
         &self,
         rhs: R,
-        out: &mut Tensor<V, <Self as NumpyWith<R>>::Shape, E>,
+        out: &mut Tensor<V, BroadcastOutput<S, R::Shape>, E>,
         f: impl FnMut(&T, &U) -> V,
     ) where
-        R: Operand,
+        R: Operand<Shape: StaticShape>,
         R::Elem: SameElement<U> + Sized,
-        Self: NumpyWith<R>,
+        S: Broadcasts<R::Shape>,
         E: DataMut<V>,
     {
-        kernel::zip_into::<
-            T,
-            U,
-            V,
-            S,
-            <Self as NumpyWith<R>>::RhsShape,
-            <Self as NumpyWith<R>>::Shape,
-        >(
+        kernel::zip_into::<T, U, V, S, R::Shape, BroadcastOutput<S, R::Shape>>(
             self.as_slice(),
             elements_as::<U, R>(&rhs),
             out.as_mut_slice(),
@@ -675,33 +832,28 @@ binary_operator! {
 /// `-t`, elementwise (integers wrap: `-i32::MIN == i32::MIN`).
 impl<T, S, D> ops::Neg for &Tensor<T, S, D>
 where
-    S: Shape,
+    S: Storable,
     D: Data<T>,
-    Tensor<T, S, D>: OperatorPath<T, (), Nothing>,
     T: Element + ops::Neg<Output = T>,
 {
-    type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
+    type Output = Stored<D::Family, T, S>;
     #[inline(always)]
+    #[track_caller]
     fn neg(self) -> Self::Output {
-        OperatorPath::apply(
-            self,
-            Nothing,
-            unchecked,
-            Split(|x: &T, _: &()| <T as Element>::neg(*x)),
-        )
+        self.map_apply(Split(|x: &T, _: &()| <T as Element>::neg(*x)))
     }
 }
 
 /// `-t` on an owned tensor.
 impl<T, S, D> ops::Neg for Tensor<T, S, D>
 where
-    S: Shape,
+    S: Storable,
     D: Data<T>,
-    Tensor<T, S, D>: OperatorPath<T, (), Nothing>,
     T: Element + ops::Neg<Output = T>,
 {
-    type Output = PathOutput<Tensor<T, S, D>, T, (), Nothing, T>;
+    type Output = Stored<D::Family, T, S>;
     #[inline(always)]
+    #[track_caller]
     fn neg(self) -> Self::Output {
         -&self
     }
@@ -712,14 +864,16 @@ macro_rules! scalar_lhs_operator {
         scalar_lhs_operator!(@each $t; Add add false, Sub sub false, Mul mul false, Div div true, Rem rem true);
     )*};
     (@each $t:ty; $($Trait:ident $method:ident $check:literal),*) => {$(
-        /// A scalar on the left: rank 0 against any shape gives that shape (P3).
+        // A scalar on the left: rank 0 against any shape gives that shape (P3). Hidden from
+        // the docs (70 impls on the `Tensor` page); `Tensor`'s own docs say scalars work on
+        // either side.
+        #[doc(hidden)]
         impl<S, D> ops::$Trait<&Tensor<$t, S, D>> for $t
         where
-            S: Shape,
+            S: Storable,
             D: Data<$t>,
-            Tensor<$t, S, D>: OperatorPath<$t, (), Nothing>,
         {
-            type Output = PathOutput<Tensor<$t, S, D>, $t, (), Nothing, $t>;
+            type Output = Stored<D::Family, $t, S>;
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t, S, D>) -> Self::Output {
@@ -728,9 +882,7 @@ macro_rules! scalar_lhs_operator {
                         fail(e)
                     }
                 }
-                OperatorPath::apply(rhs, Nothing, unchecked, Split(move |y: &$t, _: &()| {
-                    <$t as Element>::$method(self, *y)
-                }))
+                rhs.map_apply(Split(move |y: &$t, _: &()| <$t as Element>::$method(self, *y)))
             }
         }
     )*};
@@ -738,11 +890,134 @@ macro_rules! scalar_lhs_operator {
 
 scalar_lhs_operator!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
-/// Where the work of `+=` and its kin goes, by the kinds of both shapes, as for
-/// [`OperatorPath`]: the right side broadcasts onto the left one-directionally (B5), so the
-/// left never grows. Static shapes are checked at compile time; with a `Dyn` dim a runtime
-/// mismatch panics with the error's message. No allocation either way; with feature `rayon`,
-/// a large left side is updated on several threads, each element as on one.
+/// A right side of shape `R` that broadcasts onto `Self` one-directionally (B5), of any kinds:
+/// the bound a shape-generic function writes for `+=` and its kin with a tensor on the right.
+/// The left side never grows. Static shapes are checked at compile time; with a
+/// [`Dyn`](crate::Dyn) dim a runtime mismatch panics with the error's message. Concrete shapes
+/// have it without being asked; a scalar on the right needs no bound.
+///
+/// ```
+/// use shaped::bounds::{Const, Dim, UpdateWith};
+/// use shaped::{Shape, Tensor};
+///
+/// /// Adds a bias to every row of a batch of any size, in place.
+/// fn add_bias<B: Dim, const N: usize>(x: &mut Tensor<f32, (B, Const<N>)>, bias: &Tensor<f32, (Const<N>,)>)
+/// where
+///     (B, Const<N>): UpdateWith<(Const<N>,)>,
+/// {
+///     *x += bias;
+/// }
+///
+/// let mut x = Tensor::<f32, Shape![2, 3]>::splat(1.0);
+/// add_bias(&mut x, &Tensor::<f32, Shape![3]>::from([1.0, 2.0, 3.0]));
+/// assert_eq!(x.as_slice(), &[2.0, 3.0, 4.0, 2.0, 3.0, 4.0]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a right side of shape `{R}` is not known to broadcast onto `{Self}`",
+    label = "the left side's shape",
+    note = "in a shape-generic function, add the bound `{Self}: shaped::bounds::UpdateWith<{R}>`"
+)]
+pub trait UpdateWith<R: Shape>: Shape {
+    /// Runs `check` (after the shapes), then `f(out[i], rhs[i])` over the broadcast elements.
+    #[doc(hidden)]
+    fn update<T: Send, U: Sync>(
+        out: &mut [T],
+        dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Fn(&mut T, &U) + Sync + Send,
+    );
+}
+
+impl<S: Shape, R: Shape> UpdateWith<R> for S
+where
+    S: KindUpdate<R, PairKind<S, R>>,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn update<T: Send, U: Sync>(
+        out: &mut [T],
+        dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Fn(&mut T, &U) + Sync + Send,
+    ) {
+        <S as KindUpdate<R, PairKind<S, R>>>::update(out, dims, rhs, rhs_dims, check, f)
+    }
+}
+
+/// [`UpdateWith`] keyed on the kind of both shapes.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a right side of shape `{R}` is not known to broadcast onto `{Self}`",
+    label = "the left side's shape",
+    note = "in a shape-generic function, add the bound `{Self}: shaped::bounds::UpdateWith<{R}>`"
+)]
+pub trait KindUpdate<R: Shape, K> {
+    /// As [`UpdateWith::update`].
+    fn update<T: Send, U: Sync>(
+        out: &mut [T],
+        dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Fn(&mut T, &U) + Sync + Send,
+    );
+}
+
+impl<S, R> KindUpdate<R, StaticKind> for S
+where
+    S: StaticShape,
+    R: StaticShape + BroadcastToShape<S>,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn update<T: Send, U: Sync>(
+        out: &mut [T],
+        _: &[usize],
+        rhs: &[U],
+        _: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Fn(&mut T, &U) + Sync + Send,
+    ) {
+        if let Err(e) = check() {
+            fail(e)
+        }
+        kernel::update::<U, T, R, S>(out, rhs, f);
+    }
+}
+
+impl<S, R> KindUpdate<R, DynKind> for S
+where
+    S: Shape,
+    R: Shape + BroadcastToShape<S>,
+{
+    #[track_caller]
+    fn update<T: Send, U: Sync>(
+        out: &mut [T],
+        dims: &[usize],
+        rhs: &[U],
+        rhs_dims: &[usize],
+        check: impl FnOnce() -> Result<(), Error>,
+        f: impl Fn(&mut T, &U) + Sync + Send,
+    ) {
+        let split = crate::runtime::kernels::Split(f);
+        // The shapes first, then the values: a wrong shape is the error to report.
+        let result = ArrayRef::new(rhs_dims, rhs)
+            .and_then(|b| crate::runtime::kernels::update_into(dims, out, b, check, split));
+        if let Err(e) = result {
+            fail(e)
+        }
+    }
+}
+
+/// Where the work of `+=` and its kin goes, as for [`OperatorPath`]: a tensor on the right
+/// broadcasts onto the left one-directionally ([`UpdateWith`], B5), so the left never grows;
+/// a scalar updates every element. Static shapes are checked at compile time; with a `Dyn`
+/// dim a runtime mismatch panics with the error's message. No allocation either way; with
+/// feature `rayon`, a large left side is updated on several threads, each element as on one.
 pub trait AssignPath<T, R> {
     /// Runs `check` on the operands, then `self[i] = f(self[i], rhs[i])`.
     fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send);
@@ -754,69 +1029,98 @@ where
     S: Shape,
     D: DataMut<T>,
     R: Operand,
-    Self: KindAssign<T, R, PairKind<S, R::Shape>>,
+    R::Path: AssignOperand<T, S, D, R>,
 {
     #[inline(always)]
     #[track_caller]
     fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
-        KindAssign::update(self, rhs, check, f)
+        R::Path::update(self, rhs, check, f)
     }
 }
 
-/// [`AssignPath`] keyed on the kind of both shapes.
+/// [`AssignPath`] implemented by the operand's kind ([`Operand::Path`]).
 #[doc(hidden)]
-pub trait KindAssign<T, R, K> {
-    /// Runs `check`, then `self[i] = f(self[i], rhs[i])`.
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send);
+pub trait AssignOperand<T, S: Shape, D: DataMut<T>, R> {
+    /// Runs `check`, then `lhs[i] = f(lhs[i], rhs[i])`.
+    fn update(
+        lhs: &mut Tensor<T, S, D>,
+        rhs: R,
+        check: Check<T>,
+        f: impl Fn(&mut T, &T) + Sync + Send,
+    );
 }
 
-impl<T, S, D, R> KindAssign<T, R, StaticKind> for Tensor<T, S, D>
+impl<T, S, D, R> AssignOperand<T, S, D, R> for TensorOperand
 where
     T: Send + Sync,
-    S: StaticShape,
+    S: UpdateWith<R::Shape>,
     D: DataMut<T>,
     R: Operand,
     R::Elem: SameElement<T> + Sized,
-    R::Shape: StaticShape + BroadcastToShape<S>,
 {
     #[inline(always)]
     #[track_caller]
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
+    fn update(
+        lhs: &mut Tensor<T, S, D>,
+        rhs: R,
+        check: Check<T>,
+        f: impl Fn(&mut T, &T) + Sync + Send,
+    ) {
         let elements = elements_as::<T, R>(&rhs);
-        if let Err(e) = check(S::DIMS, elements, R::Shape::DIMS) {
-            fail(e)
-        }
-        kernel::update::<T, T, R::Shape, S>(self.as_mut_slice(), elements, f);
+        let (dims, rhs_dims) = (lhs.shape(), rhs.shape_value().dims());
+        let (dims, rhs_dims) = (dims.as_ref(), rhs_dims.as_ref());
+        S::update(
+            lhs.as_mut_slice(),
+            dims,
+            elements,
+            rhs_dims,
+            || check(dims, elements, rhs_dims),
+            f,
+        );
     }
 }
 
-impl<T, S, D, R> KindAssign<T, R, DynKind> for Tensor<T, S, D>
+impl<T, S, D, R> AssignOperand<T, S, D, R> for ScalarOperand
 where
     T: Send + Sync,
     S: Shape,
     D: DataMut<T>,
     R: Operand,
     R::Elem: SameElement<T> + Sized,
-    R::Shape: BroadcastToShape<S>,
 {
+    #[inline(always)]
     #[track_caller]
-    fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send) {
-        let (dims, rhs_dims) = (self.shape(), rhs.shape_value().dims());
+    fn update(
+        lhs: &mut Tensor<T, S, D>,
+        rhs: R,
+        check: Check<T>,
+        f: impl Fn(&mut T, &T) + Sync + Send,
+    ) {
         let elements = elements_as::<T, R>(&rhs);
-        let result = ArrayRef::new(rhs_dims.as_ref(), elements).and_then(|b| {
-            crate::runtime::kernels::update_into(
-                dims.as_ref(),
-                self.as_mut_slice(),
-                b,
-                // The shapes first, then the values: a wrong shape is the error to report.
-                || check(dims.as_ref(), elements, rhs_dims.as_ref()),
-                crate::runtime::kernels::Split(f),
-            )
-        });
-        if let Err(e) = result {
+        let dims = lhs.shape();
+        if let Err(e) = check(dims.as_ref(), elements, &[]) {
             fail(e)
         }
+        let scalar = match elements {
+            [x] => x,
+            _ => unreachable!("a scalar operand is one element"),
+        };
+        update_each(lhs.as_mut_slice(), scalar, f);
     }
+}
+
+/// `f(x, rhs)` on every element `x` of `out`: `op=` with a scalar, the same flat loop for
+/// every kind of shape (nothing to check, nothing to allocate, no `Dyn` dim to read). A large
+/// `out` is split across threads (feature `rayon`), each element computed as on one.
+#[inline(always)]
+fn update_each<T: Send, U: Sync>(out: &mut [T], rhs: &U, f: impl Fn(&mut T, &U) + Sync + Send) {
+    let tasks = crate::runtime::parallel::tasks(out.len(), out.len());
+    let chunk = out.len().div_ceil(tasks.max(1));
+    crate::runtime::parallel::for_each_chunk(out, chunk, tasks > 1, |_, chunk| {
+        for x in chunk {
+            f(x, rhs)
+        }
+    });
 }
 
 macro_rules! assign_operator {

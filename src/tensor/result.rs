@@ -6,10 +6,16 @@ use core::mem::MaybeUninit;
 
 use super::{OwnedIn, Tensor};
 #[cfg(feature = "alloc")]
+use crate::error::OrPanic;
+use crate::runtime::plan::Apply;
+#[cfg(feature = "alloc")]
 use crate::typed::dim::DynKind;
 use crate::typed::dim::{DimKind, StaticKind};
+use crate::typed::kernel;
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Build, DataMut, Family};
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
 
 /// Where a computed result of shape `O` goes (a reduction's, a matrix product's), chosen by
 /// `O`'s kind: a static result is stored like the inputs (stack or heap), a result that keeps
@@ -24,7 +30,7 @@ pub trait ResultStorage<O: Shape>: DimKind {
     /// The result's storage, holding `V`s, for inputs stored in the family `F`: the result is
     /// always a `Tensor<V, O, Data<F, V>>`, so a generic caller can use it as one, and no
     /// bound names the family (a chain of operations needs none).
-    type Data<F: Family, V>: DataMut<V>;
+    type Data<F: Family, V>: DataMut<V, Family = F>;
     /// A result whose element at each multi-index of `dims` (row-major) is `f(index)`.
     fn from_fn<F: Family, V>(
         dims: &[usize],
@@ -45,6 +51,19 @@ pub trait ResultStorage<O: Shape>: DimKind {
         dims: &[usize],
         fill: impl FnOnce(&mut [MaybeUninit<V>]),
     ) -> Tensor<V, O, Self::Data<F, V>>;
+    /// `f(x, rhs)` for each element `x` of `lhs` (of shape `O`, dims `dims`): the kernel of
+    /// unary operations and of operations with a scalar, on the path of `O`'s kind (the
+    /// static kernel, or the runtime one when `O` has a `Dyn` dim). Cannot fail.
+    fn zip_scalar<F: Family, T, U, V>(
+        lhs: &[T],
+        dims: &[usize],
+        rhs: &U,
+        f: impl Apply<T, U, V>,
+    ) -> Tensor<V, O, Self::Data<F, V>>;
+    /// A result of `dims` holding `data` (row-major), which the runtime rules computed for the
+    /// shape `O` the type-level rule derived: the dims fit `O` and the count fits the dims.
+    #[cfg(feature = "alloc")]
+    fn from_vec<F: Family, V>(dims: &[usize], data: Vec<V>) -> Tensor<V, O, Self::Data<F, V>>;
 }
 
 impl<O: StaticShape> ResultStorage<O> for StaticKind {
@@ -82,13 +101,41 @@ impl<O: StaticShape> ResultStorage<O> for StaticKind {
         let storage = unsafe { <F::Owned<V, O> as Build<V, O>>::build_written(fill) };
         Tensor::from_parts(storage, O::default())
     }
+    #[inline(always)]
+    fn zip_scalar<F: Family, T, U, V>(
+        lhs: &[T],
+        _: &[usize],
+        rhs: &U,
+        f: impl Apply<T, U, V>,
+    ) -> OwnedIn<F, V, O> {
+        let data = kernel::zip::<F, T, U, V, O, (), O, _>(lhs, core::slice::from_ref(rhs), f);
+        Tensor::from_parts(data, O::default())
+    }
+    #[cfg(feature = "alloc")]
+    fn from_vec<F: Family, V>(_: &[usize], data: Vec<V>) -> OwnedIn<F, V, O> {
+        if F::HEAP {
+            // The heap takes the `Vec` as it is; `from_vec` refuses only a wrong length.
+            match F::from_vec::<V, O>(data) {
+                Some(owned) => return Tensor::from_parts(owned, O::default()),
+                None => unreachable!("the runtime rules gave the static shape's element count"),
+            }
+        }
+        let mut elements = data.into_iter();
+        OwnedIn::<F, V, O>::from_fn(|_| match elements.next() {
+            Some(x) => x,
+            None => unreachable!("the runtime rules gave the static shape's element count"),
+        })
+    }
 }
 
 #[cfg(feature = "alloc")]
 impl<O: Shape> ResultStorage<O> for DynKind {
-    type Data<F: Family, V> = crate::typed::storage::Owned<V, O>;
+    type Data<F: Family, V> = F::Grown<V, O>;
     #[track_caller]
-    fn from_fn<F: Family, V>(dims: &[usize], mut f: impl FnMut(&[usize]) -> V) -> Tensor<V, O> {
+    fn from_fn<F: Family, V>(
+        dims: &[usize],
+        mut f: impl FnMut(&[usize]) -> V,
+    ) -> Tensor<V, O, F::Grown<V, O>> {
         let (count, mut data) = result_vec(dims);
         let mut index = [0usize; crate::typed::shape::MAX_STATIC_RANK];
         let index = &mut index[..dims.len()];
@@ -103,30 +150,52 @@ impl<O: Shape> ResultStorage<O> for DynKind {
                 *i = 0;
             }
         }
-        finish(dims, data)
+        finish::<F, V, O>(dims, data)
     }
     #[track_caller]
     fn filled<F: Family, V: Copy>(
         dims: &[usize],
         init: V,
         fill: impl FnOnce(&mut [V]),
-    ) -> Tensor<V, O> {
+    ) -> Tensor<V, O, F::Grown<V, O>> {
         let (count, mut data) = result_vec(dims);
         data.resize(count, init);
         fill(&mut data);
-        finish(dims, data)
+        finish::<F, V, O>(dims, data)
     }
     #[track_caller]
     unsafe fn written<F: Family, V>(
         dims: &[usize],
         fill: impl FnOnce(&mut [MaybeUninit<V>]),
-    ) -> Tensor<V, O> {
+    ) -> Tensor<V, O, F::Grown<V, O>> {
         let (count, mut data) = result_vec(dims);
         fill(&mut data.spare_capacity_mut()[..count]);
         // SAFETY: `fill` wrote all `count` slots (this function's contract); the capacity is
         // at least `count`.
         unsafe { data.set_len(count) };
-        finish(dims, data)
+        finish::<F, V, O>(dims, data)
+    }
+    #[track_caller]
+    fn zip_scalar<F: Family, T, U, V>(
+        lhs: &[T],
+        dims: &[usize],
+        rhs: &U,
+        f: impl Apply<T, U, V>,
+    ) -> Tensor<V, O, F::Grown<V, O>> {
+        let result = super::try_ops::zip_runtime_with::<T, U, V, O, (), _>(
+            lhs,
+            dims,
+            core::slice::from_ref(rhs),
+            &[],
+            crate::rules::AutoBroadcast::Numpy,
+            |_, _| Ok(()),
+            f,
+            finish::<F, V, O>,
+        );
+        result.or_panic()
+    }
+    fn from_vec<F: Family, V>(dims: &[usize], data: Vec<V>) -> Tensor<V, O, F::Grown<V, O>> {
+        finish::<F, V, O>(dims, data)
     }
 }
 
@@ -136,8 +205,7 @@ impl<O: Shape> ResultStorage<O> for DynKind {
 /// `[2^50, 0]` summed over its last axis asked for 4 PiB and the process died.
 #[cfg(feature = "alloc")]
 #[track_caller]
-fn result_vec<V>(dims: &[usize]) -> (usize, alloc::vec::Vec<V>) {
-    use crate::error::OrPanic;
+fn result_vec<V>(dims: &[usize]) -> (usize, Vec<V>) {
     crate::runtime::element_count::<V>(dims)
         .and_then(|count| crate::runtime::try_vec(count, dims).map(|data| (count, data)))
         .or_panic()
@@ -145,10 +213,11 @@ fn result_vec<V>(dims: &[usize]) -> (usize, alloc::vec::Vec<V>) {
 
 /// A mixed result from its dims, which the type-level rule derived `O` from.
 #[cfg(feature = "alloc")]
-fn finish<V, O: Shape>(dims: &[usize], data: alloc::vec::Vec<V>) -> Tensor<V, O> {
-    match Tensor::from_shape_vec(dims, data) {
-        Ok(t) => t,
-        Err(_) => unreachable!("the output shape type is derived from these dims"),
+fn finish<F: Family, V, O: Shape>(dims: &[usize], data: Vec<V>) -> Tensor<V, O, F::Grown<V, O>> {
+    let shape = O::from_dims(dims);
+    match shape.and_then(|shape| Some((F::grown_from_vec(&shape, data)?, shape))) {
+        Some((data, shape)) => Tensor::from_parts(data, shape),
+        None => unreachable!("the output shape type is derived from these dims"),
     }
 }
 

@@ -266,7 +266,14 @@ impl<T, S: StaticShape> Build<T, S> for Box<[T]> {
 /// A kind of owned storage that results can be built in.
 pub trait Family: SealedStorage {
     /// Owned storage of this kind for shape `S`.
-    type Owned<T, S: StaticShape>: Build<T, S>;
+    type Owned<T, S: StaticShape>: Build<T, S> + Data<T, Family = Self>;
+
+    /// Owned storage of this kind for a shape that keeps a `Dyn` dim: on the heap whatever
+    /// the family (its size is known at run time), the type saying where the inputs were
+    /// ([`Owned`]'s `Vec` for the stack, `Box<[T]>` for the heap), so that a chain of
+    /// operations keeps one storage family and a generic caller can name its results.
+    #[cfg(feature = "alloc")]
+    type Grown<T, S: Shape>: DataMut<T, Family = Self>;
 
     /// True for heap storage, which large results are computed into directly.
     const HEAP: bool;
@@ -275,6 +282,11 @@ pub trait Family: SealedStorage {
     /// take a `Vec` without copying: the heap can, the stack cannot (`None`).
     #[cfg(feature = "alloc")]
     fn from_vec<T, S: StaticShape>(elements: Vec<T>) -> Option<Self::Owned<T, S>>;
+
+    /// [`Grown`](Self::Grown) storage of `shape` holding `elements`, or `None` if their count
+    /// is not the shape's.
+    #[cfg(feature = "alloc")]
+    fn grown_from_vec<T, S: Shape>(shape: &S, elements: Vec<T>) -> Option<Self::Grown<T, S>>;
 }
 
 /// Results on the stack, in [`Owned`].
@@ -286,8 +298,16 @@ impl Family for Stack {
     const HEAP: bool = false;
 
     #[cfg(feature = "alloc")]
+    type Grown<T, S: Shape> = Owned<T, S>;
+
+    #[cfg(feature = "alloc")]
     fn from_vec<T, S: StaticShape>(_elements: Vec<T>) -> Option<Owned<T, S>> {
         None
+    }
+
+    #[cfg(feature = "alloc")]
+    fn grown_from_vec<T, S: Shape>(shape: &S, elements: Vec<T>) -> Option<Owned<T, S>> {
+        shape.buffer_from_vec(elements).map(Owned::new)
     }
 }
 
@@ -301,8 +321,14 @@ impl Family for Heap {
     type Owned<T, S: StaticShape> = Box<[T]>;
     const HEAP: bool = true;
 
+    type Grown<T, S: Shape> = Box<[T]>;
+
     fn from_vec<T, S: StaticShape>(elements: Vec<T>) -> Option<Box<[T]>> {
         (elements.len() == S::LEN).then(|| elements.into_boxed_slice())
+    }
+
+    fn grown_from_vec<T, S: Shape>(shape: &S, elements: Vec<T>) -> Option<Box<[T]>> {
+        (elements.len() == shape.element_count()).then(|| elements.into_boxed_slice())
     }
 }
 

@@ -119,3 +119,37 @@ fn shape_manipulation_errors_name_the_shapes_and_the_rule() {
         }
     }
 }
+
+/// A shape-generic function missing a bound is told which bound to add, in `shaped::bounds`.
+#[test]
+fn generic_functions_are_told_the_bound_to_add() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        (
+            "generic_broadcast_without_bound",
+            "shapes `(B, shaped::Const<N>)` and `(shaped::Const<N>,)` are not known to NUMPY-broadcast",
+            "add the bound `(B, shaped::Const<N>): shaped::bounds::BroadcastWith<(shaped::Const<N>,)>`",
+        ),
+        (
+            "generic_operator_without_bound",
+            "shapes `(B, shaped::Const<N>)` and `(shaped::Const<N>,)` are not known to NUMPY-broadcast",
+            "add the bound `(B, shaped::Const<N>): shaped::bounds::BroadcastWith<(shaped::Const<N>,)>`",
+        ),
+        (
+            "generic_update_without_bound",
+            "a right side of shape `(shaped::Const<N>,)` is not known to broadcast onto `(B, shaped::Const<N>)`",
+            "add the bound `(B, shaped::Const<N>): shaped::bounds::UpdateWith<(shaped::Const<N>,)>`",
+        ),
+        (
+            "generic_result_without_storable",
+            "is not known to be storable here",
+            ": shaped::bounds::Storable` to the function",
+        ),
+    ];
+    for (case, first_line, note) in cases {
+        let text = std::fs::read_to_string(dir.join(format!("{case}.stderr"))).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(first.contains(first_line), "{case}: {first}");
+        assert!(text.contains(note), "{case}: no note `{note}`");
+    }
+}
