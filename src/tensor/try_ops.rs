@@ -27,31 +27,8 @@ use {
 /// under `mode` (from the runtime rules) and the elements computed in place by the runtime
 /// kernel, whose inner loop gets the trailing dims that are static in both shapes as a
 /// constant. The right operand comes as elements and dims, so scalars fit too. `check` (zero
-/// divisors) runs after the shapes, before any element is written.
-#[cfg(feature = "alloc")]
-pub(crate) fn zip_runtime_checked<T, U, V, S: Shape, S2: Shape, O: Shape>(
-    lhs: &[T],
-    lhs_dims: &[usize],
-    rhs: &[U],
-    rhs_dims: &[usize],
-    mode: AutoBroadcast,
-    check: impl FnOnce(&ArrayRef<'_, T>, &ArrayRef<'_, U>) -> Result<(), Error>,
-    f: impl kernels::Apply<T, U, V>,
-) -> Result<Tensor<V, O>, Error> {
-    zip_runtime_with::<T, U, V, S, S2, _>(
-        lhs,
-        lhs_dims,
-        rhs,
-        rhs_dims,
-        mode,
-        check,
-        f,
-        finish::<V, O>,
-    )?
-}
-
-/// [`zip_runtime_checked`] handing the output's dims and elements to `finish`, which decides
-/// where the result lives (the operators store a static result like their operands).
+/// divisors) runs after the shapes, before any element is written. `finish` gets the output's
+/// dims and elements and decides where the result lives.
 #[cfg(feature = "alloc")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn zip_runtime_with<T, U, V, S: Shape, S2: Shape, R>(
@@ -141,7 +118,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         O: Shape,
     {
-        zip_runtime_checked::<T, U, V, S, S2, O>(
+        zip_runtime_with::<T, U, V, S, S2, _>(
             self.as_slice(),
             self.shape().as_ref(),
             rhs.as_slice(),
@@ -149,7 +126,8 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
             mode,
             check,
             f,
-        )
+            finish::<V, O>,
+        )?
     }
 
     /// An arithmetic [`BinaryOp`] with its value checks, NUMPY-broadcast.

@@ -126,11 +126,6 @@ fn generic_functions_are_told_the_bound_to_add() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cases = [
         (
-            "generic_broadcast_without_bound",
-            "shapes `(B, shaped::Const<N>)` and `(shaped::Const<N>,)` are not known to NUMPY-broadcast",
-            "add the bound `(B, shaped::Const<N>): shaped::bounds::BroadcastWith<(shaped::Const<N>,)>`",
-        ),
-        (
             "generic_operator_without_bound",
             "shapes `(B, shaped::Const<N>)` and `(shaped::Const<N>,)` are not known to NUMPY-broadcast",
             "add the bound `(B, shaped::Const<N>): shaped::bounds::BroadcastWith<(shaped::Const<N>,)>`",
