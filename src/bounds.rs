@@ -15,12 +15,12 @@
 //! | `a += b` and its kin, a tensor on the right | `S: UpdateWith<R>` | (in place) |
 //! | `a += 2.0` and its kin, a scalar on the right | none | (in place) |
 //! | `softmax::<A>()`, `log_softmax`, `layer_norm`, `rms_norm` | `S: Storable` (and `KeepAxis<A>`, which every axis inside a generic tuple has) | [`Out<T, S>`](Out) |
-//! | `sum_axis::<A>()` and the other reductions | `<S as RemoveAxis<A>>::Output: Storable` | `Out<T, <S as RemoveAxis<A>>::Output>` |
-//! | `*_keepdims::<A>()` | `<S as KeepAxis<A>>::Output: Storable` | `Out<T, <S as KeepAxis<A>>::Output>` |
+//! | `sum_axis::<A>()` and the other reductions | `WithoutAxis<S, A>: Storable` | `Out<T, WithoutAxis<S, A>>` ([`WithoutAxis`]) |
+//! | `*_keepdims::<A>()` | `KeepDims<S, A>: Storable` | `Out<T, KeepDims<S, A>>` ([`KeepDims`]) |
 //! | `matmul(&w)` | `S: MatMulShape<W, Output = O>`, `O: Storable` | `Out<T, O>` ([`MatMulOutput<S, W>`](MatMulOutput)) |
-//! | `matmul_nt(&w)` | `S: MatMulShape<<W as TransposeIf<true>>::Output, Output = O>` and `W: TransposeIf<true>` | `Out<T, O>` |
-//! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape |
-//! | `concat::<A, _, _>(&r)`, `insert_axis`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, Const<1>>` / `Narrow<A, START, LEN>` | [`Concatenated`] and the traits' `Output` |
+//! | `matmul_nt(&w)`, `matmul_tn`, `matmul_tt`, `matmul_t::<TA, TB, _, _>` | `S: MatMulShapeT<W, TA, TB, Output = O>`, `O: Storable` | `Out<T, O>` ([`MatMulOutputT`]) |
+//! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape, [`Transposed<S>`](Transposed) |
+//! | `concat::<A, _, _>(&r)`, `insert_axis`, `stack`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, N>` / `Narrow<A, START, LEN>` | [`Concatenated`], [`WithAxis`], [`Narrowed`] |
 //!
 //! A missing bound is a compile error that names it, ready to paste into the `where` clause.
 //! Each result is again an [`Out`] (or a `Stored` in the operands' family), so a chain of
@@ -74,9 +74,9 @@ pub use crate::tensor::{
 pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
-    BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, MatMulOutput,
-    MatMulOutputT, MatMulShape, Narrow, NonEmptyAxis, Permute, RemoveAxis, ReshapeInto, Reverse,
-    SqueezeAxis, TransposeIf,
+    BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, KeepDims, MatMulOutput,
+    MatMulOutputT, MatMulShape, MatMulShapeT, Narrow, Narrowed, NonEmptyAxis, Permute, RemoveAxis,
+    ReshapeInto, Reverse, SqueezeAxis, TransposeIf, Transposed, WithAxis, WithoutAxis,
 };
 pub use crate::typed::shape::{Shape, StaticShape};
 #[cfg(feature = "alloc")]

@@ -4,7 +4,7 @@
 #![cfg(any(feature = "std", feature = "libm"))]
 
 use shaped::bounds::{
-    BroadcastWith, Const, Dim, MatMulShape, Out, Storable, TransposeIf, UpdateWith,
+    BroadcastWith, Const, Dim, MatMulShape, MatMulShapeT, Out, Storable, UpdateWith,
 };
 use shaped::{Shape, Tensor};
 
@@ -40,8 +40,8 @@ fn attention_scores<B: Dim, const T: usize, const D: usize>(
     k: &Tensor<f32, (B, Const<T>, Const<D>)>,
 ) -> Out<f32, (B, Const<T>, Const<T>)>
 where
-    (B, Const<T>, Const<D>): TransposeIf<true, Output = (B, Const<D>, Const<T>)>
-        + MatMulShape<(B, Const<D>, Const<T>), Output = (B, Const<T>, Const<T>)>,
+    (B, Const<T>, Const<D>):
+        MatMulShapeT<(B, Const<T>, Const<D>), false, true, Output = (B, Const<T>, Const<T>)>,
     (B, Const<T>, Const<T>): Storable,
 {
     (q.matmul_nt(k) * (1.0 / (D as f32).sqrt())).softmax::<-1>()

@@ -61,7 +61,7 @@ use crate::rules::{self, ShapeBuf};
 use crate::tensor::{OwnedIn, Tensor};
 use crate::typed::rules::{BinaryDst, BinaryOutput, BinaryShape, DstShape, PostOpShapes};
 use crate::typed::shape::StaticShape;
-use crate::typed::storage::{Data, DataMut, Family, Join};
+use crate::typed::storage::{Data, DataMut, Family};
 
 /// The largest rank the primitive takes (oneDNN's `DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = rules::BINARY_MAX_NDIMS;
@@ -185,7 +185,7 @@ pub type ShapeOf<A, T> = <A as StaticSource<T>>::StaticShape;
 
 /// The tensor [`Binary::apply`] returns for sources `A` and `B`.
 pub type StaticOutput<A, B, T> = OwnedIn<
-    <<A as StaticSource<T>>::Family as Join<<B as StaticSource<T>>::Family>>::Out,
+    <<A as StaticSource<T>>::Family as Family>::Join<<B as StaticSource<T>>::Family>,
     T,
     BinaryOutput<<A as StaticSource<T>>::StaticShape, <B as StaticSource<T>>::StaticShape>,
 >;
@@ -372,7 +372,6 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         ShapeOf<A, T>: BinaryShape<ShapeOf<B, T>>,
         BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>: BinaryDst,
         P: PostOpShapes<BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>>,
-        A::Family: Join<B::Family>,
     {
         let mut out = StaticOutput::<A, B, T>::from_fn(|_| T::ZERO);
         let mut desc = Desc::dense::<T>(

@@ -7,7 +7,9 @@ use crate::typed::shape::{Shape, StaticShape, TensorIndex};
 use crate::typed::storage::{Data, DataMut, Owned};
 use crate::util::row_major_offset;
 
-/// Access, for every kind of storage.
+/// # Access
+///
+/// Shape, elements, indexing and iteration, for every kind of storage.
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The dims, as `[usize; RANK]`.
     #[inline(always)]
@@ -72,7 +74,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
-/// Mutable access.
+/// # Access: writing
 impl<T, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
     /// The elements in row-major order, mutably.
     #[inline(always)]
@@ -101,6 +103,9 @@ impl<T, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Access: the nested array
+///
+/// The elements of an inline tensor as the nested array they are stored in.
 impl<T, S: StaticShape> Tensor<T, S> {
     /// The nested array holding the elements (`[[T; 3]; 2]` for `Shape![2, 3]`), without
     /// copying.

@@ -14,6 +14,8 @@ use crate::typed::dim::Const;
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Build, Owned};
 
+/// # Construction
+///
 /// Construction, for inline storage (the default: no heap) and heap storage alike; the type
 /// says which.
 impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
@@ -72,6 +74,9 @@ impl<T: Default, S: Shape> Default for Tensor<T, S> {
     }
 }
 
+/// # Construction: a scalar
+///
+/// A rank-0 tensor, for a scalar that takes part in tensor operations.
 impl<T> Tensor<T, ()> {
     /// A rank-0 tensor holding `value`.
     #[inline]
@@ -158,6 +163,7 @@ fn check_len<S: StaticShape>(len: usize) -> Result<(), Error> {
     Err(Error::new(kind, Operation::Layout, S::DIMS, &[]))
 }
 
+/// # Construction: a view of a slice
 impl<'a, T, S: StaticShape> TensorView<'a, T, S> {
     /// Views `data` as a tensor of shape `S`; `data.len()` must be the element count.
     ///
@@ -173,6 +179,7 @@ impl<'a, T, S: StaticShape> TensorView<'a, T, S> {
     }
 }
 
+/// # Construction: a writable view of a slice
 impl<'a, T, S: StaticShape> TensorViewMut<'a, T, S> {
     /// Views `data` as a writable tensor of shape `S`; `data.len()` must be the element count.
     pub fn new(data: &'a mut [T]) -> Result<Self, Error> {
@@ -181,6 +188,7 @@ impl<'a, T, S: StaticShape> TensorViewMut<'a, T, S> {
     }
 }
 
+/// # Construction: on the heap
 #[cfg(feature = "alloc")]
 impl<T, S: StaticShape> super::HeapTensor<T, S> {
     /// Takes ownership of `data` (no copy); its length must be the element count.
@@ -216,6 +224,7 @@ pub(crate) fn shape_for<S: Shape>(dims: &[usize]) -> Result<S, Error> {
     S::from_dims(dims).ok_or_else(|| shape_mismatch::<S>(dims))
 }
 
+/// # Construction: shapes known at run time
 #[cfg(feature = "alloc")]
 impl<T, S: Shape> Tensor<T, S> {
     /// A tensor of `shape` (a slice, an array or a `Vec`) owning `data` (row-major, no copy
@@ -242,6 +251,7 @@ impl<T, S: Shape> Tensor<T, S> {
     }
 }
 
+/// # Construction: a view with a runtime shape
 impl<'a, T, S: Shape> TensorView<'a, T, S> {
     /// A view of `data` (row-major) with `shape`; works for any shape, `Dyn` dims included,
     /// and needs no allocator.
@@ -260,6 +270,7 @@ impl<'a, T, S: Shape> TensorView<'a, T, S> {
     }
 }
 
+/// # Construction: a writable view with a runtime shape
 impl<'a, T, S: Shape> TensorViewMut<'a, T, S> {
     /// A writable view of `data` (row-major) with `shape`; needs no allocator.
     pub fn with_shape(shape: impl AsRef<[usize]>, data: &'a mut [T]) -> Result<Self, Error> {

@@ -15,6 +15,7 @@ use {
     crate::typed::storage::Owned,
 };
 
+/// # Conversion: to the stack
 impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// Copies the elements into an inline (stack) tensor.
     #[inline]
@@ -28,6 +29,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Conversion: to the heap and to runtime shapes
 #[cfg(feature = "alloc")]
 impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// Copies the elements into a heap tensor of the same shape type.

@@ -9,14 +9,14 @@
 //! that is not 1, an axis out of range, a range past the end, a permutation that repeats an
 //! axis, a concat with other dims unequal.
 
-use super::{OwnedIn, Tensor, TensorView, TensorViewMut};
+use super::{JoinOf, OwnedIn, Tensor, TensorView, TensorViewMut};
 use crate::typed::dim::Const;
 use crate::typed::rules::{
-    axis_index, Concat, Concatenated, Flatten, InsertAxis, Narrow, Permute, RemoveAxis,
-    ReshapeInto, Reverse, SqueezeAxis, TransposeIf,
+    axis_index, Concat, Concatenated, Flatten, InsertAxis, Narrow, Narrowed, Permute, RemoveAxis,
+    ReshapeInto, Reverse, SqueezeAxis, TransposeIf, Transposed, WithAxis, WithoutAxis,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
-use crate::typed::storage::{Build, Data, DataMut, Family, Join};
+use crate::typed::storage::{Build, Data, DataMut, Family};
 use crate::util::{fill_out_of_line, large, row_major_strides, Push};
 #[cfg(feature = "alloc")]
 use crate::{error::Error, typed::dim::Dyn, typed::rules::ReplaceAxis};
@@ -85,6 +85,9 @@ fn shape_of<Out: Shape>(dims: &[usize]) -> Out {
     }
 }
 
+/// # Shape manipulation: views
+///
+/// Reshapes and axes added or removed, as views of the same elements (no copy).
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The same elements under the static shape `Target`, which must have the same element
     /// count: a compile error otherwise (M1). No copy.
@@ -150,9 +153,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// # let _ = back;
     /// ```
     #[inline]
-    pub fn insert_axis<const A: isize>(
-        &self,
-    ) -> TensorView<'_, T, <S as InsertAxis<A, Const<1>>>::Output>
+    pub fn insert_axis<const A: isize>(&self) -> TensorView<'_, T, WithAxis<S, A, Const<1>>>
     where
         S: InsertAxis<A, Const<1>>,
     {
@@ -174,7 +175,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// let y = x.squeeze::<1>();                         // axis 1 is 3, not 1
     /// ```
     #[inline]
-    pub fn squeeze<const A: isize>(&self) -> TensorView<'_, T, <S as RemoveAxis<A>>::Output>
+    pub fn squeeze<const A: isize>(&self) -> TensorView<'_, T, WithoutAxis<S, A>>
     where
         S: RemoveAxis<A> + SqueezeAxis<A>,
     {
@@ -188,6 +189,10 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Shape manipulation: copies
+///
+/// Permutations, slices, joins and stacks of static tensors, checked at compile time, into new
+/// tensors stored like `self`.
 impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// The axes reordered by `P`, written [`Axes!`](crate::Axes!): output axis `i` is axis
     /// `P[i]`, and `P` must name every axis once (M4), a compile error otherwise. Builds a
@@ -263,13 +268,13 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(bt[[3, 2, 1]], batch[[3, 1, 2]]);
     /// ```
     #[inline]
-    pub fn transpose(&self) -> OwnedIn<D::Family, T, <S as TransposeIf<true>>::Output>
+    pub fn transpose(&self) -> OwnedIn<D::Family, T, Transposed<S>>
     where
         S: StaticShape + TransposeIf<true>,
-        <S as TransposeIf<true>>::Output: StaticShape,
+        Transposed<S>: StaticShape,
     {
         let axes: &'static [usize] = const { &swap_last_two(S::RANK) };
-        self.permuted_by::<<S as TransposeIf<true>>::Output>(&axes[..S::RANK])
+        self.permuted_by::<Transposed<S>>(&axes[..S::RANK])
     }
 
     /// Every axis in reverse order (numpy's `.T`; M4): `[a, b, c]` becomes `[c, b, a]`. Builds a
@@ -308,23 +313,20 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     #[inline]
     pub fn narrow<const A: isize, const START: usize, const LEN: usize>(
         &self,
-    ) -> OwnedIn<D::Family, T, <S as Narrow<A, START, LEN>>::Output>
+    ) -> OwnedIn<D::Family, T, Narrowed<S, A, START, LEN>>
     where
         S: Narrow<A, START, LEN>,
-        <S as Narrow<A, START, LEN>>::Output: StaticShape,
+        Narrowed<S, A, START, LEN>: StaticShape,
     {
-        gathered::<D::Family, T, S, <S as Narrow<A, START, LEN>>::Output, _>(
-            self.as_slice(),
-            |index| {
-                let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
-                let offset = index
-                    .iter()
-                    .zip(&strides)
-                    .map(|(&i, &s)| i * s)
-                    .sum::<usize>();
-                START * strides[const { axis_index(A, S::RANK) }] + offset
-            },
-        )
+        gathered::<D::Family, T, S, Narrowed<S, A, START, LEN>, _>(self.as_slice(), |index| {
+            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+            let offset = index
+                .iter()
+                .zip(&strides)
+                .map(|(&i, &s)| i * s)
+                .sum::<usize>();
+            START * strides[const { axis_index(A, S::RANK) }] + offset
+        })
     }
 
     /// `self` and `other` joined along axis `A` (M6): equal ranks and equal dims off the axis,
@@ -344,13 +346,12 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     pub fn concat<const A: isize, S2, D2>(
         &self,
         other: &Tensor<T, S2, D2>,
-    ) -> OwnedIn<<D::Family as Join<D2::Family>>::Out, T, Concatenated<S, A, S2>>
+    ) -> OwnedIn<JoinOf<T, D, D2>, T, Concatenated<S, A, S2>>
     where
         S2: StaticShape,
         D2: Data<T>,
-        D::Family: Join<D2::Family>,
         S: Concat<A, S2>,
-        <S as Concat<A, S2>>::Output: StaticShape,
+        Concatenated<S, A, S2>: StaticShape,
     {
         let (left, right) = (self.as_slice(), other.as_slice());
         let (ls, rs) = (
@@ -359,23 +360,21 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         );
         let a = const { axis_index(A, S::RANK) };
         let split = S::DIMS[a];
-        OwnedIn::<<D::Family as Join<D2::Family>>::Out, T, <S as Concat<A, S2>>::Output>::from_fn(
-            |index| {
-                let index = index.as_ref();
-                // Below `split` on axis `A` the element is the left operand's, else the right's
-                // at the index shifted back.
-                let (data, strides, shift) = if index[a] < split {
-                    (left, &ls, 0)
-                } else {
-                    (right, &rs, split)
-                };
-                let mut offset = 0;
-                for (d, &i) in index.iter().enumerate() {
-                    offset += if d == a { i - shift } else { i } * strides[d];
-                }
-                data[offset].clone()
-            },
-        )
+        OwnedIn::<JoinOf<T, D, D2>, T, <S as Concat<A, S2>>::Output>::from_fn(|index| {
+            let index = index.as_ref();
+            // Below `split` on axis `A` the element is the left operand's, else the right's
+            // at the index shifted back.
+            let (data, strides, shift) = if index[a] < split {
+                (left, &ls, 0)
+            } else {
+                (right, &rs, split)
+            };
+            let mut offset = 0;
+            for (d, &i) in index.iter().enumerate() {
+                offset += if d == a { i - shift } else { i } * strides[d];
+            }
+            data[offset].clone()
+        })
     }
 
     /// The tensors stacked along a new axis `A` (`0..=rank`, or negative from the end of the
@@ -392,14 +391,14 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     #[inline]
     pub fn stack<const A: isize, const N: usize>(
         parts: [&Self; N],
-    ) -> OwnedIn<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>
+    ) -> OwnedIn<D::Family, T, WithAxis<S, A, Const<N>>>
     where
         S: InsertAxis<A, Const<N>>,
-        <S as InsertAxis<A, Const<N>>>::Output: StaticShape,
+        WithAxis<S, A, Const<N>>: StaticShape,
     {
         let strides = row_major_strides::<MAX_STATIC_RANK>(S::DIMS);
         let a = const { axis_index(A, S::RANK + 1) };
-        OwnedIn::<D::Family, T, <S as InsertAxis<A, Const<N>>>::Output>::from_fn(|index| {
+        OwnedIn::<D::Family, T, WithAxis<S, A, Const<N>>>::from_fn(|index| {
             let index = index.as_ref();
             let mut offset = 0;
             for (d, &i) in index.iter().enumerate() {
@@ -414,6 +413,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Shape manipulation: slices at run time
 #[cfg(feature = "alloc")]
 impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// Elements `start..start + len` of axis `A`, both known only at run time: axis `A`

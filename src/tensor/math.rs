@@ -12,7 +12,10 @@ use crate::typed::storage::Data;
 
 macro_rules! tensor_unary {
     ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
-        /// Unary math, elementwise, for float tensors of any shape and storage.
+        /// # Unary math
+        ///
+        /// Elementwise, for float tensors of any shape and storage. A generic caller writes
+        /// `S: Storable` ([`bounds`](crate::bounds)).
         ///
         /// ```
         /// # #[cfg(any(feature = "std", feature = "libm"))] {

@@ -6,9 +6,9 @@ use super::result::{ResultStorage, Storable, Stored};
 use super::Tensor;
 use crate::element::Element;
 use crate::rules::MatMulOptions;
-use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, TransposeIf};
+use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, MatMulShapeT};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
-use crate::typed::storage::{Data, Join};
+use crate::typed::storage::{Data, Family};
 use crate::util::row_major_strides;
 
 /// Below this many multiply-adds a product is computed output element by output element, a
@@ -19,7 +19,7 @@ const SMALL: usize = 4096;
 
 /// The storage family of the result of an operation on tensors stored in `D` and `D2` (the
 /// heap if either is on the heap, else the stack).
-pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Join<<D2 as Data<T>>::Family>>::Out;
+pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Family>::Join<<D2 as Data<T>>::Family>;
 
 /// `matmul_t` with its transposes fixed, under a name: no placeholder arguments.
 macro_rules! transposed_products {
@@ -32,11 +32,9 @@ macro_rules! transposed_products {
             rhs: &Tensor<T, S2, D2>,
         ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>
         where
-            S2: Shape + TransposeIf<$tb>,
+            S2: Shape,
             D2: Data<T>,
-            S: TransposeIf<$ta>,
-            <S as TransposeIf<$ta>>::Output: MatMulShape<<S2 as TransposeIf<$tb>>::Output>,
-            D::Family: Join<D2::Family>,
+            S: MatMulShapeT<S2, $ta, $tb>,
             MatMulOutputT<S, S2, $ta, $tb>: Storable,
         {
             self.matmul_t::<$ta, $tb, S2, D2>(rhs)
@@ -44,6 +42,11 @@ macro_rules! transposed_products {
     )*};
 }
 
+/// # Matrix products
+///
+/// numpy's `matmul` (G1-G6) and its transposed forms, static and mixed. A generic caller writes
+/// `S: MatMulShape<W, Output = O>` (or [`MatMulShapeT`](crate::typed::rules::MatMulShapeT) for
+/// the transposed forms) and `O: Storable` ([`bounds`](crate::bounds)).
 impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The matrix product, numpy's `matmul` (G1-G6): the last two dims multiply, the batch
     /// dims before them broadcast by NUMPY, a rank-1 left operand is a row and a rank-1 right
@@ -82,7 +85,6 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S2: Shape,
         D2: Data<T>,
         S: MatMulShape<S2>,
-        D::Family: Join<D2::Family>,
         MatMulOutput<S, S2>: Storable,
     {
         self.matmul_t::<false, false, S2, D2>(rhs)
@@ -128,11 +130,9 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
         rhs: &Tensor<T, S2, D2>,
     ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>
     where
-        S2: Shape + TransposeIf<TB>,
+        S2: Shape,
         D2: Data<T>,
-        S: TransposeIf<TA>,
-        <S as TransposeIf<TA>>::Output: MatMulShape<<S2 as TransposeIf<TB>>::Output>,
-        D::Family: Join<D2::Family>,
+        S: MatMulShapeT<S2, TA, TB>,
         MatMulOutputT<S, S2, TA, TB>: Storable,
     {
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;

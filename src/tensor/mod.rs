@@ -16,18 +16,31 @@ use alloc::boxed::Box;
 use crate::typed::shape::Shape;
 use crate::typed::storage::{Data, Family, Owned};
 
-mod access;
+// In the order the `Tensor` page lists their methods (rustdoc follows the declarations; the
+// blank lines keep rustfmt from sorting them): making a tensor, reading it, computing with it,
+// reshaping it, converting it, and the fallible forms last.
 mod construct;
-mod convert;
-mod fmt;
-mod manipulate;
-mod math;
-mod matmul;
-mod normalize;
+
+mod access;
+
 pub(crate) mod ops;
+
+mod math;
+
 mod reduce;
-mod result;
+
+mod normalize;
+
+mod matmul;
+
+mod manipulate;
+
+mod convert;
+
 mod try_ops;
+
+mod fmt;
+mod result;
 
 pub use matmul::JoinOf;
 pub use ops::{

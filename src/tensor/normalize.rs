@@ -44,6 +44,8 @@ fn axis<S: Shape, const A: isize>() -> usize {
     const { axis_index(A, S::RANK) }
 }
 
+/// # Numerics
+///
 /// The numerics every model needs (rules S1-S6): the same formulas and the same kernels as
 /// `DynTensor`'s methods of these names.
 ///

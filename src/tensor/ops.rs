@@ -56,7 +56,7 @@ use crate::typed::rules::{
     Broadcasts, SameShape,
 };
 use crate::typed::shape::{Shape, StaticShape};
-use crate::typed::storage::{Data, DataMut, Family, Join, Stack};
+use crate::typed::storage::{Data, DataMut, Family, Stack};
 #[cfg(feature = "alloc")]
 use crate::{error::OrPanic, rules::AutoBroadcast, typed::rules::NumpyOutput};
 
@@ -353,6 +353,8 @@ pub trait OperatorPath<T, U, R> {
     fn apply<V>(&self, rhs: R, check: Check<U>, f: impl Apply<T, U, V>) -> Self::Output<V>;
 }
 
+// Hidden from `Tensor`'s page: the operators' docs say what it means.
+#[doc(hidden)]
 impl<T, S, D, U, R> OperatorPath<T, U, R> for Tensor<T, S, D>
 where
     S: Shape,
@@ -395,7 +397,7 @@ pub trait OperandPath<T, S: Shape, D: Data<T>, U, R> {
 }
 
 /// The family of a result of two operands stored in `A` and `B`: the heap if either is.
-type Joined<A, B> = <A as Join<B>>::Out;
+type Joined<A, B> = <A as Family>::Join<B>;
 
 impl<T, S, D, U, R> OperandPath<T, S, D, U, R> for TensorOperand
 where
@@ -403,7 +405,6 @@ where
     D: Data<T>,
     R: Operand,
     R::Elem: SameElement<U> + Sized,
-    D::Family: Join<R::Family>,
 {
     type Output<V> =
         Stored<Joined<D::Family, R::Family>, V, <S as BroadcastWith<R::Shape>>::Output>;
@@ -486,6 +487,28 @@ fn check_divisor<T: Element>(
 /// holding `V`s.
 pub type PathOutput<L, T, U, R, V> = <L as OperatorPath<T, U, R>>::Output<V>;
 
+// The elementwise methods with one body each, inside the impl block below.
+macro_rules! elementwise_methods {
+    ($($name:ident <$($bound:path),*> |$x:ident, $y:ident| $body:expr, $out:ty, $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[inline(always)]
+        #[track_caller]
+        pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, $out>
+        where
+            Self: OperatorPath<T, T, R>,
+            T: Copy + Send + Sync $(+ $bound)*,
+        {
+            OperatorPath::apply(self, rhs, unchecked, Split(|$x: &T, $y: &T| $body))
+        }
+    )*};
+}
+
+/// # Elementwise operations
+///
+/// NUMPY-broadcast methods (the operators are trait impls below), static and mixed shapes alike.
+/// A generic caller writes `S: BroadcastWith<R, Output = O>` and `O: Storable` for two tensors,
+/// `S: Storable` with a scalar ([`bounds`](crate::bounds)).
+///
 /// Operations for every kind of storage and shape.
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// NUMPY-broadcasts `self` with `rhs` and combines each pair of elements with `f`. Static
@@ -533,79 +556,26 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     {
         self.map_apply(Here(|x: &T, _: &()| f(x)))
     }
-}
 
-impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
-    /// [`map`](Self::map) with a function threads can share: a large heap-backed or mixed
-    /// result is computed on several threads (feature `rayon`), each element as on one.
-    #[inline(always)]
-    #[track_caller]
-    pub(crate) fn map_shared<V>(&self, f: impl Fn(&T) -> V + Sync + Send) -> Stored<D::Family, V, S>
-    where
-        S: Storable,
-        T: Sync,
-        V: Send,
-    {
-        self.map_apply(Split(move |x: &T, _: &()| f(x)))
+    elementwise_methods! {
+        maximum<PartialOrd> |x, y| pick(*x, *y, Ordering::Greater), T,
+            "Elementwise maximum. A NaN in either operand gives NaN, as in numpy.";
+        minimum<PartialOrd> |x, y| pick(*x, *y, Ordering::Less), T,
+            "Elementwise minimum. A NaN in either operand gives NaN, as in numpy.";
+        squared_difference<Element> |x, y| T::squared_difference(*x, *y), T,
+            "Elementwise `(self - rhs)²` (integers wrap).";
+        eq<PartialEq> |x, y| x == y, bool,
+            "Elementwise `self == rhs`, a `bool` tensor. (`==` compares whole tensors.)";
+        ne<PartialEq> |x, y| x != y, bool, "Elementwise `self != rhs`, a `bool` tensor.";
+        lt<PartialOrd> |x, y| x < y, bool, "Elementwise `self < rhs`, a `bool` tensor.";
+        le<PartialOrd> |x, y| x <= y, bool, "Elementwise `self <= rhs`, a `bool` tensor.";
+        gt<PartialOrd> |x, y| x > y, bool, "Elementwise `self > rhs`, a `bool` tensor.";
+        ge<PartialOrd> |x, y| x >= y, bool, "Elementwise `self >= rhs`, a `bool` tensor.";
+        and<Boolean> |x, y| *x & *y, T, "Elementwise logical and (`bool` tensors).";
+        or<Boolean> |x, y| *x | *y, T, "Elementwise logical or (`bool` tensors).";
+        xor<Boolean> |x, y| *x ^ *y, T, "Elementwise logical exclusive or (`bool` tensors).";
     }
 
-    /// The kernel of every unary operation: `f(x, ())` for each element, on the path of
-    /// `S`'s kind, stored like `self`.
-    #[inline(always)]
-    #[track_caller]
-    fn map_apply<V>(&self, f: impl Apply<T, (), V>) -> Stored<D::Family, V, S>
-    where
-        S: Storable,
-    {
-        let dims = self.shape();
-        <S::Kind as ResultStorage<S>>::zip_scalar::<D::Family, T, (), V>(
-            self.as_slice(),
-            dims.as_ref(),
-            &(),
-            f,
-        )
-    }
-}
-
-macro_rules! elementwise_methods {
-    ($($name:ident <$($bound:path),*> |$x:ident, $y:ident| $body:expr, $out:ty, $doc:literal;)*) => {
-        /// Elementwise methods, NUMPY-broadcast, for static and mixed shapes (see
-        /// [`OperatorPath`] for which path runs).
-        impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
-            #[doc = $doc]
-            #[inline(always)]
-            #[track_caller]
-            pub fn $name<R>(&self, rhs: R) -> PathOutput<Self, T, T, R, $out>
-            where
-                Self: OperatorPath<T, T, R>,
-                T: Copy + Send + Sync $(+ $bound)*,
-            {
-                OperatorPath::apply(self, rhs, unchecked, Split(|$x: &T, $y: &T| $body))
-            }
-        )*}
-    };
-}
-
-elementwise_methods! {
-    maximum<PartialOrd> |x, y| pick(*x, *y, Ordering::Greater), T,
-        "Elementwise maximum. A NaN in either operand gives NaN, as in numpy.";
-    minimum<PartialOrd> |x, y| pick(*x, *y, Ordering::Less), T,
-        "Elementwise minimum. A NaN in either operand gives NaN, as in numpy.";
-    squared_difference<Element> |x, y| T::squared_difference(*x, *y), T,
-        "Elementwise `(self - rhs)²` (integers wrap).";
-    eq<PartialEq> |x, y| x == y, bool,
-        "Elementwise `self == rhs`, a `bool` tensor. (`==` compares whole tensors.)";
-    ne<PartialEq> |x, y| x != y, bool, "Elementwise `self != rhs`, a `bool` tensor.";
-    lt<PartialOrd> |x, y| x < y, bool, "Elementwise `self < rhs`, a `bool` tensor.";
-    le<PartialOrd> |x, y| x <= y, bool, "Elementwise `self <= rhs`, a `bool` tensor.";
-    gt<PartialOrd> |x, y| x > y, bool, "Elementwise `self > rhs`, a `bool` tensor.";
-    ge<PartialOrd> |x, y| x >= y, bool, "Elementwise `self >= rhs`, a `bool` tensor.";
-    and<Boolean> |x, y| *x & *y, T, "Elementwise logical and (`bool` tensors).";
-    or<Boolean> |x, y| *x | *y, T, "Elementwise logical or (`bool` tensors).";
-    xor<Boolean> |x, y| *x ^ *y, T, "Elementwise logical exclusive or (`bool` tensors).";
-}
-
-impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// Elementwise remainder with the sign of `rhs` (Python's `%`), NUMPY-broadcast. An integer
     /// zero divisor panics with the error's message (`try_floor_mod`
     /// returns it).
@@ -652,6 +622,40 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// [`map`](Self::map) with a function threads can share: a large heap-backed or mixed
+    /// result is computed on several threads (feature `rayon`), each element as on one.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn map_shared<V>(&self, f: impl Fn(&T) -> V + Sync + Send) -> Stored<D::Family, V, S>
+    where
+        S: Storable,
+        T: Sync,
+        V: Send,
+    {
+        self.map_apply(Split(move |x: &T, _: &()| f(x)))
+    }
+
+    /// The kernel of every unary operation: `f(x, ())` for each element, on the path of
+    /// `S`'s kind, stored like `self`.
+    #[inline(always)]
+    #[track_caller]
+    fn map_apply<V>(&self, f: impl Apply<T, (), V>) -> Stored<D::Family, V, S>
+    where
+        S: Storable,
+    {
+        let dims = self.shape();
+        <S::Kind as ResultStorage<S>>::zip_scalar::<D::Family, T, (), V>(
+            self.as_slice(),
+            dims.as_ref(),
+            &(),
+            f,
+        )
+    }
+}
+
+/// # Broadcasting, static shapes
+///
 /// Static-only operations.
 impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// Like [`broadcast_with`](Self::broadcast_with), writing into `out` instead of building a
@@ -700,13 +704,12 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         &self,
         rhs: &Tensor<U, S2, E>,
         f: impl FnMut(&T, &U) -> V,
-    ) -> OwnedIn<<D::Family as Join<E::Family>>::Out, V, S>
+    ) -> OwnedIn<<D::Family as Family>::Join<E::Family>, V, S>
     where
         S2: StaticShape + SameShape<S>,
         E: Data<U>,
-        D::Family: Join<E::Family>,
     {
-        let data = kernel::zip::<<D::Family as Join<E::Family>>::Out, T, U, V, S, S, S, _>(
+        let data = kernel::zip::<<D::Family as Family>::Join<E::Family>, T, U, V, S, S, S, _>(
             self.as_slice(),
             rhs.as_slice(),
             Here(f),
@@ -1023,6 +1026,7 @@ pub trait AssignPath<T, R> {
     fn update(&mut self, rhs: R, check: Check<T>, f: impl Fn(&mut T, &T) + Sync + Send);
 }
 
+#[doc(hidden)]
 impl<T, S, D, R> AssignPath<T, R> for Tensor<T, S, D>
 where
     T: Send + Sync,

@@ -18,7 +18,9 @@ fn is_nan<T: PartialOrd>(x: T) -> bool {
 use crate::element::{Element, Real};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
 use crate::typed::rules::axis_index;
-use crate::typed::rules::{BroadcastToShape, KeepAxis, NonEmptyAxis, RemoveAxis};
+use crate::typed::rules::{
+    BroadcastToShape, KeepAxis, KeepDims, NonEmptyAxis, RemoveAxis, WithoutAxis,
+};
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::Data;
 
@@ -129,6 +131,8 @@ macro_rules! static_reductions {
         small($empty:expr, $first:expr, $step:expr, $finish:expr)
         $doc:literal;
     )*) => {
+        /// # Reductions over an axis
+        ///
         /// Reductions over one axis `A` (R1; `A` counts from 0, or from the end when negative,
         /// `-1` the last axis; a compile error outside the shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1 (R2).
         ///
@@ -161,13 +165,13 @@ macro_rules! static_reductions {
             #[doc = "The axis is removed from the shape."]
             #[inline]
             #[track_caller]
-            pub fn $axis_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as RemoveAxis<A>>::Output>
+            pub fn $axis_name<const A: isize>(&self) -> Stored<D::Family, $v, WithoutAxis<S, A>>
             where
                 S: RemoveAxis<A> $($extra)*,
-                <S as RemoveAxis<A>>::Output: Storable,
+                WithoutAxis<S, A>: Storable,
                 T: $($bound)*,
             {
-                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as RemoveAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, WithoutAxis<S, A>, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
 
@@ -176,13 +180,13 @@ macro_rules! static_reductions {
             #[doc = "The axis is kept as 1, so the result broadcasts against `self`."]
             #[inline]
             #[track_caller]
-            pub fn $keep_name<const A: isize>(&self) -> Stored<D::Family, $v, <S as KeepAxis<A>>::Output>
+            pub fn $keep_name<const A: isize>(&self) -> Stored<D::Family, $v, KeepDims<S, A>>
             where
                 S: KeepAxis<A> $($extra)*,
-                <S as KeepAxis<A>>::Output: Storable,
+                KeepDims<S, A>: Storable,
                 T: $($bound)*,
             {
-                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, <S as KeepAxis<A>>::Output, $op, $v, $init, [$($extra)*],
+                static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, KeepDims<S, A>, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
         )*}
@@ -260,6 +264,7 @@ static_reductions! {
         "Whether some element along axis `A` is `true` (`false` for an empty axis, R3).";
 }
 
+/// # Reductions: to a broadcast source's shape
 impl<T: Element, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// The adjoint of NUMPY broadcasting: sums every axis that broadcasting `Target` to this
     /// shape would have stretched, so `a.broadcast_to::<S>().sum_to::<A>()` is `a` times the

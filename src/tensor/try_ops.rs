@@ -64,6 +64,49 @@ pub(crate) fn finish<V, O: Shape>(dims: &[usize], out: Vec<V>) -> Result<Tensor<
     Ok(Tensor::from_parts(Owned::new(buffer), shape))
 }
 
+// The `try_*` forms of the operators, comparisons and logical operations, inside the impl
+// block below: one signature (`@method`), a body per group.
+#[cfg(feature = "alloc")]
+macro_rules! try_ops {
+    (@method $name:ident $v:ty, [$($bound:tt)*], $doc:literal, |$lhs:ident, $rhs:ident| $body:expr) => {
+        #[doc = $doc]
+        pub fn $name<S2, E>(&self, rhs: &Tensor<T, S2, E>) -> Result<Tensor<$v, NumpyOutput<S, S2>>, Error>
+        where
+            S2: Shape,
+            E: Data<T>,
+            S: BroadcastShape<S2, Numpy>,
+            T: $($bound)*,
+        {
+            let ($lhs, $rhs) = (self, rhs);
+            $body
+        }
+    };
+    (
+        binary { $($name:ident $op:ident $doc:literal;)* }
+        compare { $($cname:ident $cop:ident $cdoc:literal;)* }
+        logical { $($lname:ident $lop:tt $ldoc:literal;)* }
+    ) => {
+        $(try_ops!(@method $name T, [Element], $doc, |a, b| {
+            a.try_binary(b, BinaryOp::$op, crate::op::binary_fn!($op, T))
+        });)*
+        $(try_ops!(@method $cname bool, [PartialOrd + Sync], $cdoc, |a, b| {
+            a.try_compare(b, crate::op::compare_fn!($cop))
+        });)*
+        $(try_ops!(@method $lname T, [Boolean + Send + Sync], $ldoc, |a, b| {
+            a.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
+                b,
+                AutoBroadcast::Numpy,
+                no_check,
+                kernels::Split(|x: &T, y: &T| *x $lop *y),
+            )
+        });)*
+    };
+}
+
+/// # Fallible operations (`try_*`)
+///
+/// Every elementwise operation as a `Result` (feature `alloc`): static dims checked at compile
+/// time, `Dyn` ones here, a mismatch an [`Error`] value.
 #[cfg(feature = "alloc")]
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// NUMPY-broadcasts `self` with `rhs` and combines elements with `f`. Static dims were
@@ -270,92 +313,32 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         };
         finish::<T, O>(&out_dims, out)
     }
-}
 
-#[cfg(feature = "alloc")]
-macro_rules! try_ops {
-    (binary { $($name:ident $op:ident $doc:literal;)* } compare { $($cname:ident $cop:ident $cdoc:literal;)* }) => {
-        /// The `try_*` operations, NUMPY-broadcast, for static and mixed shapes; named as the
-        /// static methods, [`BinaryOp`] and [`CompareOp`](crate::CompareOp) name them.
-        #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-        impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
-            #[doc = $doc]
-            pub fn $name<S2, E>(&self, rhs: &Tensor<T, S2, E>) -> Result<Tensor<T, NumpyOutput<S, S2>>, Error>
-            where
-                S2: Shape,
-                E: Data<T>,
-                S: BroadcastShape<S2, Numpy>,
-                T: Element,
-            {
-                self.try_binary(rhs, BinaryOp::$op, crate::op::binary_fn!($op, T))
-            }
-        )*
-        $(
-            #[doc = $cdoc]
-            pub fn $cname<S2, E>(&self, rhs: &Tensor<T, S2, E>) -> Result<Tensor<bool, NumpyOutput<S, S2>>, Error>
-            where
-                S2: Shape,
-                E: Data<T>,
-                S: BroadcastShape<S2, Numpy>,
-                T: PartialOrd + Sync,
-            {
-                self.try_compare(rhs, crate::op::compare_fn!($cop))
-            }
-        )*}
-    };
-}
-
-#[cfg(feature = "alloc")]
-try_ops! {
-    binary {
-    try_add Add "`self + rhs` (integers wrap).";
-    try_sub Sub "`self - rhs` (integers wrap).";
-    try_mul Mul "`self * rhs` (integers wrap).";
-    try_div Div "`self / rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
-    try_rem Rem "`self % rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
-    try_floor_mod FloorMod "Python's `self % rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
-    try_maximum Maximum "Elementwise maximum (NaN-propagating).";
-    try_minimum Minimum "Elementwise minimum (NaN-propagating).";
-    try_pow Pow "`self` to the power `rhs`; a negative integer exponent is [`ErrorKind::NegativeExponent`], and float powers need `std` or `libm` ([`ErrorKind::Unsupported`] otherwise).";
-    try_squared_difference SquaredDifference "`(self - rhs)²` (integers wrap).";
+    try_ops! {
+        binary {
+        try_add Add "`self + rhs` (integers wrap).";
+        try_sub Sub "`self - rhs` (integers wrap).";
+        try_mul Mul "`self * rhs` (integers wrap).";
+        try_div Div "`self / rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
+        try_rem Rem "`self % rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
+        try_floor_mod FloorMod "Python's `self % rhs`; an integer zero divisor is [`ErrorKind::DivisionByZero`].";
+        try_maximum Maximum "Elementwise maximum (NaN-propagating).";
+        try_minimum Minimum "Elementwise minimum (NaN-propagating).";
+        try_pow Pow "`self` to the power `rhs`; a negative integer exponent is [`ErrorKind::NegativeExponent`], and float powers need `std` or `libm` ([`ErrorKind::Unsupported`] otherwise).";
+        try_squared_difference SquaredDifference "`(self - rhs)²` (integers wrap).";
+        }
+        compare {
+        try_eq Eq "Elementwise `self == rhs`.";
+        try_ne Ne "Elementwise `self != rhs`.";
+        try_lt Lt "Elementwise `self < rhs`.";
+        try_le Le "Elementwise `self <= rhs`.";
+        try_gt Gt "Elementwise `self > rhs`.";
+        try_ge Ge "Elementwise `self >= rhs`.";
+        }
+        logical {
+        try_and & "Elementwise logical and.";
+        try_or | "Elementwise logical or.";
+        try_xor ^ "Elementwise logical exclusive or.";
+        }
     }
-    compare {
-    try_eq Eq "Elementwise `self == rhs`.";
-    try_ne Ne "Elementwise `self != rhs`.";
-    try_lt Lt "Elementwise `self < rhs`.";
-    try_le Le "Elementwise `self <= rhs`.";
-    try_gt Gt "Elementwise `self > rhs`.";
-    try_ge Ge "Elementwise `self >= rhs`.";
-    }
-}
-
-#[cfg(feature = "alloc")]
-macro_rules! try_logical {
-    ($($name:ident $op:tt $doc:literal;)*) => {
-        /// Logical `try_*` operations on `bool` tensors, NUMPY-broadcast.
-        #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-        impl<T: Boolean + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {$(
-            #[doc = $doc]
-            pub fn $name<S2, E>(&self, rhs: &Tensor<T, S2, E>) -> Result<Tensor<T, NumpyOutput<S, S2>>, Error>
-            where
-                S2: Shape,
-                E: Data<T>,
-                S: BroadcastShape<S2, Numpy>,
-            {
-                self.try_zip_as::<T, S2, E, T, NumpyOutput<S, S2>>(
-                    rhs,
-                    AutoBroadcast::Numpy,
-                    no_check,
-                    kernels::Split(|x: &T, y: &T| *x $op *y),
-                )
-            }
-        )*}
-    };
-}
-
-#[cfg(feature = "alloc")]
-try_logical! {
-    try_and & "Elementwise logical and.";
-    try_or | "Elementwise logical or.";
-    try_xor ^ "Elementwise logical exclusive or.";
 }

@@ -275,6 +275,10 @@ pub trait Family: SealedStorage {
     #[cfg(feature = "alloc")]
     type Grown<T, S: Shape>: DataMut<T, Family = Self>;
 
+    /// The family of a result computed from operands stored in `Self` and `Other`: the heap
+    /// if either is there, else the stack. Every pair has one, so no bound names it.
+    type Join<Other: Family>: Family;
+
     /// True for heap storage, which large results are computed into directly.
     const HEAP: bool;
 
@@ -296,6 +300,7 @@ pub enum Stack {}
 impl Family for Stack {
     type Owned<T, S: StaticShape> = Owned<T, S>;
     const HEAP: bool = false;
+    type Join<Other: Family> = Other;
 
     #[cfg(feature = "alloc")]
     type Grown<T, S: Shape> = Owned<T, S>;
@@ -320,6 +325,7 @@ pub enum Heap {}
 impl Family for Heap {
     type Owned<T, S: StaticShape> = Box<[T]>;
     const HEAP: bool = true;
+    type Join<Other: Family> = Heap;
 
     type Grown<T, S: Shape> = Box<[T]>;
 
@@ -330,25 +336,4 @@ impl Family for Heap {
     fn grown_from_vec<T, S: Shape>(shape: &S, elements: Vec<T>) -> Option<Box<[T]>> {
         (elements.len() == shape.element_count()).then(|| elements.into_boxed_slice())
     }
-}
-
-/// The family of a result computed from two operands: the heap if either operand is there.
-pub trait Join<Other: Family>: Family + SealedStorage {
-    /// The family of the result.
-    type Out: Family;
-}
-impl Join<Stack> for Stack {
-    type Out = Stack;
-}
-#[cfg(feature = "alloc")]
-impl Join<Heap> for Stack {
-    type Out = Heap;
-}
-#[cfg(feature = "alloc")]
-impl Join<Stack> for Heap {
-    type Out = Heap;
-}
-#[cfg(feature = "alloc")]
-impl Join<Heap> for Heap {
-    type Out = Heap;
 }

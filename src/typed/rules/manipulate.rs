@@ -99,6 +99,10 @@ pub trait InsertAxis<const A: isize, N: Dim>: Shape {
     type Output: Shape;
 }
 
+/// `S` with a new axis `A` of dim `N` ([`InsertAxis`]): the shape of `insert_axis::<A>()`
+/// (`N` = `Const<1>`) and of `stack::<A>` of `N` tensors.
+pub type WithAxis<S, const A: isize, N> = <S as InsertAxis<A, N>>::Output;
+
 /// `Self` with axis `A` replaced by the dim `N`: the shape of `narrow`.
 #[diagnostic::on_unimplemented(
     message = "axis {A} is out of range for shape `{Self}`",
@@ -147,6 +151,10 @@ pub trait Narrow<const A: isize, const START: usize, const LEN: usize>: Shape {
     /// The narrowed shape.
     type Output: Shape;
 }
+
+/// `S` with axis `A` cut to `LEN` ([`Narrow`]): the shape of `narrow::<A, START, LEN>()`.
+pub type Narrowed<S, const A: isize, const START: usize, const LEN: usize> =
+    <S as Narrow<A, START, LEN>>::Output;
 
 /// `START + LEN` fits in the dim (M5).
 #[doc(hidden)]

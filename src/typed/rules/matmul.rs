@@ -60,6 +60,9 @@ pub trait TransposeIf<const T: bool>: Shape {
     type Output: Shape;
 }
 
+/// `S` with its last two dims swapped ([`TransposeIf`]`<true>`): the shape of `transpose()`.
+pub type Transposed<S> = <S as TransposeIf<true>>::Output;
+
 impl<S: Shape> TransposeIf<false> for S {
     type Output = S;
 }
@@ -69,9 +72,34 @@ impl TransposeIf<true> for () {
     type Output = ();
 }
 
+/// `Self` (its last two dims swapped if `TA`) times `Rhs` (swapped if `TB`): [`MatMulShape`]
+/// after [`TransposeIf`] on each side, under one name, the bound a generic caller of
+/// `matmul_nt`, `matmul_tn`, `matmul_tt` or `matmul_t` writes.
+///
+/// ```
+/// use shaped::{typed::rules::MatMulShapeT, Shape};
+/// fn same<T>(_: T, _: T) {}
+/// // [2, 3] times [4, 3] transposed.
+/// let out = <<Shape![2, 3] as MatMulShapeT<Shape![4, 3], false, true>>::Output>::default();
+/// same(out, <Shape![2, 4]>::default());
+/// ```
+pub trait MatMulShapeT<Rhs: Shape, const TA: bool, const TB: bool>: Shape {
+    /// The product's shape.
+    type Output: Shape;
+}
+
+impl<S, R, const TA: bool, const TB: bool> MatMulShapeT<R, TA, TB> for S
+where
+    S: TransposeIf<TA>,
+    R: TransposeIf<TB>,
+    <S as TransposeIf<TA>>::Output: MatMulShape<<R as TransposeIf<TB>>::Output>,
+{
+    type Output = MatMulOutput<<S as TransposeIf<TA>>::Output, <R as TransposeIf<TB>>::Output>;
+}
+
 /// The shape of `A` (transposed if `TA`) times `B` (transposed if `TB`).
 pub type MatMulOutputT<A, B, const TA: bool, const TB: bool> =
-    <<A as TransposeIf<TA>>::Output as MatMulShape<<B as TransposeIf<TB>>::Output>>::Output;
+    <A as MatMulShapeT<B, TA, TB>>::Output;
 
 /// `Self` with the dims `X` and `Y` added at the end.
 #[doc(hidden)]

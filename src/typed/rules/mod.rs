@@ -31,12 +31,12 @@ pub use broadcast_op::{
 };
 pub use manipulate::{
     AddDim, Axis, Concat, ConcatFits, Concatenated, Flatten, InRange, InsertAxis, IsPermutation,
-    JoinDim, Narrow, NarrowDim, Permute, ReplaceAxis, ReshapeInto, Reverse, SameCount, SelectAxis,
-    SqueezeAxis, StaticCount, ToConst, UnitDim,
+    JoinDim, Narrow, NarrowDim, Narrowed, Permute, ReplaceAxis, ReshapeInto, Reverse, SameCount,
+    SelectAxis, SqueezeAxis, StaticCount, ToConst, UnitDim, WithAxis,
 };
 pub use matmul::{
-    Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulOutputT, MatMulShape,
-    RankZeroOperand, TransposeIf,
+    Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulOutputT, MatMulShape, MatMulShapeT,
+    RankZeroOperand, TransposeIf, Transposed,
 };
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
@@ -44,7 +44,9 @@ pub use primitive::{
     BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape, Nil,
     PostOpDimRule, PostOpOnto, PostOpShape, PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
 };
-pub use reduce::{axis_index, KeepAxis, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis};
+pub use reduce::{
+    axis_index, KeepAxis, KeepDims, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis, WithoutAxis,
+};
 
 #[doc(hidden)]
 /// Case: the dims are equal; the output is either.

@@ -24,6 +24,9 @@ pub trait RemoveAxis<const A: isize>: Shape {
     type Output: Shape;
 }
 
+/// `S` without axis `A` ([`RemoveAxis`]): the shape of `sum_axis::<A>()` and its kin.
+pub type WithoutAxis<S, const A: isize> = <S as RemoveAxis<A>>::Output;
+
 /// `Self` with axis `A` replaced by a 1: the shape of `sum_keepdims::<A>()` and its kin, which
 /// broadcasts back against `Self` (`&x - &x.mean_keepdims::<A>()`).
 #[diagnostic::on_unimplemented(
@@ -34,6 +37,9 @@ pub trait KeepAxis<const A: isize>: Shape {
     /// The shape with axis `A` as 1.
     type Output: Shape;
 }
+
+/// `S` with axis `A` as 1 ([`KeepAxis`]): the shape of `sum_keepdims::<A>()` and its kin.
+pub type KeepDims<S, const A: isize> = <S as KeepAxis<A>>::Output;
 
 /// Axis `A` of `Self` has elements (or is a [`Dyn`], checked at run time): what `max`, `min`,
 /// `argmax` and `argmin` need, since no elements have no largest one.
