@@ -22,6 +22,11 @@
 //! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape, [`Transposed<S>`](Transposed) |
 //! | `concat::<A, _, _>(&r)`, `insert_axis`, `stack`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, N>` / `Narrow<A, START, LEN>` | [`Concatenated`], [`WithAxis`], [`Narrowed`] |
 //!
+//! Where `S` is partly concrete (`(B, Const<N>)`), write each result shape as the rule makes
+//! it: `sum_axis::<-1>()` of `(B, Const<N>)` is `(B,)`, so the bound is `(B,): Storable`; the
+//! compiler does not take a bound written on the alias (`WithoutAxis<(B, Const<N>), -1>:
+//! Storable`) for the shape it stands for.
+//!
 //! A missing bound is a compile error that names it, ready to paste into the `where` clause.
 //! Each result is again an [`Out`] (or a `Stored` in the operands' family), so a chain of
 //! operations needs no more bounds than its steps.

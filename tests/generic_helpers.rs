@@ -109,6 +109,19 @@ fn blend_in<B: Dim, const N: usize>(
     *x += &(y * 0.1);
 }
 
+/// Each row minus its mean, and the row sums: a reduction kept as 1 broadcasts back. The
+/// bounds name the shapes of the results, as the compiler's notes do.
+fn center<B: Dim, const N: usize>(
+    x: &Tensor<f32, (B, Const<N>)>,
+) -> (Out<f32, (B, Const<N>)>, Out<f32, (B,)>)
+where
+    (B, Const<1>): Storable,
+    (B,): Storable,
+    (B, Const<N>): BroadcastWith<(B, Const<1>), Output = (B, Const<N>)> + Storable,
+{
+    (x - &x.mean_keepdims::<-1>(), x.sum_axis::<-1>())
+}
+
 #[test]
 fn generic_broadcasts_run_on_static_and_mixed_batches() {
     let x = Tensor::<f32, Shape![2, 2]>::from([[1.0, -2.0], [0.0, 4.0]]);
@@ -145,4 +158,13 @@ fn generic_broadcasts_run_on_static_and_mixed_batches() {
     ];
     assert_eq!(s.as_slice(), &expected);
     assert_eq!(m.as_slice(), s.as_slice());
+
+    let (c, sums) = center(&x);
+    assert_eq!(c.as_slice(), &[1.5, -1.5, -2.0, 2.0]);
+    assert_eq!(sums.as_slice(), &[-1.0, 4.0]);
+    let (cm, sums_m) = center(&xm);
+    assert_eq!(
+        (cm.as_slice(), sums_m.as_slice()),
+        (c.as_slice(), sums.as_slice())
+    );
 }

@@ -87,7 +87,9 @@ fn shape_of<Out: Shape>(dims: &[usize]) -> Out {
 
 /// # Shape manipulation: views
 ///
-/// Reshapes and axes added or removed, as views of the same elements (no copy).
+/// Reshapes and axes added or removed, as views of the same elements (no copy). A generic
+/// caller writes the rule each method names: `S: ReshapeInto<Target>`, `S: Flatten`,
+/// `S: InsertAxis<A, Const<1>>`, `S: SqueezeAxis<A>` ([`bounds`](crate::bounds)).
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The same elements under the static shape `Target`, which must have the same element
     /// count: a compile error otherwise (M1). No copy.
@@ -192,7 +194,9 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
 /// # Shape manipulation: copies
 ///
 /// Permutations, slices, joins and stacks of static tensors, checked at compile time, into new
-/// tensors stored like `self`.
+/// tensors stored like `self`. A generic caller writes the rule each method names
+/// (`Permute<P>`, `Reverse`, `TransposeIf<true>`, `Narrow<A, START, LEN>`, `Concat<A, R>`,
+/// `InsertAxis<A, Const<N>>`, all in [`bounds`](crate::bounds)).
 impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// The axes reordered by `P`, written [`Axes!`](crate::Axes!): output axis `i` is axis
     /// `P[i]`, and `P` must name every axis once (M4), a compile error otherwise. Builds a

@@ -47,7 +47,9 @@ fn axis<S: Shape, const A: isize>() -> usize {
 /// # Numerics
 ///
 /// The numerics every model needs (rules S1-S6): the same formulas and the same kernels as
-/// `DynTensor`'s methods of these names.
+/// `DynTensor`'s methods of these names. A generic caller writes `S: Storable` for
+/// `softmax`, `log_softmax`, `layer_norm` and `rms_norm`, and `O: Storable` for the result
+/// shape `O` of `var_*` and `std_*`, as for the reductions ([`bounds`](crate::bounds)).
 ///
 /// ```
 /// # #[cfg(any(feature = "std", feature = "libm"))] {

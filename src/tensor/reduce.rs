@@ -134,7 +134,12 @@ macro_rules! static_reductions {
         /// # Reductions over an axis
         ///
         /// Reductions over one axis `A` (R1; `A` counts from 0, or from the end when negative,
-        /// `-1` the last axis; a compile error outside the shape). `*_axis` removes the axis, `*_keepdims` keeps it as 1 (R2).
+        /// `-1` the last axis; a compile error outside the shape). `*_axis` removes the axis,
+        /// `*_keepdims` keeps it as 1 (R2). A generic caller writes `O: Storable` for the
+        /// result's shape `O` ([`WithoutAxis`](crate::bounds::WithoutAxis)`<S, A>` or
+        /// [`KeepDims`](crate::bounds::KeepDims)`<S, A>`, spelled out: `(B,)` for
+        /// `(B, Const<N>)` and `A = -1`), and `S: NonEmptyAxis<A>` for `max`, `min`, `argmax`
+        /// and `argmin` ([`bounds`](crate::bounds)).
         ///
         /// On mixed shapes the other dims keep their types (a `Dyn` stays `Dyn`) and the
         /// result with a `Dyn` dim is in a `Vec` (feature `alloc`); `max`, `min`, `argmax` and
