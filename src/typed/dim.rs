@@ -332,11 +332,11 @@ pub const STATIC_DIM_LIMIT: &str =
 ///
 /// Implemented for the set stated in [`STATIC_DIM_LIMIT`]; users never name typenum types.
 /// In a function generic over a dim, bound the rule you need instead
-/// ([`Broadcasts`](crate::Broadcasts)); the caller's concrete dim is then looked up.
+/// ([`bounds`](crate::bounds)); the caller's concrete dim is then looked up.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no compile-time value for a broadcast check: the static-dim table holds every N in 0..=2048, multiples of 64 up to 65536, and powers of two up to 2^31",
+    message = "`{Self}` has no compile-time value for a shape check: the static-dim table holds every N in 0..=2048, multiples of 64 up to 65536, and powers of two up to 2^31",
     label = "outside the table of static dims, or a generic `Const<N>` with no bound",
-    note = "in a function generic over dims, state the rule as a bound, e.g. `where Shape![{{ N }}, 3]: Broadcasts<Shape![1, 3]>`, and the caller's concrete N is checked",
+    note = "in a function generic over dims, state the rule as a bound on the shapes: the trait named by the last `required for ... to implement` line below (`shaped::bounds` lists them, e.g. `where Shape![{{ N }}, 3]: BroadcastWith<Shape![1, 3]>`), and the caller's concrete N is checked",
     note = "identical-shape (NONE) operations, indexing and views work for any N"
 )]
 pub trait ToUnsigned {

@@ -136,6 +136,11 @@ fn generic_functions_are_told_the_bound_to_add() {
             "add the bound `(B, shaped::Const<N>): shaped::bounds::UpdateWith<(shaped::Const<N>,)>`",
         ),
         (
+            "generic_matmul_without_bound",
+            "has no compile-time value for a shape check",
+            "required for `(B, shaped::Const<I>)` to implement `MatMulShape<(shaped::Const<I>, shaped::Const<O>)>`",
+        ),
+        (
             "generic_result_without_storable",
             "is not known to be storable here",
             ": shaped::bounds::Storable` to the function",
