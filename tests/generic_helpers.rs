@@ -109,11 +109,12 @@ fn blend_in<B: Dim, const N: usize>(
     *x += &(y * 0.1);
 }
 
+/// A batch of rows of `N` features.
+type Rows<B, const N: usize> = Out<f32, (B, Const<N>)>;
+
 /// Each row minus its mean, and the row sums: a reduction kept as 1 broadcasts back. The
 /// bounds name the shapes of the results, as the compiler's notes do.
-fn center<B: Dim, const N: usize>(
-    x: &Tensor<f32, (B, Const<N>)>,
-) -> (Out<f32, (B, Const<N>)>, Out<f32, (B,)>)
+fn center<B: Dim, const N: usize>(x: &Tensor<f32, (B, Const<N>)>) -> (Rows<B, N>, Out<f32, (B,)>)
 where
     (B, Const<1>): Storable,
     (B,): Storable,
