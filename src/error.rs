@@ -114,6 +114,8 @@ pub enum Operation {
         /// Which reduction.
         op: crate::op::ReduceOp,
     },
+    /// Quantization parameters, or what an operation derives from them (Q1-Q7).
+    Quantize,
 }
 
 impl fmt::Display for Operation {
@@ -133,6 +135,7 @@ impl fmt::Display for Operation {
             Operation::Binary => f.write_str("binary"),
             Operation::BinaryPostOp { index } => write!(f, "binary post-op {index}"),
             Operation::Reduce { op } => f.write_str(op.name()),
+            Operation::Quantize => f.write_str("quantize"),
             Operation::MatMul => f.write_str("matmul"),
         }
     }
@@ -326,6 +329,64 @@ pub enum ErrorKind {
         /// The second shape's dim there.
         rhs: crate::interval::Interval,
     },
+    /// Quantization parameters, or a value derived from them, outside the contract (Q1-Q7).
+    Quant(QuantProblem),
+}
+
+/// What is wrong with quantization parameters ([`ErrorKind::Quant`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QuantProblem {
+    /// A scale that is not finite and positive (Q1).
+    Scale {
+        /// The scale's bits (`f32::from_bits` gives it back).
+        bits: u32,
+    },
+    /// A zero point outside the element type's range (Q1).
+    ZeroPoint {
+        /// The zero point.
+        zero_point: i32,
+        /// The smallest value allowed.
+        min: i32,
+        /// The largest value allowed.
+        max: i32,
+    },
+    /// A multiplier derived from the scales that the contract cannot represent (Q3).
+    Multiplier {
+        /// The real multiplier's bits (`f64::from_bits` gives it back).
+        bits: u64,
+    },
+    /// An activation bound whose quantized value does not fit in `i32` (Q7).
+    ActivationRange,
+}
+
+impl fmt::Display for QuantProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            QuantProblem::Scale { bits } => write!(
+                f,
+                "the scale {} must be finite and positive (Q1)",
+                f32::from_bits(bits)
+            ),
+            QuantProblem::ZeroPoint {
+                zero_point,
+                min,
+                max,
+            } => write!(
+                f,
+                "the zero point {zero_point} is outside the element range {min}..={max} (Q1)"
+            ),
+            QuantProblem::Multiplier { bits } => write!(
+                f,
+                "the multiplier {} derived from the scales is outside what the contract allows \
+                 (Q3)",
+                f64::from_bits(bits)
+            ),
+            QuantProblem::ActivationRange => {
+                f.write_str("an activation bound does not fit in i32 at the output's scale (Q7)")
+            }
+        }
+    }
 }
 
 /// The error of every fallible operation in the crate: shapes that do not broadcast, buffers
@@ -354,6 +415,21 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error with no shapes involved, in `const` context (quantization parameters).
+    pub(crate) const fn new_const(kind: ErrorKind, operation: Operation) -> Self {
+        let none = Dims {
+            dims: [0; KEPT_DIMS],
+            rank: 0,
+        };
+        Error {
+            kind,
+            operation,
+            lhs: none,
+            rhs: none,
+            partial: false,
+        }
+    }
+
     pub(crate) fn new(kind: ErrorKind, operation: Operation, lhs: &[usize], rhs: &[usize]) -> Self {
         Error {
             kind,
@@ -411,6 +487,7 @@ impl fmt::Display for Error {
         }
         match self.kind {
             _ if self.partial => {}
+            ErrorKind::Quant(problem) => return write!(f, "invalid quantization: {problem}"),
             ErrorKind::LengthMismatch { expected, actual } => {
                 write!(
                     f,
@@ -499,6 +576,8 @@ impl fmt::Display for Error {
             _ => write!(f, "cannot broadcast {lhs} with {rhs} ({op}): ")?,
         }
         match self.kind {
+            // Returned from the first match; here for exhaustiveness.
+            ErrorKind::Quant(problem) => write!(f, "{problem}"),
             ErrorKind::DimMismatch { axis, lhs, rhs } => {
                 write!(f, "axis {axis} has {lhs} vs {rhs}")?;
                 if let Operation::BinaryPostOp { .. } = op {

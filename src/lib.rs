@@ -115,6 +115,7 @@ mod interop;
 pub mod interval;
 pub mod op;
 pub mod primitive;
+pub mod quant;
 pub mod rules;
 pub mod runtime;
 mod tensor;

@@ -38,6 +38,8 @@ pub(crate) mod normalize;
 pub(crate) mod parallel;
 pub(crate) mod plan;
 mod prepared;
+#[cfg(feature = "alloc")]
+mod quantized;
 pub(crate) mod reduce;
 // Only where there is a wider copy to choose: x86 with `std` to detect the CPU's features.
 #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]

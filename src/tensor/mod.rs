@@ -37,6 +37,8 @@ mod manipulate;
 
 mod convert;
 
+mod quantized;
+
 mod try_ops;
 
 mod fmt;

@@ -1,0 +1,141 @@
+//! The integer steps of the TFLM contract, each a function with its exact result (rules
+//! Q4-Q6). They are the whole of the arithmetic: a quantized add or mul is these steps in a
+//! fixed order, so matching TFLM bit for bit means matching each one, ties included.
+//!
+//! All of them are `const fn`, total (no input panics or overflows in Rust's sense), and
+//! inline to a few instructions.
+
+/// `round(a * b / 2^31)` with ties toward positive infinity, as `i32`: the high half of the
+/// doubled product (Q4), gemmlowp's `SaturatingRoundingDoublingHighMul` and Arm's `VQRDMULH`.
+/// The one product whose result does not fit, `i32::MIN * i32::MIN` (2^31), saturates to
+/// `i32::MAX`.
+///
+/// Exactly: `floor((a * b + 2^30) / 2^31)` in 64 bits. (gemmlowp writes it as a nudge of
+/// `2^30` or `1 - 2^30` by the product's sign and a division truncating toward zero: the same
+/// value. A tie rounds up on both sides of zero: `1/2` to 1, `-1/2` to 0, `-3/2` to -1.)
+#[inline(always)]
+pub const fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
+    if a == i32::MIN && b == i32::MIN {
+        return i32::MAX;
+    }
+    // |a * b| <= 2^62, so adding 2^30 cannot overflow, and the shifted value fits in i32
+    // except for the product handled above.
+    ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
+}
+
+/// `round(x / 2^exponent)`, ties away from zero (Q5), for `exponent` in `0..=31` (the
+/// contracts never ask for more; a larger one is taken as 31). The right shift of the
+/// double-rounding form.
+///
+/// Exactly: with `r = x mod 2^e` (the bits shifted out) and `t = 2^(e-1) - 1 + [x < 0]`, the
+/// result is `(x >> e) + [r > t]`, `>>` the arithmetic shift (floor). For `x >= 0` a remainder
+/// of exactly half rounds up; for `x < 0` it stays at the floor, which is the value farther
+/// from zero.
+#[inline(always)]
+pub const fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
+    let e = if exponent > 31 { 31 } else { exponent };
+    let mask = ((1i64 << e) - 1) as i32;
+    let remainder = x & mask;
+    let threshold = (mask >> 1) + (x < 0) as i32;
+    (x >> e) + (remainder > threshold) as i32
+}
+
+/// The double-rounding requantization (Q6, TFLM's default build): `x * 2^shift` scaled by the
+/// `Q31` `multiplier`, as [`saturating_rounding_doubling_high_mul`] of `x` shifted left by
+/// `max(shift, 0)` (wrapping, as TFLM's `int32` arithmetic does in practice), then
+/// [`rounding_divide_by_pot`] by `max(-shift, 0)`. Two roundings: a tie of the first step can
+/// move the second.
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_double(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left = if shift > 0 { shift as u32 } else { 0 };
+    let right = if shift < 0 { shift.unsigned_abs() } else { 0 };
+    let shifted = x.wrapping_mul(1i32.wrapping_shl(left));
+    rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(shifted, multiplier),
+        right,
+    )
+}
+
+/// The single-rounding requantization (Q6, TFLM built with `TFLITE_SINGLE_ROUNDING`):
+/// `floor((x * multiplier + 2^(30 - shift)) / 2^(31 - shift))` in 64 bits, one rounding with
+/// ties toward positive infinity, for `shift` in `-31..=30` (the derivation saturates a larger
+/// one to 30, Q3; a smaller one does not occur, Q3 flushes it to a zero multiplier).
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_single(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let shift = if shift > 30 {
+        30
+    } else if shift < -31 {
+        -31
+    } else {
+        shift
+    };
+    let total = (31 - shift) as u32;
+    let round = 1i64 << (total - 1);
+    ((x as i64 * multiplier as i64 + round) >> total) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn high_mul_rounds_ties_up() {
+        // 2^30 * 1 / 2^31 = 1/2 exactly: up, to 1; -1/2 up, to 0.
+        assert_eq!(saturating_rounding_doubling_high_mul(1 << 30, 1), 1);
+        assert_eq!(saturating_rounding_doubling_high_mul(-(1 << 30), 1), 0);
+        // 3/2 and -3/2: 2 and -1.
+        assert_eq!(saturating_rounding_doubling_high_mul(3 << 29, 2), 2);
+        assert_eq!(saturating_rounding_doubling_high_mul(-(3 << 29), 2), -1);
+        // Off the ties, to nearest.
+        assert_eq!(saturating_rounding_doubling_high_mul((1 << 30) - 1, 1), 0);
+        assert_eq!(saturating_rounding_doubling_high_mul(-(1 << 30) - 1, 1), -1);
+        assert_eq!(saturating_rounding_doubling_high_mul(-(1 << 30) + 1, 1), 0);
+        assert_eq!(
+            saturating_rounding_doubling_high_mul(i32::MIN, i32::MIN),
+            i32::MAX
+        );
+        assert_eq!(
+            saturating_rounding_doubling_high_mul(i32::MIN, i32::MAX),
+            -i32::MAX
+        );
+    }
+
+    #[test]
+    fn divide_by_pot_rounds_ties_away_from_zero() {
+        assert_eq!(rounding_divide_by_pot(5, 1), 3);
+        assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+        assert_eq!(rounding_divide_by_pot(6, 2), 2);
+        assert_eq!(rounding_divide_by_pot(-6, 2), -2);
+        assert_eq!(rounding_divide_by_pot(-7, 2), -2);
+        assert_eq!(rounding_divide_by_pot(7, 0), 7);
+        assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+        assert_eq!(rounding_divide_by_pot(i32::MAX, 31), 1);
+        assert_eq!(rounding_divide_by_pot(i32::MAX, 40), 1);
+    }
+
+    #[test]
+    fn the_two_requantizations_differ_on_ties() {
+        // Multiplier 1/2 (2^30 in `Q31`), shift -1: x / 4.
+        let (m, s) = (1 << 30, -1);
+        // 10 / 4 = 2.5: double rounding away from zero gives 3 (the first step is exact);
+        // single rounding ties upward gives 3 too; -10 / 4 = -2.5: -3 against -2.
+        assert_eq!(multiply_by_quantized_multiplier_double(10, m, s), 3);
+        assert_eq!(multiply_by_quantized_multiplier_single(10, m, s), 3);
+        assert_eq!(multiply_by_quantized_multiplier_double(-10, m, s), -3);
+        assert_eq!(multiply_by_quantized_multiplier_single(-10, m, s), -2);
+        // Double rounding rounds twice: 3 * (2^30 + 1) / 2^31 = 1.5000000014, rounded to 2,
+        // then / 2 = 1 exactly: 1; single rounding: 3 * (2^30 + 1) / 2^32 = 0.75 -> 1.
+        assert_eq!(
+            multiply_by_quantized_multiplier_double(3, (1 << 30) + 1, -1),
+            1
+        );
+        assert_eq!(
+            multiply_by_quantized_multiplier_single(3, (1 << 30) + 1, -1),
+            1
+        );
+        // x = 1, multiplier 3/4, shift -1: 3/8: double: round(3/4) = 1, round(1/2) = 1;
+        // single: round(0.375) = 0. The classic double-rounding difference.
+        assert_eq!(multiply_by_quantized_multiplier_double(1, 3 << 29, -1), 1);
+        assert_eq!(multiply_by_quantized_multiplier_single(1, 3 << 29, -1), 0);
+    }
+}

@@ -1,0 +1,45 @@
+//! Quantized tensors: 8-bit elements with a scale and a zero point, and the arithmetic of
+//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q9 of `RULES.md`).
+//!
+//! A quantized tensor is [`Quantized`]: any tensor of `i8` or `u8` (static, mixed, a view,
+//! a `DynTensor`) with its [`Quant`] parameters. Its operations follow TFLM's integer
+//! contract exactly:
+//!
+//! * the parameters (Q1) and the rounding mode (Q2: TFLM's default double rounding, or its
+//!   `TFLITE_SINGLE_ROUNDING` build);
+//! * the derivation of each multiplier from the `f32` scales (Q3, [`multiplier`]);
+//! * every integer step, ties included (Q4-Q6, [`fixedpoint`]);
+//! * the fused activation's bounds (Q7, [`Activation`]);
+//! * add and multiply (Q8, Q9: [`QAdd`], [`QMul`]), prepared once per set of parameters;
+//! * quantize and dequantize (Q10).
+//!
+//! Broadcasting is the crate's: NUMPY on static shapes, checked at compile time, and on mixed
+//! ones; all four modes on `DynTensor`. The elementwise function does not depend on the rank,
+//! so a broadcast of any rank gives TFLM's bytes (TFLM itself stops at rank 6 for add, 4 for
+//! mul).
+//!
+//! ```
+//! use shaped::quant::{Activation, Quant};
+//! use shaped::{Shape, Tensor};
+//! let qa = Quant::<i8>::new(0.02, -5)?;
+//! let qb = Quant::new(0.03, 7)?;
+//! let qo = Quant::new(0.05, 3)?;
+//! let a = Tensor::<i8, Shape![8, 16, 4, 4]>::splat(100).quantized(qa);
+//! let b = Tensor::<i8, Shape![16, 1, 1]>::splat(-100).quantized(qb);
+//! let c = a.add(&b, qo, Activation::Relu)?;
+//! assert_eq!(c.values().shape(), [8, 16, 4, 4]);
+//! assert_eq!(c.values()[[7, 15, 3, 3]], 3); // -1.11 clamped at 0.0 by the ReLU
+//! # Ok::<(), shaped::Error>(())
+//! ```
+
+mod convert;
+pub mod elementwise;
+pub mod fixedpoint;
+pub mod multiplier;
+mod params;
+mod quantized;
+
+pub use convert::{dequantize_value, quantize_value};
+pub use elementwise::{QAdd, QMul};
+pub use params::{Activation, Quant, QuantElement, Rounding};
+pub use quantized::Quantized;

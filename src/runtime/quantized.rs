@@ -1,0 +1,113 @@
+//! Quantized runtime tensors (rules Q1-Q10): [`Quantized`] over a [`DynTensor`], with every
+//! broadcast mode of the runtime path (NONE, NUMPY, PDPD with an axis, Bidirectional) and a
+//! `Result` for shapes and parameters alike.
+
+use super::dyn_tensor::{AsInput, DynTensor};
+use crate::error::Error;
+use crate::quant::{Activation, QAdd, QMul, Quant, QuantElement, Quantized, Rounding};
+use crate::rules::AutoBroadcast;
+
+/// # Quantization
+impl<E: QuantElement> DynTensor<E> {
+    /// These integers, with the parameters that give them meaning (Q1).
+    #[inline]
+    pub fn quantized(self, quant: Quant<E>) -> Quantized<Self, E> {
+        Quantized::new(self, quant)
+    }
+}
+
+impl DynTensor<f32> {
+    /// Each value as `zero_point + round(x / scale)`, clamped to `E`'s range (Q10).
+    ///
+    /// ```
+    /// use shaped::{quant::Quant, DynTensor};
+    /// let x = DynTensor::from_shape_vec([3], vec![0.5f32, -1.0, 3.1]).unwrap();
+    /// let q = x.quantize(Quant::<u8>::new(0.02, 128)?);
+    /// assert_eq!(q.values().as_slice(), &[153, 78, 255]);
+    /// assert_eq!(q.dequantize().as_slice(), &[0.5, -1.0, 2.54]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn quantize<E: QuantElement>(&self, quant: Quant<E>) -> Quantized<DynTensor<E>, E> {
+        Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
+    }
+}
+
+// The convenience form of each prepared operation: the parameters prepared for this call, in
+// double rounding.
+macro_rules! quantized_dyn_ops {
+    ($($name:ident $Op:ident $doc:literal;)*) => {$(
+        #[doc = $doc]
+        pub fn $name(
+            &self,
+            rhs: &Quantized<DynTensor<E>, E>,
+            out: Quant<E>,
+            activation: Activation,
+            mode: AutoBroadcast,
+        ) -> Result<Self, Error> {
+            let op = $Op::new(self.quant(), rhs.quant(), out, activation, Rounding::Double)?;
+            op.run_dyn(self, rhs, mode)
+        }
+    )*};
+}
+
+/// # Quantized arithmetic
+///
+/// TFLM's integer contract (Q1-Q9) under any of the runtime broadcast modes; shape errors and
+/// parameter errors are both error values.
+impl<E: QuantElement> Quantized<DynTensor<E>, E> {
+    /// The real values, `scale * (q - zero_point)` (Q10).
+    pub fn dequantize(&self) -> DynTensor<f32> {
+        let quant = self.quant();
+        self.values()
+            .map(|&q| crate::quant::dequantize_value(q, quant))
+    }
+
+    quantized_dyn_ops! {
+        add QAdd "`self + rhs` under `mode`, quantized by `out` and clamped by `activation` \
+            (Q8), in TFLM's default double rounding ([`QAdd`] for the other).
+
+```
+use shaped::quant::{Activation, Quant};
+use shaped::{AutoBroadcast, DynTensor};
+let q = Quant::<i8>::new(0.5, 0)?;
+let a = DynTensor::from_shape_vec([2, 2], vec![1i8, 2, 3, 4])?.quantized(q);
+let b = DynTensor::from_shape_vec([2], vec![10i8, 20])?.quantized(q);
+let c = a.add(&b, q, Activation::None, AutoBroadcast::Numpy)?;
+assert_eq!(c.values().as_slice(), &[11, 22, 13, 24]);
+let bad = DynTensor::from_shape_vec([3], vec![0i8; 3])?.quantized(q);
+assert_eq!(
+    a.add(&bad, q, Activation::None, AutoBroadcast::Numpy).unwrap_err().to_string(),
+    \"cannot broadcast [2, 2] with [3] (numpy): axis 1 has 2 vs 3\"
+);
+# Ok::<(), shaped::Error>(())
+```";
+        mul QMul "`self * rhs` under `mode`, quantized by `out` and clamped by `activation` \
+            (Q9), in TFLM's default double rounding ([`QMul`] for the other).";
+    }
+}
+
+macro_rules! prepared_run_dyn {
+    ($($Op:ident)*) => {$(
+        impl<E: QuantElement> $Op<E> {
+            /// The operation on two quantized runtime tensors (or views: anything the runtime
+            /// path takes as an input) broadcast under `mode`; the result carries the output
+            /// parameters the operation was prepared for.
+            pub fn run_dyn(
+                &self,
+                a: &Quantized<impl AsInput<E>, E>,
+                b: &Quantized<impl AsInput<E>, E>,
+                mode: AutoBroadcast,
+            ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+                let values = super::dyn_tensor::zip_inputs(
+                    a.values().as_input(),
+                    b.values().as_input(),
+                    mode,
+                    |&x, &y| self.apply(x, y),
+                )?;
+                Ok(Quantized::new(values, self.output()))
+            }
+        }
+    )*};
+}
+
+prepared_run_dyn!(QAdd QMul);

@@ -1,0 +1,146 @@
+//! Quantized static and mixed tensors (rules Q1-Q9): [`Quantized`] over a [`Tensor`], the
+//! conversions to and from `f32`, and TFLM's add and multiply with NUMPY broadcasting, checked
+//! at compile time for static shapes.
+
+use super::ops::BroadcastWith;
+use super::result::{Storable, Stored};
+use super::{JoinOf, Tensor};
+use crate::error::Error;
+use crate::quant::{Activation, QAdd, QMul, Quant, QuantElement, Quantized, Rounding};
+use crate::typed::shape::Shape;
+use crate::typed::storage::Data;
+
+/// The quantized result of a broadcast of `Tensor<E, S, D>` with `Tensor<E, S2, D2>`.
+pub type QuantizedBroadcast<E, S, D, S2, D2> =
+    Quantized<Stored<JoinOf<E, D, D2>, E, <S as BroadcastWith<S2>>::Output>, E>;
+
+/// # Quantization
+///
+/// Tensors of `i8` or `u8` take parameters with [`quantized`](Self::quantized); tensors of
+/// `f32` are quantized by [`quantize`](Self::quantize) (rules Q1-Q9, module
+/// [`quant`](crate::quant)).
+impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
+    /// These integers, with the parameters that give them meaning (Q1).
+    ///
+    /// ```
+    /// use shaped::quant::Quant;
+    /// use shaped::{Shape, Tensor};
+    /// let q = Tensor::<i8, Shape![2]>::from([10, -10]).quantized(Quant::new(0.5, 0)?);
+    /// assert_eq!(q.dequantize().as_slice(), &[5.0, -5.0]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn quantized(self, quant: Quant<E>) -> Quantized<Self, E> {
+        Quantized::new(self, quant)
+    }
+}
+
+impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
+    /// Each value as `zero_point + round(x / scale)`, clamped to `E`'s range (Q10: TFLM's
+    /// `QUANTIZE`, the division in `f32`, ties away from zero; NaN becomes the zero point).
+    ///
+    /// ```
+    /// use shaped::quant::Quant;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![4]>::from([0.5, -1.0, 3.1, 0.25]);
+    /// let q = x.quantize(Quant::<i8>::new(0.02, -5)?);
+    /// assert_eq!(q.values().as_slice(), &[20, -55, 127, 8]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn quantize<E: QuantElement>(
+        &self,
+        quant: Quant<E>,
+    ) -> Quantized<Stored<D::Family, E, S>, E>
+    where
+        S: Storable,
+    {
+        Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
+    }
+}
+
+// The convenience form of each prepared operation: the parameters prepared for this call, in
+// double rounding.
+macro_rules! quantized_ops {
+    ($($name:ident $Op:ident $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[track_caller]
+        pub fn $name<S2, D2>(
+            &self,
+            rhs: &Quantized<Tensor<E, S2, D2>, E>,
+            out: Quant<E>,
+            activation: Activation,
+        ) -> Result<QuantizedBroadcast<E, S, D, S2, D2>, Error>
+        where
+            S: BroadcastWith<S2>,
+            S2: Shape,
+            D2: Data<E>,
+        {
+            let op = $Op::new(self.quant(), rhs.quant(), out, activation, Rounding::Double)?;
+            Ok(op.run(self, rhs))
+        }
+    )*};
+}
+
+/// # Quantized arithmetic
+///
+/// TFLM's integer contract (rules Q1-Q9), NUMPY-broadcast like the float operators: static
+/// shapes checked at compile time, `Dyn` dims at run time (a mismatch panics, as the operators
+/// do). The `Result` is for the parameters: a derived multiplier or an activation bound the
+/// contract cannot represent.
+impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
+    /// The real values, `scale * (q - zero_point)` in `f32` (Q10: TFLM's `DEQUANTIZE`).
+    #[inline]
+    pub fn dequantize(&self) -> Stored<D::Family, f32, S>
+    where
+        S: Storable,
+    {
+        let quant = self.quant();
+        self.values()
+            .map(|&q| crate::quant::dequantize_value(q, quant))
+    }
+
+    quantized_ops! {
+        add QAdd "`self + rhs` quantized by `out` and clamped by `activation` (Q8), in TFLM's \
+            default double rounding ([`QAdd`] prepares it once, in either rounding, for repeated \
+            use).
+
+```compile_fail
+use shaped::quant::{Activation, Quant};
+use shaped::{Shape, Tensor};
+let q = Quant::<i8>::new(0.1, 0).unwrap();
+let a = Tensor::<i8, Shape![2, 4]>::splat(1).quantized(q);
+let b = Tensor::<i8, Shape![3]>::splat(1).quantized(q);
+let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
+```";
+        mul QMul "`self * rhs` quantized by `out` and clamped by `activation` (Q9), in TFLM's \
+            default double rounding ([`QMul`] prepares it once, in either rounding).";
+    }
+}
+
+macro_rules! prepared_run {
+    ($($Op:ident)*) => {$(
+        impl<E: QuantElement> $Op<E> {
+            /// The operation on two quantized tensors, NUMPY-broadcast (static shapes checked
+            /// at compile time; `Dyn` dims at run time, a mismatch panics as the operators
+            /// do). The result carries the output parameters the operation was prepared for.
+            #[track_caller]
+            pub fn run<S, D, S2, D2>(
+                &self,
+                a: &Quantized<Tensor<E, S, D>, E>,
+                b: &Quantized<Tensor<E, S2, D2>, E>,
+            ) -> QuantizedBroadcast<E, S, D, S2, D2>
+            where
+                S: BroadcastWith<S2>,
+                D: Data<E>,
+                S2: Shape,
+                D2: Data<E>,
+            {
+                let values = a.values().broadcast_with(b.values(), |&x, &y| self.apply(x, y));
+                Quantized::new(values, self.output())
+            }
+        }
+    )*};
+}
+
+prepared_run!(QAdd QMul);

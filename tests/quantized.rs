@@ -1,0 +1,304 @@
+//! One test per quantization rule id (Q1-Q10 of `RULES.md`), with exact values and error
+//! texts, on the static, mixed and runtime paths. The bulk comparison with TFLM is in
+//! `quantized_tflm.rs`.
+
+use shaped::quant::fixedpoint::{
+    multiply_by_quantized_multiplier_double, multiply_by_quantized_multiplier_single,
+    rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
+};
+use shaped::quant::multiplier::quantize_multiplier;
+use shaped::quant::{Activation, QAdd, QMul, Quant, Rounding};
+use shaped::{Shape, Tensor};
+
+fn q8(scale: f32, zero_point: i32) -> Quant<i8> {
+    Quant::new(scale, zero_point).unwrap()
+}
+
+#[test]
+fn q1_parameters_are_a_finite_positive_scale_and_a_zero_point_in_range() {
+    let text = |r: Result<Quant<i8>, shaped::Error>| r.unwrap_err().to_string();
+    assert_eq!(
+        text(Quant::new(0.0, 0)),
+        "invalid quantization: the scale 0 must be finite and positive (Q1)"
+    );
+    assert_eq!(
+        text(Quant::new(-0.5, 0)),
+        "invalid quantization: the scale -0.5 must be finite and positive (Q1)"
+    );
+    assert_eq!(
+        text(Quant::new(f32::NAN, 0)),
+        "invalid quantization: the scale NaN must be finite and positive (Q1)"
+    );
+    assert_eq!(
+        text(Quant::new(f32::INFINITY, 0)),
+        "invalid quantization: the scale inf must be finite and positive (Q1)"
+    );
+    assert_eq!(
+        text(Quant::new(0.5, 128)),
+        "invalid quantization: the zero point 128 is outside the element range -128..=127 (Q1)"
+    );
+    assert_eq!(
+        Quant::<u8>::new(0.5, 256).unwrap_err().to_string(),
+        "invalid quantization: the zero point 256 is outside the element range 0..=255 (Q1)"
+    );
+    assert_eq!(Quant::<u8>::new(0.5, 255).unwrap().zero_point(), 255);
+    const Q: Quant<i8> = Quant::new_const(1.5, -128);
+    assert_eq!((Q.scale(), Q.zero_point()), (1.5, -128));
+}
+
+/// The tie vectors of `tests/reference/tflm_ties.txt`: the double-rounding outputs as TFLM
+/// computed them, and the single-rounding ones by the contract's arithmetic (Q6).
+#[test]
+fn q2_the_two_rounding_modes_differ_on_ties() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/tflm_ties.txt"
+    ))
+    .unwrap();
+    let single: [&[i8]; 4] = [
+        &[-1, 0, 1, 2, -2, 3],
+        &[0, 1, -1, 2, 1, -1],
+        &[-1, 0, 0, 0, 1, 1],
+        &[-1, 0, 1, 2, -2, 3],
+    ];
+    let double: [&[i8]; 4] = [
+        &[-2, -1, 1, 2, -3, 3],
+        &[-1, 1, -2, 2, 1, -1],
+        &[-1, -1, 0, 1, 1, 1],
+        &[-1, 0, 1, 2, -2, 3],
+    ];
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 4);
+    for (i, row) in rows.iter().enumerate() {
+        let parts: Vec<&str> = row.split(" | ").collect();
+        let fields: Vec<&str> = parts[0].split(' ').collect();
+        let quant = |k: usize| q8(fields[k].parse().unwrap(), fields[k + 1].parse().unwrap());
+        let (qa, qb, qo) = (quant(1), quant(3), quant(5));
+        let a: Vec<i8> = fields[7..].iter().map(|v| v.parse().unwrap()).collect();
+        let b: Vec<i8> = parts[1].split(' ').map(|v| v.parse().unwrap()).collect();
+        let tflm: Vec<i8> = parts[2].split(' ').map(|v| v.parse().unwrap()).collect();
+        let run = |rounding| -> Vec<i8> {
+            a.iter()
+                .zip(&b)
+                .map(|(&x, &y)| match fields[0] {
+                    "add" => QAdd::new(qa, qb, qo, Activation::None, rounding)
+                        .unwrap()
+                        .apply(x, y),
+                    _ => QMul::new(qa, qb, qo, Activation::None, rounding)
+                        .unwrap()
+                        .apply(x, y),
+                })
+                .collect()
+        };
+        assert_eq!(tflm, double[i], "row {i}: TFLM's bytes");
+        assert_eq!(run(Rounding::Double), double[i], "row {i}: double rounding");
+        assert_eq!(run(Rounding::Single), single[i], "row {i}: single rounding");
+    }
+}
+
+#[test]
+fn q3_multipliers_are_q31_fractions_with_a_shift() {
+    assert_eq!(
+        quantize_multiplier(0.75, Rounding::Double),
+        Some((3 << 29, 0))
+    );
+    assert_eq!(
+        quantize_multiplier(6.0, Rounding::Double),
+        Some((3 << 29, 3))
+    );
+    assert_eq!(
+        quantize_multiplier(2f64.powi(-40), Rounding::Double),
+        Some((0, 0))
+    );
+    assert_eq!(
+        quantize_multiplier(2f64.powi(31), Rounding::Single),
+        Some((i32::MAX, 30))
+    );
+    // An output scale below 2 max(sa, sb) / 2^20 has no add multiplier below one.
+    let err = QAdd::new(
+        q8(1.0, 0),
+        q8(1.0, 0),
+        q8(2f32.powi(-21), 0),
+        Activation::None,
+        Rounding::Double,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid quantization: the multiplier 4 derived from the scales is outside what the \
+         contract allows (Q3)"
+    );
+}
+
+#[test]
+fn q4_the_high_multiply_rounds_ties_toward_positive_infinity() {
+    assert_eq!(saturating_rounding_doubling_high_mul(1 << 30, 1), 1);
+    assert_eq!(saturating_rounding_doubling_high_mul(-(1 << 30), 1), 0);
+    assert_eq!(saturating_rounding_doubling_high_mul(-(3 << 29), 2), -1);
+    assert_eq!(
+        saturating_rounding_doubling_high_mul(i32::MIN, i32::MIN),
+        i32::MAX
+    );
+    // A positive shift multiplies first, wrapping.
+    assert_eq!(multiply_by_quantized_multiplier_double(3, 1 << 30, 2), 6);
+    assert_eq!(
+        multiply_by_quantized_multiplier_double(1 << 30, 1 << 30, 2),
+        0
+    );
+}
+
+#[test]
+fn q5_the_divide_by_a_power_of_two_rounds_ties_away_from_zero() {
+    assert_eq!(rounding_divide_by_pot(5, 1), 3);
+    assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+    assert_eq!(rounding_divide_by_pot(-6, 2), -2);
+    assert_eq!(rounding_divide_by_pot(-7, 2), -2);
+}
+
+#[test]
+fn q6_single_rounding_rounds_once_ties_up() {
+    // x / 4 with the multiplier 1/2 and shift -1.
+    let quarter = |x| multiply_by_quantized_multiplier_single(x, 1 << 30, -1);
+    assert_eq!(
+        [quarter(-10), quarter(-6), quarter(2), quarter(10)],
+        [-2, -1, 1, 3]
+    );
+    // 1 * 3/4 / 2 = 0.375: one rounding gives 0, two give 1.
+    assert_eq!(multiply_by_quantized_multiplier_single(1, 3 << 29, -1), 0);
+    assert_eq!(multiply_by_quantized_multiplier_double(1, 3 << 29, -1), 1);
+}
+
+#[test]
+fn q7_activation_bounds_are_quantized_with_the_output_parameters() {
+    let out = q8(0.05, 3);
+    assert_eq!(Activation::Relu.range(out, -128, 127), Some((3, 127)));
+    assert_eq!(Activation::Relu6.range(out, -128, 127), Some((3, 123)));
+    assert_eq!(Activation::ReluN1To1.range(out, -128, 127), Some((-17, 23)));
+    // 0.5 / 0.2 = 2.5 exactly in f32: ties away from zero, 3 and -3.
+    assert_eq!(
+        Activation::ReluN1To1.range(q8(0.4, 0), -128, 127),
+        Some((-3, 3))
+    );
+    // Bounds past the element range are the range.
+    assert_eq!(
+        Activation::Relu6.range(q8(0.01, 0), -128, 127),
+        Some((0, 127))
+    );
+    // The clamp applies after the output zero point: 0.02 * 105 + 0.03 * 43 = 3.39 = 67.8
+    // steps, + 3 = 71, clamped to ReLU6's 123 (no clamp) and ReLU_N1_TO_1's 23.
+    let q = |act| QAdd::new(q8(0.02, -5), q8(0.03, 7), out, act, Rounding::Double).unwrap();
+    assert_eq!(q(Activation::Relu6).apply(100, 50), 71);
+    assert_eq!(q(Activation::ReluN1To1).apply(100, 50), 23);
+    assert_eq!(q(Activation::Relu).apply(-100, -100), 3);
+    let err = QMul::new(
+        q8(1.0, 0),
+        q8(1.0, 0),
+        q8(1e-30, 0),
+        Activation::Relu6,
+        Rounding::Double,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid quantization: an activation bound does not fit in i32 at the output's scale (Q7)"
+    );
+}
+
+#[test]
+fn q8_add_on_the_static_mixed_and_runtime_paths() {
+    let (qa, qb, qo) = (q8(0.02, -5), q8(0.03, 7), q8(0.05, 3));
+    let a = Tensor::<i8, Shape![2, 3]>::from([[100, -100, 0], [127, -128, 5]]).quantized(qa);
+    let b = Tensor::<i8, Shape![3]>::from([50, -100, 127]).quantized(qb);
+    let c = a.add(&b, qo, Activation::None).unwrap();
+    // 0.02 * 105 + 0.03 * 43 = 3.39 -> 67.8 -> 71; 0.02 * -95 + 0.03 * -107 = -5.11 ->
+    // -102.2 -> -99; 0.02 * 5 + 0.03 * 120 = 3.7 -> 74 -> 77; 0.02 * 132 + 0.03 * 43 = 3.93
+    // -> 78.6 -> 82; 0.02 * -123 + 0.03 * -107 = -5.67 -> -113.4 -> -110; 3.8 -> 76 -> 79.
+    assert_eq!(c.values().as_slice(), &[71, -99, 77, 82, -110, 79]);
+    assert_eq!(c.quant(), qo);
+    #[cfg(feature = "alloc")]
+    {
+        use shaped::{AutoBroadcast, DynTensor};
+        let m = Tensor::<i8, Shape![_, 3]>::from_shape_vec([2, 3], a.values().as_slice().to_vec())
+            .unwrap()
+            .quantized(qa);
+        assert_eq!(
+            m.add(&b, qo, Activation::None).unwrap().values().as_slice(),
+            c.values().as_slice()
+        );
+        let d = DynTensor::from_shape_vec([2, 3], a.values().as_slice().to_vec())
+            .unwrap()
+            .quantized(qa);
+        let e = DynTensor::from_shape_vec([3], b.values().as_slice().to_vec())
+            .unwrap()
+            .quantized(qb);
+        let r = d
+            .add(&e, qo, Activation::None, AutoBroadcast::Numpy)
+            .unwrap();
+        assert_eq!(r.values().as_slice(), c.values().as_slice());
+        // PDPD places b at axis 1 of [2, 3].
+        let f = DynTensor::from_shape_vec([2], vec![50i8, -100])
+            .unwrap()
+            .quantized(qb);
+        let p = d
+            .add(&f, qo, Activation::None, AutoBroadcast::Pdpd { axis: 0 })
+            .unwrap();
+        assert_eq!(p.values().shape(), &[2, 3]);
+    }
+}
+
+#[test]
+fn q9_mul_on_the_static_and_runtime_paths() {
+    let (qa, qb, qo) = (q8(0.1, 0), q8(0.1, 0), q8(0.25, 0));
+    let a = Tensor::<i8, Shape![3, 1]>::from([[10], [-10], [127]]).quantized(qa);
+    let b = Tensor::<i8, Shape![2]>::from([20, -3]).quantized(qb);
+    let c = a.mul(&b, qo, Activation::None).unwrap();
+    // 1 * 2 = 2 -> 8; 1 * -0.3 = -0.3 -> -1.2 -> -1; -1 * 2 -> -8; 0.3 -> 1; 12.7 * 2 = 25.4
+    // -> 101.6 -> 102; 12.7 * -0.3 = -3.81 -> -15.24 -> -15.
+    assert_eq!(c.values().as_slice(), &[8, -1, -8, 1, 102, -15]);
+    #[cfg(feature = "alloc")]
+    {
+        use shaped::{AutoBroadcast, DynTensor};
+        let d = DynTensor::from_shape_vec([3, 1], vec![10i8, -10, 127])
+            .unwrap()
+            .quantized(qa);
+        let e = DynTensor::from_shape_vec([2], vec![20i8, -3])
+            .unwrap()
+            .quantized(qb);
+        let r = d
+            .mul(&e, qo, Activation::None, AutoBroadcast::Numpy)
+            .unwrap();
+        assert_eq!(r.values().as_slice(), c.values().as_slice());
+    }
+}
+
+#[test]
+fn q10_quantize_and_dequantize() {
+    let q = Quant::<i8>::new(0.5, 1).unwrap();
+    let x = Tensor::<f32, Shape![8]>::from([
+        0.25,
+        -0.25,
+        0.75,
+        -0.75,
+        f32::NAN,
+        f32::INFINITY,
+        -1e9,
+        63.0,
+    ]);
+    // 0.5 and -0.5 steps round away from zero; NaN is the zero point; the rest saturates.
+    let y = x.quantize(q);
+    assert_eq!(y.values().as_slice(), &[2, 0, 3, -1, 1, 127, -128, 127]);
+    assert_eq!(
+        y.dequantize().as_slice(),
+        &[0.5, -0.5, 1.0, -1.0, 0.0, 63.0, -64.5, 63.0]
+    );
+    let u = Quant::<u8>::new(0.1, 128).unwrap();
+    let z = Tensor::<f32, Shape![3]>::from([0.0, -12.8, 12.75]).quantize(u);
+    assert_eq!(z.values().as_slice(), &[128, 0, 255]);
+    #[cfg(feature = "alloc")]
+    {
+        let d = shaped::DynTensor::from_shape_vec([8], x.as_slice().to_vec())
+            .unwrap()
+            .quantize(q);
+        assert_eq!(d.values().as_slice(), y.values().as_slice());
+    }
+}

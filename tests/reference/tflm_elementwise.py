@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Expected outputs of int8 ADD and MUL, computed by TensorFlow Lite Micro itself.
+
+Each case is a single-op model (ADD or MUL, int8 in and out, per-tensor scales and zero
+points, a fused activation) built here as a .tflite flatbuffer and run by the `tflite-micro`
+Python package's interpreter, which runs TFLM's reference kernels as shipped (double
+rounding). TFLM broadcasts ADD up to rank 6 and MUL up to rank 4; a case within that rank
+runs as it is, with TFLM doing the broadcast; a case of higher rank runs as two same-shape
+1-D tensors holding the broadcast operands (numpy spells out the broadcast, TFLM computes
+every element), so every output byte below comes from TFLM's kernel.
+
+The inputs are not stored: they come from a 32-bit xorshift generator seeded per case (the
+same few lines in tests/quantized_tflm.rs), so the data files hold parameters and outputs.
+
+    python3 -m venv venv && venv/bin/pip install tflite-micro numpy
+    venv/bin/python tests/reference/tflm_elementwise.py
+
+writes tests/reference/tflm_{add,mul}.txt (one case per line), tflm_{add,mul}.bin (the
+outputs of every case, concatenated, as int8 bytes) and tflm_ties.txt (small vectors whose
+every step meets a tie, written out by value).
+"""
+
+import math
+import os
+import random
+import sys
+
+import flatbuffers
+import numpy as np
+from tflite_micro.python.tflite_micro import runtime
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as fb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ACTIVATIONS = {"none": 0, "relu": 1, "relu_n1_to_1": 2, "relu6": 3}
+TFLM_BROADCAST_RANK = {"add": 6, "mul": 4}
+OUTPUTS_PER_OP = 1_000_000
+
+
+def xorshift_bytes(seed, n):
+    """`n` int8 values from xorshift32 (13, 17, 5) started at `seed` (non-zero): each value
+    is the low byte of the state after one step, as two's complement."""
+    x = seed & 0xFFFFFFFF
+    out = np.empty(n, dtype=np.int8)
+    for i in range(n):
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        b = x & 0xFF
+        out[i] = b - 256 if b > 127 else b
+    return out
+
+
+def tensor(name, shape, scale, zero_point, buffer):
+    t = fb.TensorT()
+    t.name = name
+    t.shape = list(shape)
+    t.type = fb.TensorType.INT8
+    t.buffer = buffer
+    q = fb.QuantizationParametersT()
+    q.scale = [float(np.float32(scale))]
+    q.zeroPoint = [int(zero_point)]
+    t.quantization = q
+    return t
+
+
+def model(op, shape_a, shape_b, shape_o, qa, qb, qo, activation):
+    m = fb.ModelT()
+    m.version = 3
+    code = fb.OperatorCodeT()
+    code.builtinCode = fb.BuiltinOperator.ADD if op == "add" else fb.BuiltinOperator.MUL
+    code.deprecatedBuiltinCode = code.builtinCode
+    code.version = 1
+    m.operatorCodes = [code]
+    m.buffers = [fb.BufferT() for _ in range(4)]
+    g = fb.SubGraphT()
+    g.tensors = [
+        tensor("a", shape_a, *qa, 1),
+        tensor("b", shape_b, *qb, 2),
+        tensor("out", shape_o, *qo, 3),
+    ]
+    g.inputs = [0, 1]
+    g.outputs = [2]
+    o = fb.OperatorT()
+    o.opcodeIndex = 0
+    o.inputs = [0, 1]
+    o.outputs = [2]
+    if op == "add":
+        o.builtinOptionsType = fb.BuiltinOptions.AddOptions
+        opts = fb.AddOptionsT()
+    else:
+        o.builtinOptionsType = fb.BuiltinOptions.MulOptions
+        opts = fb.MulOptionsT()
+    opts.fusedActivationFunction = ACTIVATIONS[activation]
+    o.builtinOptions = opts
+    g.operators = [o]
+    m.subgraphs = [g]
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def run_tflm(op, a, b, out_shape, qa, qb, qo, activation):
+    data = model(op, a.shape, b.shape, out_shape, qa, qb, qo, activation)
+    interp = runtime.Interpreter.from_bytes(data, arena_size=64 * 1024 + 4 * a.size + 4 * b.size)
+    interp.set_input(a, 0)
+    interp.set_input(b, 1)
+    interp.invoke()
+    return np.asarray(interp.get_output(0)).astype(np.int8)
+
+
+def random_case(rng, op, tie_heavy):
+    rank = rng.randint(0, 8)
+    target = rng.choice([1, 16, 256, 2048, 8192])
+    out = [1] * rank
+    while out and math.prod(out) < target:
+        i = rng.randrange(rank)
+        out[i] += max(1, out[i] // 2)
+    if rng.random() < 0.03 and out:
+        out[rng.randrange(len(out))] = 0
+    def operand():
+        drop = rng.randint(0, len(out))
+        dims = [d if rng.random() < 0.7 else 1 for d in out[drop:]]
+        return dims
+    sa, sb = operand(), operand()
+    # The output shape is the broadcast of the two (a dim dropped by both becomes theirs).
+    shape_o = list(np.broadcast_shapes(tuple(sa), tuple(sb)))
+    if tie_heavy:
+        base = 2.0 ** rng.randint(-12, -1)
+        sa_, sb_ = base * 2.0 ** rng.randint(-3, 3), base * 2.0 ** rng.randint(-3, 3)
+        so_ = base * 2.0 ** rng.randint(-3, 3)
+    else:
+        sa_, sb_, so_ = (10 ** rng.uniform(-4, 0) for _ in range(3))
+    zp = lambda: rng.randint(-128, 127)
+    qa, qb, qo = (float(np.float32(sa_)), zp()), (float(np.float32(sb_)), zp()), (float(np.float32(so_)), zp())
+    act = rng.choice(list(ACTIVATIONS))
+    return sa, sb, shape_o, qa, qb, qo, act
+
+
+def generate(op, seed):
+    rng = random.Random(seed)
+    lines, outputs, total, n = [], [], 0, 0
+    while total < OUTPUTS_PER_OP:
+        tie_heavy = n % 4 == 3
+        sa, sb, so, qa, qb, qo, act = random_case(rng, op, tie_heavy)
+        seed_a, seed_b = 2 * n + 1, 2 * n + 2
+        a = xorshift_bytes(seed_a, math.prod(sa)).reshape(sa)
+        b = xorshift_bytes(seed_b, math.prod(sb)).reshape(sb)
+        if len(so) <= TFLM_BROADCAST_RANK[op] and math.prod(so) > 0:
+            how = "tflm-broadcast"
+            y = run_tflm(op, a, b, so, qa, qb, qo, act).reshape(-1)
+        else:
+            how = "tflm-flat"
+            fa = np.ascontiguousarray(np.broadcast_to(a, so)).reshape(-1)
+            fb_ = np.ascontiguousarray(np.broadcast_to(b, so)).reshape(-1)
+            y = run_tflm(op, fa, fb_, [fa.size], qa, qb, qo, act) if fa.size else np.empty(0, np.int8)
+        assert y.size == math.prod(so)
+        dims = lambda s: "x".join(map(str, s)) if s else "-"
+        bits = lambda v: np.float32(v).view(np.uint32).item()
+        lines.append(
+            f"{dims(sa)} {dims(sb)} {dims(so)} {bits(qa[0]):08x} {qa[1]} {bits(qb[0]):08x} "
+            f"{qb[1]} {bits(qo[0]):08x} {qo[1]} {act} {seed_a} {seed_b} {how}"
+        )
+        outputs.append(y.astype(np.int8).tobytes())
+        total += y.size
+        n += 1
+    header = (
+        f"# int8 {op.upper()} by TFLM {runtime.__name__} (tflite-micro package), double rounding.\n"
+        "# shape_a shape_b shape_out scale_a zp_a scale_b zp_b scale_out zp_out activation "
+        "seed_a seed_b how; scales as f32 bits in hex, '-' is rank 0; outputs in the .bin "
+        "file, in case order.\n"
+    )
+    with open(os.path.join(HERE, f"tflm_{op}.txt"), "w") as f:
+        f.write(header + "\n".join(lines) + "\n")
+    with open(os.path.join(HERE, f"tflm_{op}.bin"), "wb") as f:
+        f.write(b"".join(outputs))
+    print(op, n, "cases", total, "outputs", file=sys.stderr)
+
+
+# Hand-checkable ties (tests/quantized.rs asserts them by value): scales that are powers of two
+# put exact halves in front of each rounding step.
+TIE_VECTORS = [
+    ("add", (1.0, 0), (1.0, 0), (2.0, 0), [-3, -1, 1, 3, -5, 5], [0, 0, 0, 0, 0, 0]),
+    ("add", (0.5, 0), (0.25, 0), (1.0, 0), [-1, 1, -3, 3, 1, -1], [0, 0, 0, 0, 2, -2]),
+    ("mul", (1.0, 0), (1.0, 0), (4.0, 0), [-3, -2, -1, 1, 2, 3], [1, 1, 1, 1, 1, 1]),
+    ("mul", (1.0, 0), (1.0, 0), (2.0, 0), [-3, -1, 1, 3, -5, 5], [1, 1, 1, 1, 1, 1]),
+]
+
+
+def ties():
+    lines = ["# op scale_a zp_a scale_b zp_b scale_out zp_out a... | b... | TFLM's outputs"]
+    for op, qa, qb, qo, a, b in TIE_VECTORS:
+        a_, b_ = np.array(a, np.int8), np.array(b, np.int8)
+        y = run_tflm(op, a_, b_, [len(a)], qa, qb, qo, "none")
+        fmt = lambda v: " ".join(str(int(x)) for x in v)
+        lines.append(
+            f"{op} {qa[0]} {qa[1]} {qb[0]} {qb[1]} {qo[0]} {qo[1]} {fmt(a)} | {fmt(b)} | {fmt(y)}"
+        )
+    with open(os.path.join(HERE, "tflm_ties.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    ties()
+    generate("add", 36)
+    generate("mul", 37)
