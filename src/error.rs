@@ -358,6 +358,8 @@ pub enum QuantProblem {
     },
     /// An activation bound whose quantized value does not fit in `i32` (Q7).
     ActivationRange,
+    /// Inputs of a maximum or minimum with different parameters (Q13).
+    Mismatch,
 }
 
 impl fmt::Display for QuantProblem {
@@ -385,6 +387,10 @@ impl fmt::Display for QuantProblem {
             QuantProblem::ActivationRange => {
                 f.write_str("an activation bound does not fit in i32 at the output's scale (Q7)")
             }
+            QuantProblem::Mismatch => f.write_str(
+                "a maximum or minimum compares stored integers, so both inputs need the same \
+                 scale and zero point (Q13)",
+            ),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! One test per quantization rule id (Q1-Q10 of `RULES.md`), with exact values and error
+//! One test per quantization rule id (Q1-Q14 of `RULES.md`), with exact values and error
 //! texts, on the static, mixed and runtime paths. The bulk comparison with TFLM is in
 //! `quantized_tflm.rs`.
 
@@ -7,8 +7,8 @@ use shaped::quant::fixedpoint::{
     rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
 };
 use shaped::quant::multiplier::quantize_multiplier;
-use shaped::quant::{Activation, QAdd, QMul, Quant, Rounding};
-use shaped::{Shape, Tensor};
+use shaped::quant::{Activation, QAdd, QMul, QSub, Quant, Rounding};
+use shaped::{CompareOp, Shape, Tensor};
 
 fn q8(scale: f32, zero_point: i32) -> Quant<i8> {
     Quant::new(scale, zero_point).unwrap()
@@ -301,4 +301,66 @@ fn q10_quantize_and_dequantize() {
             .quantize(q);
         assert_eq!(d.values().as_slice(), y.values().as_slice());
     }
+}
+
+#[test]
+fn q11_subtract_derives_its_multipliers_in_f32() {
+    let (qa, qb, qo) = (q8(0.02, -5), q8(0.03, 7), q8(0.05, 3));
+    let a = Tensor::<i8, Shape![3]>::from([100, -100, 0]).quantized(qa);
+    let b = Tensor::<i8, Shape![1]>::from([50]).quantized(qb);
+    // 2.1 - 1.29 = 0.81 -> 16.2 -> 19; -1.9 - 1.29 = -3.19 -> -63.8 -> -61; 0.1 - 1.29 =
+    // -1.19 -> -23.8 -> -21.
+    let c = a.sub(&b, qo, Activation::None).unwrap();
+    assert_eq!(c.values().as_slice(), &[19, -61, -21]);
+    let prepared = QSub::new(qa, qb, qo, Activation::Relu, Rounding::Single).unwrap();
+    assert_eq!(prepared.apply(-100, 50), 3);
+}
+
+#[test]
+fn q12_comparisons_rescale_each_side_by_its_scale() {
+    let a = Tensor::<i8, Shape![4]>::from([1, 2, 3, -4]).quantized(q8(0.5, 0));
+    let b = Tensor::<i8, Shape![4]>::from([2, 4, 5, -8]).quantized(q8(0.25, 0));
+    // 0.5, 1.0, 1.5, -2.0 against 0.5, 1.0, 1.25, -2.0.
+    assert_eq!(
+        a.compare(&b, CompareOp::Eq).unwrap().as_slice(),
+        &[true, true, false, true]
+    );
+    assert_eq!(
+        a.compare(&b, CompareOp::Gt).unwrap().as_slice(),
+        &[false, false, true, false]
+    );
+    let err = a
+        .compare(&a.values().quantized(q8(1.0, 0)), CompareOp::Lt)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid quantization: the multiplier 1 derived from the scales is outside what the \
+         contract allows (Q3)"
+    );
+}
+
+#[test]
+fn q13_maximum_and_minimum_need_equal_parameters() {
+    let q = q8(0.1, -3);
+    let a = Tensor::<i8, Shape![3]>::from([1, -2, 3]).quantized(q);
+    let b = Tensor::<i8, Shape![3]>::from([0, 5, 3]).quantized(q);
+    assert_eq!(a.maximum(&b).unwrap().values().as_slice(), &[1, 5, 3]);
+    assert_eq!(a.minimum(&b).unwrap().values().as_slice(), &[0, -2, 3]);
+    assert_eq!(a.maximum(&b).unwrap().quant(), q);
+    let c = Tensor::<i8, Shape![3]>::from([0, 5, 3]).quantized(q8(0.1, 0));
+    assert_eq!(
+        a.maximum(&c).unwrap_err().to_string(),
+        "invalid quantization: a maximum or minimum compares stored integers, so both inputs \
+         need the same scale and zero point (Q13)"
+    );
+}
+
+#[test]
+fn q14_requantize_moves_values_to_new_parameters() {
+    let a = Tensor::<i8, Shape![4]>::from([-3, 0, 127, -128]).quantized(q8(0.5, 0));
+    // -1.5, 0, 63.5, -64 in steps of 0.25 around 128, saturating.
+    let u = a.requantize(Quant::<u8>::new(0.25, 128).unwrap());
+    assert_eq!(u.values().as_slice(), &[122, 128, 255, 0]);
+    let back = u.requantize(q8(0.5, 0));
+    assert_eq!(back.values().as_slice(), &[-3, 0, 64, -64]);
 }

@@ -1,17 +1,22 @@
-//! int8 ADD and MUL against TensorFlow Lite Micro itself (rules Q1-Q9): the expected bytes in
-//! `tests/reference/tflm_{add,mul}.{txt,bin}` were computed by TFLM's kernels through the
-//! `tflite-micro` package (`tests/reference/tflm_elementwise.py`), over 10^6 outputs per
-//! operation: random shapes of ranks 0-8 with broadcasting, log-uniform scales in
-//! `[1e-4, 1]`, random zero points and activations, and a quarter of the cases with scales
-//! that are powers of two (ties in every rounding step).
+//! Quantized operations against TensorFlow Lite Micro itself (rules Q1-Q14): the expected
+//! bytes in `tests/reference/tflm_<op>.{txt,bin}` were computed by TFLM's kernels through the
+//! `tflite-micro` package (`tests/reference/tflm_elementwise.py`): ADD and MUL over 10^6
+//! outputs each, SUB, MAXIMUM, MINIMUM, the six comparisons and QUANTIZE (int8 to int8 or
+//! uint8, a requantization) over fewer. Random shapes of ranks 0-8 with broadcasting,
+//! log-uniform scales in `[1e-4, 1]`, random zero points and activations, a quarter of the
+//! cases with scales that are powers of two (ties in every rounding step).
 //!
 //! Each case runs on the runtime path (`DynTensor`, NUMPY) and the mixed path (every dim
 //! `Dyn`, both operands padded to the output's rank), and must give TFLM's bytes; a fixed set
-//! of static shapes runs with every case's parameters and must agree with the runtime path.
+//! of static shapes runs with every seventh case's parameters and must agree with the runtime
+//! path.
 #![cfg(feature = "alloc")]
 
-use shaped::quant::{Activation, QAdd, QMul, Quant, Quantized, Rounding};
-use shaped::{AutoBroadcast, Dyn, DynTensor, Shape, Tensor};
+use shaped::bounds::BroadcastWith;
+use shaped::quant::{
+    Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, Quantized, Rounding,
+};
+use shaped::{AutoBroadcast, CompareOp, Dyn, DynTensor, Shape, StaticShape, Tensor};
 
 /// The inputs of a case: xorshift32 (13, 17, 5) from `seed`, the low byte of each state.
 fn xorshift_bytes(seed: u32, n: usize) -> Vec<i8> {
@@ -31,12 +36,13 @@ struct Case {
     a: Vec<usize>,
     b: Vec<usize>,
     out: Vec<usize>,
-    qa: Quant<i8>,
-    qb: Quant<i8>,
-    qo: Quant<i8>,
+    qa: (f32, i32),
+    qb: (f32, i32),
+    qo: (f32, i32),
     activation: Activation,
     seed_a: u32,
     seed_b: u32,
+    unsigned_out: bool,
     line: usize,
 }
 
@@ -47,13 +53,17 @@ fn dims(text: &str) -> Vec<usize> {
     text.split('x').map(|d| d.parse().unwrap()).collect()
 }
 
-fn quant(bits: &str, zero_point: &str) -> Quant<i8> {
+fn params(bits: &str, zero_point: &str) -> (f32, i32) {
     let scale = f32::from_bits(u32::from_str_radix(bits, 16).unwrap());
-    Quant::new(scale, zero_point.parse().unwrap()).unwrap()
+    (scale, zero_point.parse().unwrap())
 }
 
-/// The cases of `tflm_<op>.txt` and the expected outputs of each, from `tflm_<op>.bin`.
-fn cases(op: &str) -> Vec<(Case, Vec<i8>)> {
+fn q8((scale, zero_point): (f32, i32)) -> Quant<i8> {
+    Quant::new(scale, zero_point).unwrap()
+}
+
+/// The cases of `tflm_<op>.txt` and the expected output bytes of each, from `tflm_<op>.bin`.
+fn cases(op: &str) -> Vec<(Case, Vec<u8>)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/");
     let text = std::fs::read_to_string(format!("{dir}tflm_{op}.txt")).unwrap();
     let bytes = std::fs::read(format!("{dir}tflm_{op}.bin")).unwrap();
@@ -65,14 +75,14 @@ fn cases(op: &str) -> Vec<(Case, Vec<i8>)> {
         .filter(|(_, l)| !l.starts_with('#'))
     {
         let f: Vec<&str> = row.split(' ').collect();
-        assert_eq!(f.len(), 13, "line {}", line + 1);
+        assert_eq!(f.len(), 14, "{op}, line {}", line + 1);
         let case = Case {
             a: dims(f[0]),
             b: dims(f[1]),
             out: dims(f[2]),
-            qa: quant(f[3], f[4]),
-            qb: quant(f[5], f[6]),
-            qo: quant(f[7], f[8]),
+            qa: params(f[3], f[4]),
+            qb: params(f[5], f[6]),
+            qo: params(f[7], f[8]),
             activation: match f[9] {
                 "none" => Activation::None,
                 "relu" => Activation::Relu,
@@ -82,12 +92,12 @@ fn cases(op: &str) -> Vec<(Case, Vec<i8>)> {
             },
             seed_a: f[10].parse().unwrap(),
             seed_b: f[11].parse().unwrap(),
+            unsigned_out: f[13] == "u8",
             line: line + 1,
         };
         let n: usize = case.out.iter().product();
-        let expected = bytes[offset..offset + n].iter().map(|&b| b as i8).collect();
+        out.push((case, bytes[offset..offset + n].to_vec()));
         offset += n;
-        out.push((case, expected));
     }
     assert_eq!(
         offset,
@@ -102,33 +112,92 @@ fn cases(op: &str) -> Vec<(Case, Vec<i8>)> {
 enum Op {
     Add(QAdd<i8>),
     Mul(QMul<i8>),
+    Sub(QSub<i8>),
+    Extreme(QExtreme<i8>),
+    Compare(QCompare<i8>),
+    ToI8(QRequant<i8, i8>),
+    ToU8(QRequant<i8, u8>),
+}
+
+fn compare_op(name: &str) -> Option<CompareOp> {
+    Some(match name {
+        "equal" => CompareOp::Eq,
+        "not_equal" => CompareOp::Ne,
+        "less" => CompareOp::Lt,
+        "less_equal" => CompareOp::Le,
+        "greater" => CompareOp::Gt,
+        "greater_equal" => CompareOp::Ge,
+        _ => return None,
+    })
+}
+
+fn bytes<T: Copy>(values: &[T], f: impl Fn(T) -> u8) -> Vec<u8> {
+    values.iter().map(|&v| f(v)).collect()
 }
 
 impl Op {
-    fn prepare(name: &str, c: &Case, rounding: Rounding) -> Op {
+    fn prepare(name: &str, c: &Case) -> Op {
+        let (a, b, o, act, r) = (q8(c.qa), q8(c.qb), c.qo, c.activation, Rounding::Double);
         match name {
-            "add" => Op::Add(QAdd::new(c.qa, c.qb, c.qo, c.activation, rounding).unwrap()),
-            _ => Op::Mul(QMul::new(c.qa, c.qb, c.qo, c.activation, rounding).unwrap()),
+            "add" => Op::Add(QAdd::new(a, b, q8(o), act, r).unwrap()),
+            "mul" => Op::Mul(QMul::new(a, b, q8(o), act, r).unwrap()),
+            "sub" => Op::Sub(QSub::new(a, b, q8(o), act, r).unwrap()),
+            "maximum" | "minimum" => Op::Extreme(QExtreme::new(a, b, name == "maximum").unwrap()),
+            "requantize" if c.unsigned_out => {
+                Op::ToU8(QRequant::new(a, Quant::new(o.0, o.1).unwrap(), r))
+            }
+            "requantize" => Op::ToI8(QRequant::new(a, q8(o), r)),
+            _ => Op::Compare(QCompare::new(a, b, compare_op(name).unwrap(), r).unwrap()),
         }
     }
 
+    /// The runtime path: two `DynTensor`s of the case's shapes.
     fn run_dyn(
         self,
         a: &Quantized<DynTensor<i8>, i8>,
         b: &Quantized<DynTensor<i8>, i8>,
-    ) -> Vec<i8> {
-        let r = match self {
-            Op::Add(op) => op.run_dyn(a, b, AutoBroadcast::Numpy),
-            Op::Mul(op) => op.run_dyn(a, b, AutoBroadcast::Numpy),
+    ) -> Vec<u8> {
+        let m = AutoBroadcast::Numpy;
+        let i8s = |r: Result<Quantized<DynTensor<i8>, i8>, shaped::Error>| {
+            bytes(r.unwrap().values().as_slice(), |v| v as u8)
         };
-        r.unwrap().values().as_slice().to_vec()
+        match self {
+            Op::Add(op) => i8s(op.run_dyn(a, b, m)),
+            Op::Mul(op) => i8s(op.run_dyn(a, b, m)),
+            Op::Sub(op) => i8s(op.run_dyn(a, b, m)),
+            Op::Extreme(op) => i8s(op.run_dyn(a, b, m)),
+            Op::Compare(op) => bytes(op.run_dyn(a, b, m).unwrap().as_slice(), u8::from),
+            Op::ToI8(op) => bytes(a.requantize(op.output()).values().as_slice(), |v| v as u8),
+            Op::ToU8(op) => a.requantize(op.output()).values().as_slice().to_vec(),
+        }
+    }
+
+    /// The typed path: `Tensor`s of shapes `SA` and `SB` (static or mixed).
+    fn run_typed<SA, SB>(
+        self,
+        a: &Quantized<Tensor<i8, SA>, i8>,
+        b: &Quantized<Tensor<i8, SB>, i8>,
+    ) -> Vec<u8>
+    where
+        SA: BroadcastWith<SB> + shaped::bounds::Storable,
+        SB: shaped::Shape,
+    {
+        match self {
+            Op::Add(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
+            Op::Mul(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
+            Op::Sub(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
+            Op::Extreme(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
+            Op::Compare(op) => bytes(op.run(a, b).as_slice(), u8::from),
+            Op::ToI8(op) => bytes(a.requantize(op.output()).values().as_slice(), |v| v as u8),
+            Op::ToU8(op) => a.requantize(op.output()).values().as_slice().to_vec(),
+        }
     }
 }
 
-/// The mixed path: both operands as all-`Dyn` shapes of the output's rank.
-fn run_mixed<S>(op: Op, a: (&[usize], &[i8], Quant<i8>), b: (&[usize], &[i8], Quant<i8>)) -> Vec<i8>
+/// The mixed path: both operands as all-`Dyn` shapes of rank `S::RANK`.
+fn run_mixed<S>(op: Op, a: (&[usize], &[i8], Quant<i8>), b: (&[usize], &[i8], Quant<i8>)) -> Vec<u8>
 where
-    S: shaped::bounds::BroadcastWith<S>,
+    S: BroadcastWith<S> + shaped::bounds::Storable,
 {
     let ta = Tensor::<i8, S>::from_shape_vec(a.0, a.1.to_vec())
         .unwrap()
@@ -136,10 +205,7 @@ where
     let tb = Tensor::<i8, S>::from_shape_vec(b.0, b.1.to_vec())
         .unwrap()
         .quantized(b.2);
-    match op {
-        Op::Add(op) => op.run(&ta, &tb).values().as_slice().to_vec(),
-        Op::Mul(op) => op.run(&ta, &tb).values().as_slice().to_vec(),
-    }
+    op.run_typed(&ta, &tb)
 }
 
 fn padded(dims: &[usize], rank: usize) -> Vec<usize> {
@@ -148,10 +214,10 @@ fn padded(dims: &[usize], rank: usize) -> Vec<usize> {
     p
 }
 
-fn mixed(op: Op, c: &Case, a: &[i8], b: &[i8]) -> Vec<i8> {
+fn mixed(op: Op, c: &Case, a: &[i8], b: &[i8]) -> Vec<u8> {
     let r = c.out.len();
     let (pa, pb) = (padded(&c.a, r), padded(&c.b, r));
-    let (a, b) = ((&pa[..], a, c.qa), (&pb[..], b, c.qb));
+    let (a, b) = ((&pa[..], a, q8(c.qa)), (&pb[..], b, q8(c.qb)));
     type D = Dyn;
     match r {
         0 => run_mixed::<()>(op, a, b),
@@ -166,27 +232,32 @@ fn mixed(op: Op, c: &Case, a: &[i8], b: &[i8]) -> Vec<i8> {
     }
 }
 
-fn check_op(name: &str) {
+fn check_op(name: &str, least: usize) {
     let cases = cases(name);
-    assert!(cases.len() > 1000, "{} cases", cases.len());
     let mut outputs = 0;
     for (c, expected) in &cases {
         let a = xorshift_bytes(c.seed_a, c.a.iter().product());
         let b = xorshift_bytes(c.seed_b, c.b.iter().product());
-        let op = Op::prepare(name, c, Rounding::Double);
+        let op = Op::prepare(name, c);
         let qa = DynTensor::from_shape_vec(&c.a[..], a.clone())
             .unwrap()
-            .quantized(c.qa);
+            .quantized(q8(c.qa));
         let qb = DynTensor::from_shape_vec(&c.b[..], b.clone())
             .unwrap()
-            .quantized(c.qb);
+            .quantized(q8(c.qb));
         let runtime = op.run_dyn(&qa, &qb);
         assert!(
             runtime == *expected,
             "{name}, line {}: runtime path differs from TFLM",
             c.line
         );
-        let mixed = mixed(op, c, &a, &b);
+        // A requantization has one operand: the mixed path takes b as a scalar-shaped 1.
+        let b = if name == "requantize" { vec![0] } else { b };
+        let mut c = c.clone();
+        if name == "requantize" {
+            c.b = vec![];
+        }
+        let mixed = mixed(op, &c, &a, &b);
         assert!(
             mixed == *expected,
             "{name}, line {}: mixed path differs from TFLM",
@@ -194,42 +265,73 @@ fn check_op(name: &str) {
         );
         outputs += expected.len();
     }
-    assert!(outputs >= 1_000_000, "{outputs} outputs");
+    assert!(outputs >= least, "{name}: {outputs} outputs");
 }
 
 #[test]
 fn int8_add_is_tflm_bit_for_bit_on_every_path() {
-    check_op("add");
+    check_op("add", 1_000_000);
 }
 
 #[test]
 fn int8_mul_is_tflm_bit_for_bit_on_every_path() {
-    check_op("mul");
+    check_op("mul", 1_000_000);
 }
 
-/// Static shapes (checked at compile time) with every case's parameters agree with the
-/// runtime path, which the tests above hold to TFLM's bytes.
+#[test]
+fn int8_sub_is_tflm_bit_for_bit_on_every_path() {
+    check_op("sub", 200_000);
+}
+
+#[test]
+fn int8_maximum_and_minimum_are_tflm_bit_for_bit_on_every_path() {
+    check_op("maximum", 50_000);
+    check_op("minimum", 50_000);
+}
+
+#[test]
+fn int8_comparisons_are_tflm_bit_for_bit_on_every_path() {
+    for name in [
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ] {
+        check_op(name, 50_000);
+    }
+}
+
+#[test]
+fn int8_requantization_is_tflm_bit_for_bit_on_every_path() {
+    check_op("requantize", 100_000);
+}
+
+/// Static shapes (checked at compile time) with every seventh case's parameters agree with
+/// the runtime path, which the tests above hold to TFLM's bytes.
 fn static_agrees<SA, SB>(name: &str)
 where
-    SA: shaped::StaticShape + shaped::bounds::BroadcastWith<SB>,
-    SB: shaped::StaticShape,
+    SA: StaticShape + BroadcastWith<SB>,
+    SB: StaticShape,
 {
     for (c, _) in cases(name).iter().step_by(7) {
-        let op = Op::prepare(name, c, Rounding::Double);
+        let op = Op::prepare(name, c);
         let a = xorshift_bytes(c.seed_a, SA::LEN);
         let b = xorshift_bytes(c.seed_b, SB::LEN);
-        let ta = Tensor::<i8, SA>::try_from(&a[..]).unwrap().quantized(c.qa);
-        let tb = Tensor::<i8, SB>::try_from(&b[..]).unwrap().quantized(c.qb);
-        let got = match op {
-            Op::Add(op) => op.run(&ta, &tb).values().as_slice().to_vec(),
-            Op::Mul(op) => op.run(&ta, &tb).values().as_slice().to_vec(),
-        };
+        let ta = Tensor::<i8, SA>::try_from(&a[..])
+            .unwrap()
+            .quantized(q8(c.qa));
+        let tb = Tensor::<i8, SB>::try_from(&b[..])
+            .unwrap()
+            .quantized(q8(c.qb));
+        let got = op.run_typed(&ta, &tb);
         let da = DynTensor::from_shape_vec(SA::DIMS, a)
             .unwrap()
-            .quantized(c.qa);
+            .quantized(q8(c.qa));
         let db = DynTensor::from_shape_vec(SB::DIMS, b)
             .unwrap()
-            .quantized(c.qb);
+            .quantized(q8(c.qb));
         assert_eq!(
             got,
             op.run_dyn(&da, &db),
@@ -243,7 +345,15 @@ where
 
 #[test]
 fn static_shapes_agree_with_the_runtime_path() {
-    for name in ["add", "mul"] {
+    for name in [
+        "add",
+        "mul",
+        "sub",
+        "maximum",
+        "less",
+        "equal",
+        "requantize",
+    ] {
         static_agrees::<Shape![8, 16, 4, 4], Shape![16, 1, 1]>(name);
         static_agrees::<Shape![], Shape![5]>(name);
         static_agrees::<Shape![7, 1], Shape![1, 9]>(name);

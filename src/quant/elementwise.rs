@@ -103,7 +103,8 @@ macro_rules! try_const {
     };
 }
 
-/// A prepared quantized add (Q8), TFLM's `ADD` for `i8` and `u8`: both inputs are rescaled to
+/// A prepared quantized add (Q8) or subtract (Q11), TFLM's `ADD` and `SUB` for `i8` and `u8`
+/// ([`QAdd`], [`QSub`]): both inputs are rescaled to
 /// a common scale, twice the larger input scale, with 20 bits of headroom, added, and
 /// requantized to the output:
 ///
@@ -131,21 +132,30 @@ macro_rules! try_const {
 /// assert_eq!(ADD.apply(100, -100), -19);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QAdd<E> {
+pub struct QAddSub<E, const SUB: bool> {
     frame: Frame<E>,
     a: Requant,
     b: Requant,
     out: Requant,
 }
 
+/// A prepared quantized add (Q8): see [`QAddSub`].
+pub type QAdd<E> = QAddSub<E, false>;
+
+/// A prepared quantized subtract (Q11), TFLM's `SUB`: the add's rescaling (Q8) with the
+/// second input's term subtracted, except that TFLM derives the three multipliers in `f32`
+/// (`s = 2 max(sa, sb)`, `sa / s`, `sb / s` and `s / (2^20 so)` each rounded to `f32`, then
+/// widened), where the add derives them in `f64`. See [`QAddSub`].
+pub type QSub<E> = QAddSub<E, true>;
+
 /// The headroom of the add's common scale for 8-bit elements (TFLM's `left_shift`).
 const ADD_LEFT_SHIFT: u32 = 20;
 
-impl<E: QuantElement> QAdd<E> {
-    /// The add of inputs quantized by `a` and `b` into `out`, clamped by `activation` (Q7),
-    /// requantized with `rounding`. An error when a derived multiplier is not below one (the
-    /// output scale is smaller than `2 max(sa, sb) / 2^20`) or an activation bound does not
-    /// fit.
+impl<E: QuantElement, const SUB: bool> QAddSub<E, SUB> {
+    /// The add (or subtract) of inputs quantized by `a` and `b` into `out`, clamped by
+    /// `activation` (Q7), requantized with `rounding`. An error when a derived multiplier is
+    /// not below one (the output scale is smaller than `2 max(sa, sb) / 2^20`) or an
+    /// activation bound does not fit.
     pub const fn new(
         a: Quant<E>,
         b: Quant<E>,
@@ -153,18 +163,29 @@ impl<E: QuantElement> QAdd<E> {
         activation: Activation,
         rounding: Rounding,
     ) -> Result<Self, Error> {
-        // As TFLM: the larger scale in f32, then everything in f64.
+        // As TFLM: the larger scale in f32; then the add goes on in f64, the subtract in f32.
         let larger = if a.scale() > b.scale() {
             a.scale()
         } else {
             b.scale()
         };
-        let twice = 2.0 * larger as f64;
-        let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f64 * out.scale() as f64);
-        Ok(QAdd {
-            a: try_const!(Requant::new(a.scale() as f64 / twice, rounding, true)),
-            b: try_const!(Requant::new(b.scale() as f64 / twice, rounding, true)),
-            out: try_const!(Requant::new(real_out, rounding, true)),
+        let (ra, rb, ro) = if SUB {
+            let twice = 2.0 * larger;
+            let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f32 * out.scale());
+            (
+                (a.scale() / twice) as f64,
+                (b.scale() / twice) as f64,
+                real_out as f64,
+            )
+        } else {
+            let twice = 2.0 * larger as f64;
+            let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f64 * out.scale() as f64);
+            (a.scale() as f64 / twice, b.scale() as f64 / twice, real_out)
+        };
+        Ok(QAddSub {
+            a: try_const!(Requant::new(ra, rounding, true)),
+            b: try_const!(Requant::new(rb, rounding, true)),
+            out: try_const!(Requant::new(ro, rounding, true)),
             frame: try_const!(Frame::new(a, b, out, activation, rounding)),
         })
     }
@@ -175,15 +196,15 @@ impl<E: QuantElement> QAdd<E> {
         self.frame.output
     }
 
-    /// The quantized sum of one pair of elements.
+    /// The quantized sum (or difference) of one pair of elements.
     #[inline(always)]
     pub fn apply(&self, x: E, y: E) -> E {
         let f = &self.frame;
         // |x - zx| <= 255 < 2^8, so the shifted values stay below 2^28.
-        let xs = (x.to_i32() + f.a_offset) << ADD_LEFT_SHIFT;
-        let ys = (y.to_i32() + f.b_offset) << ADD_LEFT_SHIFT;
-        let sum = f.requant(xs, self.a) + f.requant(ys, self.b);
-        f.finish(f.requant(sum, self.out))
+        let xs = f.requant((x.to_i32() + f.a_offset) << ADD_LEFT_SHIFT, self.a);
+        let ys = f.requant((y.to_i32() + f.b_offset) << ADD_LEFT_SHIFT, self.b);
+        let combined = if SUB { xs - ys } else { xs + ys };
+        f.finish(f.requant(combined, self.out))
     }
 }
 
@@ -244,5 +265,163 @@ impl<E: QuantElement> QMul<E> {
         // |x - zx| <= 255, so the product is at most 65025 in magnitude.
         let product = (x.to_i32() + f.a_offset) * (y.to_i32() + f.b_offset);
         f.finish(f.requant(product, self.out))
+    }
+}
+
+/// The headroom of the comparisons' rescaling (TFLM's `left_shift` for them).
+const COMPARE_LEFT_SHIFT: u32 = 8;
+
+/// A prepared quantized comparison (Q12), TFLM's `EQUAL`, `NOT_EQUAL`, `LESS`, ... on 8-bit
+/// inputs: each side is rescaled to its real value times a common power of two,
+/// `rq((x - zx) 2^8, sx)` with the scale itself as a multiplier below one, and the rescaled
+/// integers compared. An input scale of 1 or more is an error (TFLM refuses it).
+///
+/// ```
+/// use shaped::quant::{QCompare, Quant, Rounding};
+/// use shaped::CompareOp;
+/// let lt = QCompare::new(Quant::<i8>::new(0.5, 0)?, Quant::new(0.25, 0)?, CompareOp::Lt, Rounding::Double)?;
+/// assert!(lt.apply(1, 3)); // 0.5 < 0.75
+/// assert!(!lt.apply(1, 2)); // 0.5 < 0.5
+/// # Ok::<(), shaped::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QCompare<E> {
+    a_offset: i32,
+    b_offset: i32,
+    a: Requant,
+    b: Requant,
+    op: crate::op::CompareOp,
+    rounding: Rounding,
+    element: core::marker::PhantomData<E>,
+}
+
+impl<E: QuantElement> QCompare<E> {
+    /// `op` on inputs quantized by `a` and `b`, rescaled with `rounding`.
+    pub const fn new(
+        a: Quant<E>,
+        b: Quant<E>,
+        op: crate::op::CompareOp,
+        rounding: Rounding,
+    ) -> Result<Self, Error> {
+        Ok(QCompare {
+            a_offset: -a.zero_point(),
+            b_offset: -b.zero_point(),
+            a: try_const!(Requant::new(a.scale() as f64, rounding, true)),
+            b: try_const!(Requant::new(b.scale() as f64, rounding, true)),
+            op,
+            rounding,
+            element: core::marker::PhantomData,
+        })
+    }
+
+    /// The comparison of one pair of elements.
+    #[inline(always)]
+    pub fn apply(&self, x: E, y: E) -> bool {
+        use crate::op::CompareOp;
+        let xs = self.a.apply(
+            (x.to_i32() + self.a_offset) << COMPARE_LEFT_SHIFT,
+            self.rounding,
+        );
+        let ys = self.b.apply(
+            (y.to_i32() + self.b_offset) << COMPARE_LEFT_SHIFT,
+            self.rounding,
+        );
+        match self.op {
+            CompareOp::Eq => xs == ys,
+            CompareOp::Ne => xs != ys,
+            CompareOp::Lt => xs < ys,
+            CompareOp::Le => xs <= ys,
+            CompareOp::Gt => xs > ys,
+            CompareOp::Ge => xs >= ys,
+        }
+    }
+}
+
+/// A prepared quantized maximum or minimum (Q13): TFLM compares the stored integers as they
+/// are, which means something only when both inputs share their parameters, so here they must
+/// (an error otherwise); the result has those parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QExtreme<E> {
+    largest: bool,
+    output: Quant<E>,
+}
+
+impl<E: QuantElement> QExtreme<E> {
+    /// The elementwise maximum (`largest`) or minimum of inputs quantized by `a` and `b`.
+    pub fn new(a: Quant<E>, b: Quant<E>, largest: bool) -> Result<Self, Error> {
+        if a != b {
+            return Err(quant_error(QuantProblem::Mismatch));
+        }
+        Ok(QExtreme { largest, output: a })
+    }
+
+    /// The output's parameters (the inputs').
+    #[inline(always)]
+    pub const fn output(&self) -> Quant<E> {
+        self.output
+    }
+
+    /// The larger (or smaller) of one pair of elements.
+    #[inline(always)]
+    pub fn apply(&self, x: E, y: E) -> E {
+        let (x, y) = (x.to_i32(), y.to_i32());
+        E::saturate(if self.largest { x.max(y) } else { x.min(y) })
+    }
+}
+
+/// A prepared requantization (Q14), TFLM's `QUANTIZE` from 8-bit to 8-bit: each value moves
+/// from parameters `from` (elements `E`) to `to` (elements `F`) by one multiplier
+/// `s_from / s_to` (any size, Q3): `clamp(rq(q - z_from, s_from / s_to) + z_to)`.
+///
+/// ```
+/// use shaped::quant::{QRequant, Quant, Rounding};
+/// let r = QRequant::new(Quant::<i8>::new(0.5, 0)?, Quant::<u8>::new(0.25, 128)?, Rounding::Double);
+/// assert_eq!(r.apply(-3i8), 122u8); // -1.5 = 0.25 * (122 - 128)
+/// # Ok::<(), shaped::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QRequant<E, F> {
+    from_offset: i32,
+    to: Quant<F>,
+    multiplier: Requant,
+    rounding: Rounding,
+    element: core::marker::PhantomData<E>,
+}
+
+impl<E: QuantElement, F: QuantElement> QRequant<E, F> {
+    /// From `from` to `to` with `rounding`. Valid scales always give a representable
+    /// multiplier (Q3).
+    pub const fn new(from: Quant<E>, to: Quant<F>, rounding: Rounding) -> Self {
+        let real = from.scale() as f64 / to.scale() as f64;
+        // A ratio of two finite positive f32s is a normal positive f64, which Q3 represents.
+        let multiplier = match quantize_multiplier(real, rounding) {
+            Some((multiplier, shift)) => Requant { multiplier, shift },
+            None => Requant {
+                multiplier: 0,
+                shift: 0,
+            },
+        };
+        QRequant {
+            from_offset: -from.zero_point(),
+            to,
+            multiplier,
+            rounding,
+            element: core::marker::PhantomData,
+        }
+    }
+
+    /// The output's parameters.
+    #[inline(always)]
+    pub const fn output(&self) -> Quant<F> {
+        self.to
+    }
+
+    /// One value, requantized.
+    #[inline(always)]
+    pub fn apply(&self, q: E) -> F {
+        let scaled = self
+            .multiplier
+            .apply(q.to_i32() + self.from_offset, self.rounding);
+        F::saturate(scaled.saturating_add(self.to.zero_point()))
     }
 }

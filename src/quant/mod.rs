@@ -1,5 +1,5 @@
 //! Quantized tensors: 8-bit elements with a scale and a zero point, and the arithmetic of
-//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q9 of `RULES.md`).
+//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q14 of `RULES.md`).
 //!
 //! A quantized tensor is [`Quantized`]: any tensor of `i8` or `u8` (static, mixed, a view,
 //! a `DynTensor`) with its [`Quant`] parameters. Its operations follow TFLM's integer
@@ -10,7 +10,9 @@
 //! * the derivation of each multiplier from the `f32` scales (Q3, [`multiplier`]);
 //! * every integer step, ties included (Q4-Q6, [`fixedpoint`]);
 //! * the fused activation's bounds (Q7, [`Activation`]);
-//! * add and multiply (Q8, Q9: [`QAdd`], [`QMul`]), prepared once per set of parameters;
+//! * add, multiply and subtract (Q8, Q9, Q11: [`QAdd`], [`QMul`], [`QSub`]), comparisons
+//!   (Q12, [`QCompare`]), maximum and minimum (Q13, [`QExtreme`]) and requantization (Q14,
+//!   [`QRequant`]), each prepared once per set of parameters;
 //! * quantize and dequantize (Q10).
 //!
 //! Broadcasting is the crate's: NUMPY on static shapes, checked at compile time, and on mixed
@@ -40,6 +42,6 @@ mod params;
 mod quantized;
 
 pub use convert::{dequantize_value, quantize_value};
-pub use elementwise::{QAdd, QMul};
+pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 pub use params::{Activation, Quant, QuantElement, Rounding};
 pub use quantized::Quantized;

@@ -4,7 +4,11 @@
 
 use super::dyn_tensor::{AsInput, DynTensor};
 use crate::error::Error;
-use crate::quant::{Activation, QAdd, QMul, Quant, QuantElement, Quantized, Rounding};
+use crate::op::CompareOp;
+use crate::quant::{
+    Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
+    Rounding,
+};
 use crate::rules::AutoBroadcast;
 
 /// # Quantization
@@ -83,6 +87,35 @@ assert_eq!(
 ```";
         mul QMul "`self * rhs` under `mode`, quantized by `out` and clamped by `activation` \
             (Q9), in TFLM's default double rounding ([`QMul`] for the other).";
+        sub QSub "`self - rhs` under `mode`, quantized by `out` and clamped by `activation` \
+            (Q11), in TFLM's default double rounding ([`QSub`] for the other).";
+    }
+
+    /// The elementwise maximum (`largest`) or minimum under `mode` (Q13): both inputs must
+    /// share their parameters, which the result keeps.
+    pub fn extreme(
+        &self,
+        rhs: &Quantized<DynTensor<E>, E>,
+        largest: bool,
+        mode: AutoBroadcast,
+    ) -> Result<Self, Error> {
+        QExtreme::new(self.quant(), rhs.quant(), largest)?.run_dyn(self, rhs, mode)
+    }
+
+    /// `op` on the real values under `mode` (Q12), in double rounding.
+    pub fn compare(
+        &self,
+        rhs: &Quantized<DynTensor<E>, E>,
+        op: CompareOp,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error> {
+        QCompare::new(self.quant(), rhs.quant(), op, Rounding::Double)?.run_dyn(self, rhs, mode)
+    }
+
+    /// The same real values under parameters `to` (Q14), in double rounding.
+    pub fn requantize<F: QuantElement>(&self, to: Quant<F>) -> Quantized<DynTensor<F>, F> {
+        let op = QRequant::new(self.quant(), to, Rounding::Double);
+        Quantized::new(self.values().map(|&q| op.apply(q)), to)
     }
 }
 
@@ -110,4 +143,17 @@ macro_rules! prepared_run_dyn {
     )*};
 }
 
-prepared_run_dyn!(QAdd QMul);
+prepared_run_dyn!(QAdd QMul QSub QExtreme);
+
+impl<E: QuantElement> QCompare<E> {
+    /// The comparison of two quantized runtime tensors (or views) under `mode`.
+    pub fn run_dyn(
+        &self,
+        a: &Quantized<impl AsInput<E>, E>,
+        b: &Quantized<impl AsInput<E>, E>,
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<bool>, Error> {
+        let (a, b) = (a.values().as_input(), b.values().as_input());
+        super::dyn_tensor::zip_inputs(a, b, mode, |&x, &y| self.apply(x, y))
+    }
+}

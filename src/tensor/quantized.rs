@@ -6,9 +6,17 @@ use super::ops::BroadcastWith;
 use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
-use crate::quant::{Activation, QAdd, QMul, Quant, QuantElement, Quantized, Rounding};
+use crate::op::CompareOp;
+use crate::quant::{
+    Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
+    Rounding,
+};
 use crate::typed::shape::Shape;
 use crate::typed::storage::Data;
+
+/// The `bool` result of comparing `Tensor<E, S, D>` with `Tensor<E, S2, D2>`, broadcast.
+pub type ComparedBroadcast<E, S, D, S2, D2> =
+    Stored<JoinOf<E, D, D2>, bool, <S as BroadcastWith<S2>>::Output>;
 
 /// The quantized result of a broadcast of `Tensor<E, S, D>` with `Tensor<E, S2, D2>`.
 pub type QuantizedBroadcast<E, S, D, S2, D2> =
@@ -82,6 +90,25 @@ macro_rules! quantized_ops {
     )*};
 }
 
+// Maximum and minimum: the prepared form for this call.
+macro_rules! extreme_ops {
+    ($($name:ident $largest:literal $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[track_caller]
+        pub fn $name<S2, D2>(
+            &self,
+            rhs: &Quantized<Tensor<E, S2, D2>, E>,
+        ) -> Result<QuantizedBroadcast<E, S, D, S2, D2>, Error>
+        where
+            S: BroadcastWith<S2>,
+            S2: Shape,
+            D2: Data<E>,
+        {
+            Ok(QExtreme::new(self.quant(), rhs.quant(), $largest)?.run(self, rhs))
+        }
+    )*};
+}
+
 /// # Quantized arithmetic
 ///
 /// TFLM's integer contract (rules Q1-Q9), NUMPY-broadcast like the float operators: static
@@ -115,6 +142,50 @@ let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
 ```";
         mul QMul "`self * rhs` quantized by `out` and clamped by `activation` (Q9), in TFLM's \
             default double rounding ([`QMul`] prepares it once, in either rounding).";
+        sub QSub "`self - rhs` quantized by `out` and clamped by `activation` (Q11), in TFLM's \
+            default double rounding ([`QSub`] prepares it once, in either rounding).";
+    }
+
+    extreme_ops! {
+        maximum true "The elementwise maximum (Q13): both inputs must share their parameters, \
+            which the result keeps.";
+        minimum false "The elementwise minimum (Q13), as [`maximum`](Self::maximum).";
+    }
+
+    /// `op` on the real values of `self` and `rhs` (Q12), a `bool` tensor, in double rounding
+    /// ([`QCompare`] for the other). An input scale of 1 or more is an error.
+    ///
+    /// ```
+    /// use shaped::quant::Quant;
+    /// use shaped::{CompareOp, Shape, Tensor};
+    /// let a = Tensor::<i8, Shape![3]>::from([1, 2, 3]).quantized(Quant::new(0.5, 0)?);
+    /// let b = Tensor::<i8, Shape![1]>::from([4]).quantized(Quant::new(0.25, 0)?);
+    /// assert_eq!(a.compare(&b, CompareOp::Gt)?.as_slice(), &[false, false, true]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn compare<S2, D2>(
+        &self,
+        rhs: &Quantized<Tensor<E, S2, D2>, E>,
+        op: CompareOp,
+    ) -> Result<ComparedBroadcast<E, S, D, S2, D2>, Error>
+    where
+        S: BroadcastWith<S2>,
+        S2: Shape,
+        D2: Data<E>,
+    {
+        Ok(QCompare::new(self.quant(), rhs.quant(), op, Rounding::Double)?.run(self, rhs))
+    }
+
+    /// The same real values under parameters `to` (Q14), in double rounding ([`QRequant`]
+    /// for the other).
+    #[inline]
+    pub fn requantize<F: QuantElement>(&self, to: Quant<F>) -> Quantized<Stored<D::Family, F, S>, F>
+    where
+        S: Storable,
+    {
+        let op = QRequant::new(self.quant(), to, Rounding::Double);
+        Quantized::new(self.values().map(|&q| op.apply(q)), to)
     }
 }
 
@@ -143,4 +214,24 @@ macro_rules! prepared_run {
     )*};
 }
 
-prepared_run!(QAdd QMul);
+prepared_run!(QAdd QMul QSub QExtreme);
+
+impl<E: QuantElement> QCompare<E> {
+    /// The comparison of two quantized tensors, NUMPY-broadcast as the operators, a `bool`
+    /// tensor.
+    #[track_caller]
+    pub fn run<S, D, S2, D2>(
+        &self,
+        a: &Quantized<Tensor<E, S, D>, E>,
+        b: &Quantized<Tensor<E, S2, D2>, E>,
+    ) -> ComparedBroadcast<E, S, D, S2, D2>
+    where
+        S: BroadcastWith<S2>,
+        D: Data<E>,
+        S2: Shape,
+        D2: Data<E>,
+    {
+        a.values()
+            .broadcast_with(b.values(), |&x, &y| self.apply(x, y))
+    }
+}

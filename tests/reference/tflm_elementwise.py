@@ -32,8 +32,23 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as fb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ACTIVATIONS = {"none": 0, "relu": 1, "relu_n1_to_1": 2, "relu6": 3}
-TFLM_BROADCAST_RANK = {"add": 6, "mul": 4}
-OUTPUTS_PER_OP = 1_000_000
+# The broadcast rank TFLM handles for each op; above it a case runs flattened.
+TFLM_BROADCAST_RANK = {"add": 6, "mul": 4, "sub": 4, "maximum": 4, "minimum": 4}
+COMPARISONS = {
+    "equal": "EQUAL",
+    "not_equal": "NOT_EQUAL",
+    "less": "LESS",
+    "less_equal": "LESS_EQUAL",
+    "greater": "GREATER",
+    "greater_equal": "GREATER_EQUAL",
+}
+for _name in COMPARISONS:
+    TFLM_BROADCAST_RANK[_name] = 4
+# Outputs per op: the 10^6 for add and mul, fewer for the rest.
+OUTPUTS = {"add": 1_000_000, "mul": 1_000_000, "sub": 200_000, "maximum": 50_000,
+           "minimum": 50_000, "requantize": 100_000}
+for _name in COMPARISONS:
+    OUTPUTS[_name] = 50_000
 
 
 def xorshift_bytes(seed, n):
@@ -50,48 +65,49 @@ def xorshift_bytes(seed, n):
     return out
 
 
-def tensor(name, shape, scale, zero_point, buffer):
+def tensor(name, shape, scale, zero_point, buffer, ty=fb.TensorType.INT8):
     t = fb.TensorT()
     t.name = name
     t.shape = list(shape)
-    t.type = fb.TensorType.INT8
+    t.type = ty
     t.buffer = buffer
-    q = fb.QuantizationParametersT()
-    q.scale = [float(np.float32(scale))]
-    q.zeroPoint = [int(zero_point)]
-    t.quantization = q
+    if scale is not None:
+        q = fb.QuantizationParametersT()
+        q.scale = [float(np.float32(scale))]
+        q.zeroPoint = [int(zero_point)]
+        t.quantization = q
     return t
 
 
-def model(op, shape_a, shape_b, shape_o, qa, qb, qo, activation):
+def model(op, shape_a, shape_b, shape_o, qa, qb, qo, activation, out_type=fb.TensorType.INT8):
     m = fb.ModelT()
     m.version = 3
     code = fb.OperatorCodeT()
-    code.builtinCode = fb.BuiltinOperator.ADD if op == "add" else fb.BuiltinOperator.MUL
-    code.deprecatedBuiltinCode = code.builtinCode
+    builtin = COMPARISONS.get(op, {"requantize": "QUANTIZE"}.get(op, op.upper()))
+    code.builtinCode = getattr(fb.BuiltinOperator, builtin)
+    code.deprecatedBuiltinCode = min(code.builtinCode, 127)
     code.version = 1
     m.operatorCodes = [code]
     m.buffers = [fb.BufferT() for _ in range(4)]
     g = fb.SubGraphT()
-    g.tensors = [
-        tensor("a", shape_a, *qa, 1),
-        tensor("b", shape_b, *qb, 2),
-        tensor("out", shape_o, *qo, 3),
-    ]
-    g.inputs = [0, 1]
-    g.outputs = [2]
+    if op in COMPARISONS:
+        out = tensor("out", shape_o, None, None, 3, fb.TensorType.BOOL)
+    else:
+        out = tensor("out", shape_o, *qo, 3, out_type)
+    unary = op == "requantize"
+    g.tensors = [tensor("a", shape_a, *qa, 1)] + ([] if unary else [tensor("b", shape_b, *qb, 2)]) + [out]
+    g.inputs = [0] if unary else [0, 1]
+    g.outputs = [len(g.tensors) - 1]
     o = fb.OperatorT()
     o.opcodeIndex = 0
-    o.inputs = [0, 1]
-    o.outputs = [2]
-    if op == "add":
-        o.builtinOptionsType = fb.BuiltinOptions.AddOptions
-        opts = fb.AddOptionsT()
-    else:
-        o.builtinOptionsType = fb.BuiltinOptions.MulOptions
-        opts = fb.MulOptionsT()
-    opts.fusedActivationFunction = ACTIVATIONS[activation]
-    o.builtinOptions = opts
+    o.inputs = list(g.inputs)
+    o.outputs = list(g.outputs)
+    options = {"add": "AddOptions", "mul": "MulOptions", "sub": "SubOptions"}
+    if op in options:
+        o.builtinOptionsType = getattr(fb.BuiltinOptions, options[op])
+        opts = getattr(fb, options[op] + "T")()
+        opts.fusedActivationFunction = ACTIVATIONS[activation]
+        o.builtinOptions = opts
     g.operators = [o]
     m.subgraphs = [g]
     b = flatbuffers.Builder(1024)
@@ -99,13 +115,17 @@ def model(op, shape_a, shape_b, shape_o, qa, qb, qo, activation):
     return bytes(b.Output())
 
 
-def run_tflm(op, a, b, out_shape, qa, qb, qo, activation):
-    data = model(op, a.shape, b.shape, out_shape, qa, qb, qo, activation)
-    interp = runtime.Interpreter.from_bytes(data, arena_size=64 * 1024 + 4 * a.size + 4 * b.size)
+def run_tflm(op, a, b, out_shape, qa, qb, qo, activation, out_type=fb.TensorType.INT8):
+    data = model(op, a.shape, b.shape if b is not None else None, out_shape, qa, qb, qo,
+                 activation, out_type)
+    size = 64 * 1024 + 4 * a.size + (4 * b.size if b is not None else 0)
+    interp = runtime.Interpreter.from_bytes(data, arena_size=size)
     interp.set_input(a, 0)
-    interp.set_input(b, 1)
+    if b is not None:
+        interp.set_input(b, 1)
     interp.invoke()
-    return np.asarray(interp.get_output(0)).astype(np.int8)
+    y = np.asarray(interp.get_output(0))
+    return y.astype(np.uint8) if y.dtype != np.int8 else y
 
 
 def random_case(rng, op, tie_heavy):
@@ -139,13 +159,31 @@ def random_case(rng, op, tie_heavy):
 def generate(op, seed):
     rng = random.Random(seed)
     lines, outputs, total, n = [], [], 0, 0
-    while total < OUTPUTS_PER_OP:
+    while total < OUTPUTS[op]:
         tie_heavy = n % 4 == 3
         sa, sb, so, qa, qb, qo, act = random_case(rng, op, tie_heavy)
+        out_type = fb.TensorType.INT8
+        if op in ("maximum", "minimum"):
+            # TFLM compares the stored integers: the inputs share their parameters.
+            qb = qo = qa
+            act = "none"
+        if op in COMPARISONS:
+            # TFLM rescales each input by its scale, which must be below 1.
+            qa, qb = (min(qa[0], 0.99), qa[1]), (min(qb[0], 0.99), qb[1])
+            qo, act = (1.0, 0), "none"
+        if op == "requantize":
+            sb, so, act = [], sa, "none"
+            if rng.random() < 0.5:
+                out_type = fb.TensorType.UINT8
+                qo = (qo[0], qo[1] + 128)
         seed_a, seed_b = 2 * n + 1, 2 * n + 2
         a = xorshift_bytes(seed_a, math.prod(sa)).reshape(sa)
         b = xorshift_bytes(seed_b, math.prod(sb)).reshape(sb)
-        if len(so) <= TFLM_BROADCAST_RANK[op] and math.prod(so) > 0:
+        if op == "requantize":
+            how = "tflm"
+            fa = a.reshape(-1)
+            y = run_tflm(op, fa, None, [fa.size], qa, None, qo, act, out_type) if fa.size else np.empty(0, np.int8)
+        elif len(so) <= TFLM_BROADCAST_RANK[op] and math.prod(so) > 0:
             how = "tflm-broadcast"
             y = run_tflm(op, a, b, so, qa, qb, qo, act).reshape(-1)
         else:
@@ -156,18 +194,19 @@ def generate(op, seed):
         assert y.size == math.prod(so)
         dims = lambda s: "x".join(map(str, s)) if s else "-"
         bits = lambda v: np.float32(v).view(np.uint32).item()
+        kind = "u8" if out_type == fb.TensorType.UINT8 else "i8"
         lines.append(
             f"{dims(sa)} {dims(sb)} {dims(so)} {bits(qa[0]):08x} {qa[1]} {bits(qb[0]):08x} "
-            f"{qb[1]} {bits(qo[0]):08x} {qo[1]} {act} {seed_a} {seed_b} {how}"
+            f"{qb[1]} {bits(qo[0]):08x} {qo[1]} {act} {seed_a} {seed_b} {how} {kind}"
         )
-        outputs.append(y.astype(np.int8).tobytes())
+        outputs.append(y.astype(np.uint8).tobytes())
         total += y.size
         n += 1
     header = (
-        f"# int8 {op.upper()} by TFLM {runtime.__name__} (tflite-micro package), double rounding.\n"
+        f"# {op.upper()} by TFLM ({runtime.__name__}, the tflite-micro package), double rounding.\n"
         "# shape_a shape_b shape_out scale_a zp_a scale_b zp_b scale_out zp_out activation "
-        "seed_a seed_b how; scales as f32 bits in hex, '-' is rank 0; outputs in the .bin "
-        "file, in case order.\n"
+        "seed_a seed_b how out_type; scales as f32 bits in hex, '-' is rank 0; outputs in the "
+        ".bin file, in case order (bool outputs as 0 and 1).\n"
     )
     with open(os.path.join(HERE, f"tflm_{op}.txt"), "w") as f:
         f.write(header + "\n".join(lines) + "\n")
@@ -201,5 +240,6 @@ def ties():
 
 if __name__ == "__main__":
     ties()
-    generate("add", 36)
-    generate("mul", 37)
+    for seed, op in enumerate(["add", "mul", "sub", "maximum", "minimum", "requantize",
+                               *COMPARISONS], start=36):
+        generate(op, seed)
