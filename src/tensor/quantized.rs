@@ -11,8 +11,9 @@ use crate::quant::{
     Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
     Rounding,
 };
-use crate::typed::shape::Shape;
-use crate::typed::storage::Data;
+use crate::typed::rules::{BroadcastOutput, Broadcasts};
+use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::{Data, DataMut};
 
 /// The `bool` result of comparing `Tensor<E, S, D>` with `Tensor<E, S2, D2>`, broadcast.
 pub type ComparedBroadcast<E, S, D, S2, D2> =
@@ -209,6 +210,37 @@ macro_rules! prepared_run {
             {
                 let values = a.values().broadcast_with(b.values(), |&x, &y| self.apply(x, y));
                 Quantized::new(values, self.output())
+            }
+
+            /// [`run`](Self::run) into `out` (quantized by [`output`](Self::output)), for
+            /// static shapes: no allocator, and a result as large as the caller's buffer.
+            ///
+            /// ```
+            /// use shaped::quant::{Activation, QAdd, Quant, Rounding};
+            /// use shaped::{Shape, Tensor, TensorViewMut};
+            /// let q = Quant::<i8>::new(0.5, 0)?;
+            /// let add = QAdd::new(q, q, q, Activation::None, Rounding::Double)?;
+            /// let a = Tensor::<i8, Shape![2, 2]>::from([[1, 2], [3, 4]]).quantized(q);
+            /// let b = Tensor::<i8, Shape![2]>::from([10, 20]).quantized(q);
+            /// let mut buf = [0i8; 4];
+            /// add.run_into(&a, &b, &mut TensorViewMut::<i8, Shape![2, 2]>::new(&mut buf)?);
+            /// assert_eq!(buf, [11, 22, 13, 24]);
+            /// # Ok::<(), shaped::Error>(())
+            /// ```
+            #[inline]
+            pub fn run_into<S, D, S2, D2, O>(
+                &self,
+                a: &Quantized<Tensor<E, S, D>, E>,
+                b: &Quantized<Tensor<E, S2, D2>, E>,
+                out: &mut Tensor<E, BroadcastOutput<S, S2>, O>,
+            ) where
+                S: Broadcasts<S2>,
+                D: Data<E>,
+                S2: StaticShape,
+                D2: Data<E>,
+                O: DataMut<E>,
+            {
+                a.values().broadcast_with_into(b.values(), out, |&x, &y| self.apply(x, y));
             }
         }
     )*};
