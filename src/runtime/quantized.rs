@@ -120,7 +120,7 @@ assert_eq!(
 }
 
 macro_rules! prepared_run_dyn {
-    ($($Op:ident)*) => {$(
+    ($($kind:ident $Op:ident)*) => {$(
         impl<E: QuantElement> $Op<E> {
             /// The operation on two quantized runtime tensors (or views: anything the runtime
             /// path takes as an input) broadcast under `mode`; the result carries the output
@@ -131,19 +131,18 @@ macro_rules! prepared_run_dyn {
                 b: &Quantized<impl AsInput<E>, E>,
                 mode: AutoBroadcast,
             ) -> Result<Quantized<DynTensor<E>, E>, Error> {
-                let values = super::dyn_tensor::zip_inputs(
-                    a.values().as_input(),
-                    b.values().as_input(),
-                    mode,
-                    |&x, &y| self.apply(x, y),
-                )?;
+                let (a, b) = (a.values().as_input(), b.values().as_input());
+                let large = a.data.len().max(b.data.len()) >= crate::quant::elementwise::TABLE_MIN;
+                let values = crate::quant::elementwise::with_element_fn!($kind self, large, |f| {
+                    super::dyn_tensor::zip_inputs(a, b, mode, f)
+                })?;
                 Ok(Quantized::new(values, self.output()))
             }
         }
     )*};
 }
 
-prepared_run_dyn!(QAdd QMul QSub QExtreme);
+prepared_run_dyn!(tables QAdd direct QMul tables QSub direct QExtreme);
 
 impl<E: QuantElement> QCompare<E> {
     /// The comparison of two quantized runtime tensors (or views) under `mode`.

@@ -7,6 +7,7 @@ use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
+use crate::quant::elementwise::{with_element_fn, TABLE_MIN};
 use crate::quant::{
     Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
     Rounding,
@@ -191,7 +192,7 @@ let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
 }
 
 macro_rules! prepared_run {
-    ($($Op:ident)*) => {$(
+    ($($kind:ident $Op:ident)*) => {$(
         impl<E: QuantElement> $Op<E> {
             /// The operation on two quantized tensors, NUMPY-broadcast (static shapes checked
             /// at compile time; `Dyn` dims at run time, a mismatch panics as the operators
@@ -208,7 +209,10 @@ macro_rules! prepared_run {
                 S2: Shape,
                 D2: Data<E>,
             {
-                let values = a.values().broadcast_with(b.values(), |&x, &y| self.apply(x, y));
+                let large = a.values().len().max(b.values().len()) >= TABLE_MIN;
+                let values = with_element_fn!($kind self, large, |f| a
+                    .values()
+                    .broadcast_with(b.values(), f));
                 Quantized::new(values, self.output())
             }
 
@@ -240,13 +244,16 @@ macro_rules! prepared_run {
                 D2: Data<E>,
                 O: DataMut<E>,
             {
-                a.values().broadcast_with_into(b.values(), out, |&x, &y| self.apply(x, y));
+                let large = S::LEN.max(S2::LEN) >= TABLE_MIN;
+                with_element_fn!($kind self, large, |f| a
+                    .values()
+                    .broadcast_with_into(b.values(), out, f));
             }
         }
     )*};
 }
 
-prepared_run!(QAdd QMul QSub QExtreme);
+prepared_run!(tables QAdd direct QMul tables QSub direct QExtreme);
 
 impl<E: QuantElement> QCompare<E> {
     /// The comparison of two quantized tensors, NUMPY-broadcast as the operators, a `bool`

@@ -1,0 +1,182 @@
+//! Quantized int8 add (TFLM's contract, double rounding), broadcasting, against a plain scalar
+//! loop of the same contract written for the exact shape, and against shaped's `f32` add of
+//! the same shapes: `[8, 256, 56, 56] + [1, 256, 1, 1]` (a per-channel bias) and
+//! `[1024, 1] + [1, 1024]` (an outer sum).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use shaped::quant::{Activation, QAdd, Quant, Rounding};
+use shaped::{HeapTensor, Shape, Tensor};
+
+/// The contract by hand, for the loops below: TFLM's `AddFunc` with gemmlowp's two roundings.
+#[derive(Clone, Copy)]
+struct Hand {
+    a: (i32, i32, i32),
+    b: (i32, i32, i32),
+    out: (i32, i32, i32),
+    min: i32,
+    max: i32,
+}
+
+#[inline(always)]
+fn high_mul(a: i32, b: i32) -> i32 {
+    if a == i32::MIN && b == i32::MIN {
+        return i32::MAX;
+    }
+    ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
+}
+
+#[inline(always)]
+fn divide_pot(x: i32, e: i32) -> i32 {
+    let mask = ((1i64 << e) - 1) as i32;
+    let threshold = (mask >> 1) + (x < 0) as i32;
+    (x >> e) + ((x & mask) > threshold) as i32
+}
+
+impl Hand {
+    /// The multipliers of the same parameters, derived as TFLM does (`frexp` and `round`).
+    fn new(sa: f32, za: i32, sb: f32, zb: i32, so: f32, zo: i32) -> Hand {
+        fn q(m: f64) -> (i32, i32) {
+            let (mut f, mut e) = (m, 0);
+            while f >= 1.0 {
+                f /= 2.0;
+                e += 1;
+            }
+            while f < 0.5 {
+                f *= 2.0;
+                e -= 1;
+            }
+            let mut q = (f * 2f64.powi(31)).round() as i64;
+            if q == 1 << 31 {
+                q /= 2;
+                e += 1;
+            }
+            (q as i32, -e)
+        }
+        let twice = 2.0 * sa.max(sb) as f64;
+        let (ma, ea) = q(sa as f64 / twice);
+        let (mb, eb) = q(sb as f64 / twice);
+        let (mo, eo) = q(twice / (1048576.0 * so as f64));
+        Hand {
+            a: (-za, ma, ea),
+            b: (-zb, mb, eb),
+            out: (zo, mo, eo),
+            min: -128,
+            max: 127,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&self, x: i8, y: i8) -> i8 {
+        let xa = divide_pot(high_mul((x as i32 + self.a.0) << 20, self.a.1), self.a.2);
+        let yb = divide_pot(high_mul((y as i32 + self.b.0) << 20, self.b.1), self.b.2);
+        let raw = divide_pot(high_mul(xa + yb, self.out.1), self.out.2) + self.out.0;
+        raw.clamp(self.min, self.max) as i8
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let (qa, qb, qo) = (
+        Quant::<i8>::new(0.02, -5).unwrap(),
+        Quant::new(0.03, 7).unwrap(),
+        Quant::new(0.05, 3).unwrap(),
+    );
+    let add = QAdd::new(qa, qb, qo, Activation::None, Rounding::Double).unwrap();
+    let hand = Hand::new(0.02, -5, 0.03, 7, 0.05, 3);
+
+    // [8, 256, 56, 56] + [1, 256, 1, 1]
+    const N: usize = 8 * 256 * 56 * 56;
+    let data: Vec<i8> = (0..N).map(|i| (i * 7 % 251) as i8).collect();
+    let a = HeapTensor::<i8, Shape![8, 256, 56, 56]>::from_vec(data.clone())
+        .unwrap()
+        .quantized(qa);
+    let b = Tensor::<i8, Shape![1, 256, 1, 1]>::from_fn(|[_, c, _, _]| (c * 3) as i8).quantized(qb);
+    let fa = HeapTensor::<f32, Shape![8, 256, 56, 56]>::from_vec(
+        data.iter().map(|&x| x as f32).collect(),
+    )
+    .unwrap();
+    let fb = Tensor::<f32, Shape![1, 256, 1, 1]>::from_fn(|[_, c, _, _]| c as f32);
+    let hand_loop = |a: &[i8], b: &[i8], out: &mut [i8]| {
+        for n in 0..8 {
+            for (c, &y) in b.iter().enumerate() {
+                let base = (n * 256 + c) * 56 * 56;
+                for i in base..base + 56 * 56 {
+                    out[i] = hand.add(a[i], y);
+                }
+            }
+        }
+    };
+    let mut out = vec![0i8; N];
+    hand_loop(&data, b.values().as_slice(), &mut out);
+    assert_eq!(
+        add.run(&a, &b).values().as_slice(),
+        &out[..],
+        "the hand loop is the contract"
+    );
+
+    let mut group = c.benchmark_group("int8 add [8,256,56,56] + [1,256,1,1]");
+    group.throughput(Throughput::Elements(N as u64));
+    group.sample_size(10);
+    group.bench_function("shaped int8", |x| {
+        x.iter(|| black_box(add.run(black_box(&a), black_box(&b))))
+    });
+    group.bench_function("scalar loop", |x| {
+        x.iter(|| {
+            hand_loop(
+                black_box(&data),
+                black_box(b.values().as_slice()),
+                black_box(&mut out),
+            )
+        })
+    });
+    group.bench_function("shaped f32", |x| {
+        x.iter(|| black_box(black_box(&fa) + black_box(&fb)))
+    });
+    group.finish();
+
+    // [1024, 1] + [1, 1024]
+    let a = Tensor::<i8, Shape![1024, 1]>::from_fn(|[i, _]| (i * 5 % 253) as i8).quantized(qa);
+    let b = Tensor::<i8, Shape![1, 1024]>::from_fn(|[_, j]| (j * 11 % 247) as i8).quantized(qb);
+    let fa = Tensor::<f32, Shape![1024, 1]>::from_fn(|[i, _]| i as f32);
+    let fb = Tensor::<f32, Shape![1, 1024]>::from_fn(|[_, j]| j as f32);
+    let ha = HeapTensor::<i8, Shape![1024, 1]>::from_vec(a.values().as_slice().to_vec())
+        .unwrap()
+        .quantized(qa);
+    let mut out = vec![0i8; 1024 * 1024];
+    let outer = |a: &[i8], b: &[i8], out: &mut [i8]| {
+        for i in 0..1024 {
+            for j in 0..1024 {
+                out[i * 1024 + j] = hand.add(a[i], b[j]);
+            }
+        }
+    };
+    outer(a.values().as_slice(), b.values().as_slice(), &mut out);
+    assert_eq!(add.run(&ha, &b).values().as_slice(), &out[..]);
+    let fha = HeapTensor::<f32, Shape![1024, 1]>::from_vec(fa.as_slice().to_vec()).unwrap();
+    let mut group = c.benchmark_group("int8 add [1024,1] + [1,1024]");
+    group.throughput(Throughput::Elements(1024 * 1024));
+    group.bench_function("shaped int8", |x| {
+        x.iter(|| black_box(add.run(black_box(&ha), black_box(&b))))
+    });
+    group.bench_function("scalar loop", |x| {
+        x.iter(|| {
+            outer(
+                black_box(a.values().as_slice()),
+                black_box(b.values().as_slice()),
+                black_box(&mut out),
+            )
+        })
+    });
+    group.bench_function("shaped f32", |x| {
+        x.iter(|| black_box(black_box(&fha) + black_box(&fb)))
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
