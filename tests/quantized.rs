@@ -304,7 +304,7 @@ fn q10_quantize_and_dequantize() {
 }
 
 #[test]
-fn q11_subtract_derives_its_multipliers_in_f32() {
+fn q11_subtract_is_the_add_with_the_second_term_negated() {
     let (qa, qb, qo) = (q8(0.02, -5), q8(0.03, 7), q8(0.05, 3));
     let a = Tensor::<i8, Shape![3]>::from([100, -100, 0]).quantized(qa);
     let b = Tensor::<i8, Shape![1]>::from([50]).quantized(qb);

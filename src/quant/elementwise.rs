@@ -142,10 +142,8 @@ pub struct QAddSub<E, const SUB: bool> {
 /// A prepared quantized add (Q8): see [`QAddSub`].
 pub type QAdd<E> = QAddSub<E, false>;
 
-/// A prepared quantized subtract (Q11), TFLM's `SUB`: the add's rescaling (Q8) with the
-/// second input's term subtracted, except that TFLM derives the three multipliers in `f32`
-/// (`s = 2 max(sa, sb)`, `sa / s`, `sb / s` and `s / (2^20 so)` each rounded to `f32`, then
-/// widened), where the add derives them in `f64`. See [`QAddSub`].
+/// A prepared quantized subtract (Q11), TFLM's `SUB`: the add's rescaling and multipliers
+/// (Q8) with the second input's term subtracted. See [`QAddSub`].
 pub type QSub<E> = QAddSub<E, true>;
 
 /// The headroom of the add's common scale for 8-bit elements (TFLM's `left_shift`).
@@ -163,25 +161,16 @@ impl<E: QuantElement, const SUB: bool> QAddSub<E, SUB> {
         activation: Activation,
         rounding: Rounding,
     ) -> Result<Self, Error> {
-        // As TFLM: the larger scale in f32; then the add goes on in f64, the subtract in f32.
+        // As TFLM: the larger scale in f32, then everything in f64 (for the subtract too:
+        // the derivation cases of `tests/reference/tflm_sub.txt` tell the two apart).
         let larger = if a.scale() > b.scale() {
             a.scale()
         } else {
             b.scale()
         };
-        let (ra, rb, ro) = if SUB {
-            let twice = 2.0 * larger;
-            let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f32 * out.scale());
-            (
-                (a.scale() / twice) as f64,
-                (b.scale() / twice) as f64,
-                real_out as f64,
-            )
-        } else {
-            let twice = 2.0 * larger as f64;
-            let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f64 * out.scale() as f64);
-            (a.scale() as f64 / twice, b.scale() as f64 / twice, real_out)
-        };
+        let twice = 2.0 * larger as f64;
+        let real_out = twice / ((1u32 << ADD_LEFT_SHIFT) as f64 * out.scale() as f64);
+        let (ra, rb, ro) = (a.scale() as f64 / twice, b.scale() as f64 / twice, real_out);
         Ok(QAddSub {
             a: try_const!(Requant::new(ra, rounding, true)),
             b: try_const!(Requant::new(rb, rounding, true)),

@@ -10,7 +10,8 @@ runs as it is, with TFLM doing the broadcast; a case of higher rank runs as two 
 every element), so every output byte below comes from TFLM's kernel.
 
 The inputs are not stored: they come from a 32-bit xorshift generator seeded per case (the
-same few lines in tests/quantized_tflm.rs), so the data files hold parameters and outputs.
+same few lines in tests/quantized_tflm.rs), so the data files hold parameters and outputs;
+seed 0 means every input value (a = -128..127 as a column, b as a row).
 
     python3 -m venv venv && venv/bin/pip install tflite-micro numpy
     venv/bin/python tests/reference/tflm_elementwise.py
@@ -156,6 +157,17 @@ def random_case(rng, op, tie_heavy):
     return sa, sb, shape_o, qa, qb, qo, act
 
 
+# Parameters where deriving the add's multipliers in f32 (as TFLM's SUB does) or the
+# subtract's in f64 (as its ADD does) changes some outputs (found by a search over random
+# scales); each runs on every pair of inputs: seeds 0, a = [-128..127] as [256, 1], b the same
+# as [1, 256].
+DERIVATION_CASES = [
+    ((0.006300545297563076, 34), (0.0017911149188876152, 105), (0.00017859083891380578, -71)),
+    ((0.03479592502117157, 124), (0.001456418540328741, 112), (0.1474820077419281, -50)),
+    ((0.0364268496632576, 80), (0.039353352040052414, -49), (0.03301424905657768, 75)),
+]
+
+
 def generate(op, seed):
     rng = random.Random(seed)
     lines, outputs, total, n = [], [], 0, 0
@@ -202,6 +214,16 @@ def generate(op, seed):
         outputs.append(y.astype(np.uint8).tobytes())
         total += y.size
         n += 1
+    for qa, qb, qo in DERIVATION_CASES if op in ("add", "sub") else []:
+        a = np.arange(-128, 128, dtype=np.int8).reshape(256, 1)
+        b = a.reshape(1, 256)
+        y = run_tflm(op, a, b, [256, 256], qa, qb, qo, "none").reshape(-1)
+        bits = lambda v: np.float32(v).view(np.uint32).item()
+        lines.append(
+            f"256x1 1x256 256x256 {bits(qa[0]):08x} {qa[1]} {bits(qb[0]):08x} {qb[1]} "
+            f"{bits(qo[0]):08x} {qo[1]} none 0 0 tflm-broadcast i8"
+        )
+        outputs.append(y.astype(np.uint8).tobytes())
     header = (
         f"# {op.upper()} by TFLM ({runtime.__name__}, the tflite-micro package), double rounding.\n"
         "# shape_a shape_b shape_out scale_a zp_a scale_b zp_b scale_out zp_out activation "
