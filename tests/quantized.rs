@@ -432,3 +432,112 @@ fn quantized_outputs_hash_as_on_the_cortex_m4() {
 const QUANT_HASHES: [u32; 8] = [
     0x090061ef, 0xc5410a04, 0x05b9d385, 0xae4e7c81, 0x6ef5c8cb, 0xda27c0b8, 0x1991ca45, 0xd3dafdc5,
 ];
+
+/// `u8` follows the same contract: a `u8` value `v` with zero point `z` is the real value of
+/// the `i8` value `v - 128` with zero point `z - 128`, and every operation gives the same
+/// integers shifted by 128 (the offsets cancel), over every pair of inputs. TFLM's current
+/// kernels take `i8` only, so this ties `u8` to the data the `i8` paths are held to.
+#[test]
+fn u8_operations_are_the_i8_ones_shifted_by_128() {
+    let pairs = || (0..=255u8).flat_map(|x| (0..=255u8).map(move |y| (x, y)));
+    let shift = |v: u8| (v as i16 - 128) as i8;
+    for (sa, za, sb, zb, so, zo) in [
+        (0.02, 123, 0.03, 135, 0.05, 131),
+        (0.0078125, 128, 0.00390625, 138, 0.015625, 125),
+        (0.3, 0, 0.001, 255, 0.7, 200),
+    ] {
+        let (ua, ub, uo) = (
+            Quant::<u8>::new(sa, za).unwrap(),
+            Quant::<u8>::new(sb, zb).unwrap(),
+            Quant::<u8>::new(so, zo).unwrap(),
+        );
+        let (ia, ib, io) = (q8(sa, za - 128), q8(sb, zb - 128), q8(so, zo - 128));
+        for rounding in [Rounding::Double, Rounding::Single] {
+            let act = Activation::Relu6;
+            let (uadd, iadd) = (
+                QAdd::new(ua, ub, uo, act, rounding).unwrap(),
+                QAdd::new(ia, ib, io, act, rounding).unwrap(),
+            );
+            let (umul, imul) = (
+                QMul::new(ua, ub, uo, act, rounding).unwrap(),
+                QMul::new(ia, ib, io, act, rounding).unwrap(),
+            );
+            let (usub, isub) = (
+                QSub::new(ua, ub, uo, act, rounding).unwrap(),
+                QSub::new(ia, ib, io, act, rounding).unwrap(),
+            );
+            for (x, y) in pairs() {
+                let (xi, yi) = (shift(x), shift(y));
+                assert_eq!(shift(uadd.apply(x, y)), iadd.apply(xi, yi), "add {x} {y}");
+                assert_eq!(shift(umul.apply(x, y)), imul.apply(xi, yi), "mul {x} {y}");
+                assert_eq!(shift(usub.apply(x, y)), isub.apply(xi, yi), "sub {x} {y}");
+            }
+        }
+    }
+}
+
+/// The binary primitive's integer contract (oneDNN's): sources scaled and combined in `f32`,
+/// post-ops in `f32`, one rounding half to even, saturated; against an `f32` reference with
+/// `round_ties_even`, over random broadcasts, and ties by value.
+#[cfg(feature = "alloc")]
+#[test]
+fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
+    use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemRef};
+    // Ties: 0.5 * [1, 3, 5, -1, -3, -5] + 0 rounds to [0, 2, 2, 0, -2, -2].
+    let a = [1i8, 3, 5, -1, -3, -5];
+    let zero = [0u8];
+    let src0 = MemRef::new([6], &a, Layout::RowMajor).unwrap();
+    let src1 = MemRef::new([1], &zero, Layout::RowMajor).unwrap();
+    let d = Binary::new(Alg::Add).scales(0.5, 1.0).run_int::<i8, u8, i8>(&src0, &src1).unwrap();
+    assert_eq!(d.as_slice(), &[0, 2, 2, 0, -2, -2]);
+    // Into the caller's buffer, a Sum post-op reading its old integers (0.5 of each): 0.5 +
+    // 0.5 = 1, 1.5 + 0.5 = 2, then 2.5 -> 2, -0.5 -> 0, -1.5 -> -2, -2.5 -> -2 (ties to even).
+    use shaped::primitive::{MemMut, PostOp};
+    let mut buf = [1i8, 1, 0, 0, 0, 0];
+    let mut dst = MemMut::new([6], &mut buf, Layout::RowMajor).unwrap();
+    Binary::new(Alg::Add)
+        .scales(0.5, 1.0)
+        .post_op(PostOp::Sum { scale: 0.5 })
+        .run_int_into::<i8, u8, i8>(&src0, &src1, &mut dst)
+        .unwrap();
+    assert_eq!(buf, [1, 2, 2, 0, -2, -2]);
+
+    let mut x = 0x1234_5678u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    for round in 0..200 {
+        let alg = [Alg::Add, Alg::Sub, Alg::Mul, Alg::Maximum, Alg::Minimum][round % 5];
+        let relu = round % 3 == 0;
+        let (s0, s1) = ((next() % 1000) as f32 / 997.0, (next() % 1000) as f32 / 331.0);
+        let a: Vec<i8> = (0..24).map(|_| next() as u8 as i8).collect();
+        let b: Vec<u8> = (0..3).map(|_| next() as u8).collect();
+        let src0 = MemRef::new([2, 3, 4], &a, Layout::RowMajor).unwrap();
+        let src1 = MemRef::new([1, 3, 1], &b, Layout::RowMajor).unwrap();
+        let mut prim = Binary::new(alg).scales(s0, s1).runtime_checked();
+        if relu {
+            prim.push_post_op(Eltwise::Relu);
+        }
+        let got = prim.run_int::<i8, u8, u8>(&src0, &src1).unwrap();
+        let want: Vec<u8> = (0..24)
+            .map(|i| {
+                let (x, y) = (s0 * a[i] as f32, s1 * b[(i / 4) % 3] as f32);
+                let mut v = match alg {
+                    Alg::Add => x + y,
+                    Alg::Sub => x - y,
+                    Alg::Mul => x * y,
+                    Alg::Maximum => x.max(y),
+                    _ => x.min(y),
+                };
+                if relu {
+                    v = v.max(0.0);
+                }
+                v.round_ties_even().clamp(0.0, 255.0) as u8
+            })
+            .collect();
+        assert_eq!(got.as_slice(), &want[..], "round {round}, {alg:?}");
+    }
+}

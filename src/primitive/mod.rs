@@ -46,6 +46,8 @@
 mod element;
 mod fused;
 mod memory;
+#[cfg(feature = "alloc")]
+mod quantized;
 
 use core::marker::PhantomData;
 

@@ -1,5 +1,5 @@
 //! Quantized tensors: 8-bit elements with a scale and a zero point, and the arithmetic of
-//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q14 of `RULES.md`).
+//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q15 of `RULES.md`).
 //!
 //! A quantized tensor is [`Quantized`]: any tensor of `i8` or `u8` (static, mixed, a view,
 //! a `DynTensor`) with its [`Quant`] parameters. Its operations follow TFLM's integer
@@ -14,6 +14,10 @@
 //!   (Q12, [`QCompare`]), maximum and minimum (Q13, [`QExtreme`]) and requantization (Q14,
 //!   [`QRequant`]), each prepared once per set of parameters;
 //! * quantize and dequantize (Q10).
+//!
+//! The binary primitive also takes 8-bit sources and destinations
+//! ([`Binary::run_int`](crate::primitive::Binary::run_int)), under oneDNN's contract instead
+//! (Q15): scales, `f32` arithmetic and post-ops, one rounding half to even at the store.
 //!
 //! Broadcasting is the crate's: NUMPY on static shapes, checked at compile time, and on mixed
 //! ones; all four modes on `DynTensor`. The elementwise function does not depend on the rank,
@@ -41,7 +45,7 @@ pub mod multiplier;
 mod params;
 mod quantized;
 
-pub use convert::{dequantize_value, quantize_value};
+pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 pub use params::{Activation, Quant, QuantElement, Rounding};
 pub use quantized::Quantized;
