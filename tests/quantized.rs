@@ -488,7 +488,10 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
     let zero = [0u8];
     let src0 = MemRef::new([6], &a, Layout::RowMajor).unwrap();
     let src1 = MemRef::new([1], &zero, Layout::RowMajor).unwrap();
-    let d = Binary::new(Alg::Add).scales(0.5, 1.0).run_int::<i8, u8, i8>(&src0, &src1).unwrap();
+    let d = Binary::new(Alg::Add)
+        .scales(0.5, 1.0)
+        .run_int::<i8, u8, i8>(&src0, &src1)
+        .unwrap();
     assert_eq!(d.as_slice(), &[0, 2, 2, 0, -2, -2]);
     // Into the caller's buffer, a Sum post-op reading its old integers (0.5 of each): 0.5 +
     // 0.5 = 1, 1.5 + 0.5 = 2, then 2.5 -> 2, -0.5 -> 0, -1.5 -> -2, -2.5 -> -2 (ties to even).
@@ -512,7 +515,10 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
     for round in 0..200 {
         let alg = [Alg::Add, Alg::Sub, Alg::Mul, Alg::Maximum, Alg::Minimum][round % 5];
         let relu = round % 3 == 0;
-        let (s0, s1) = ((next() % 1000) as f32 / 997.0, (next() % 1000) as f32 / 331.0);
+        let (s0, s1) = (
+            (next() % 1000) as f32 / 997.0,
+            (next() % 1000) as f32 / 331.0,
+        );
         let a: Vec<i8> = (0..24).map(|_| next() as u8 as i8).collect();
         let b: Vec<u8> = (0..3).map(|_| next() as u8).collect();
         let src0 = MemRef::new([2, 3, 4], &a, Layout::RowMajor).unwrap();

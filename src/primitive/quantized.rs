@@ -16,6 +16,23 @@ fn widen<E: QuantElement>(m: MemRef<'_, E>) -> Result<(alloc::vec::Vec<f32>, Des
     Ok((data, m.desc))
 }
 
+/// A source widened to `f32`.
+struct Wide(alloc::vec::Vec<f32>, Desc);
+
+impl Wide {
+    fn of<E: QuantElement>(src: &(impl Source<E> + ?Sized)) -> Result<Wide, Error> {
+        let (data, desc) = widen(src.mem()?)?;
+        Ok(Wide(data, desc))
+    }
+
+    fn mem(&self) -> MemRef<'_, f32> {
+        MemRef {
+            data: &self.0,
+            desc: self.1,
+        }
+    }
+}
+
 impl<P> Binary<'_, f32, P> {
     /// `dst = round_half_even(post_ops((s0 * src0) (alg) (s1 * src1)))`, saturated, for
     /// `i8`/`u8` sources (of either type each) and destination, every step in `f32` (Q15). A
@@ -44,9 +61,8 @@ impl<P> Binary<'_, f32, P> {
         E1: QuantElement,
         F: QuantElement,
     {
-        let ((a, da), (b, db)) = (widen(src0.mem()?)?, widen(src1.mem()?)?);
-        let (a, b) = (MemRef { data: &a, desc: da }, MemRef { data: &b, desc: db });
-        let out = self.run(&a, &b)?;
+        let (a, b) = (Wide::of(src0)?, Wide::of(src1)?);
+        let out = self.run(&a.mem(), &b.mem())?;
         let mut data = crate::runtime::try_vec(out.data.len(), out.shape())?;
         data.extend(out.data.iter().map(|&x| saturate_round_half_even::<F>(x)));
         Ok(Memory {
@@ -68,14 +84,13 @@ impl<P> Binary<'_, f32, P> {
         E1: QuantElement,
         F: QuantElement,
     {
-        let ((a, da), (b, db)) = (widen(src0.mem()?)?, widen(src1.mem()?)?);
-        let (a, b) = (MemRef { data: &a, desc: da }, MemRef { data: &b, desc: db });
+        let (a, b) = (Wide::of(src0)?, Wide::of(src1)?);
         let (mut wide, desc) = widen(dst.as_ref())?;
         let mut wide_dst = MemMut {
             data: &mut wide,
             desc,
         };
-        self.run_into(&a, &b, &mut wide_dst)?;
+        self.run_into(&a.mem(), &b.mem(), &mut wide_dst)?;
         dst.desc = wide_dst.desc;
         for (d, &x) in dst.data.iter_mut().zip(wide.iter()) {
             *d = saturate_round_half_even::<F>(x);
