@@ -547,3 +547,45 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
         assert_eq!(got.as_slice(), &want[..], "round {round}, {alg:?}");
     }
 }
+
+/// The runtime path takes every broadcast mode for quantized operations, with the shape errors
+/// of the float ones.
+#[cfg(feature = "alloc")]
+#[test]
+fn quantized_runtime_operations_take_all_four_modes() {
+    use shaped::{AutoBroadcast, DynTensor};
+    let q = q8(0.5, 0);
+    let a = DynTensor::from_shape_vec([2, 3], vec![1i8, 2, 3, 4, 5, 6])
+        .unwrap()
+        .quantized(q);
+    let b = DynTensor::from_shape_vec([2, 1], vec![10i8, 20])
+        .unwrap()
+        .quantized(q);
+    let add = |x: &shaped::quant::Quantized<DynTensor<i8>, i8>, y, mode| {
+        x.add(y, q, Activation::None, mode)
+            .map(|r| r.values().as_slice().to_vec())
+    };
+    assert_eq!(
+        add(&a, &b, AutoBroadcast::Numpy).unwrap(),
+        [11, 12, 13, 24, 25, 26]
+    );
+    assert_eq!(
+        add(&a, &b, AutoBroadcast::Bidirectional).unwrap(),
+        [11, 12, 13, 24, 25, 26]
+    );
+    let c = DynTensor::from_shape_vec([2], vec![10i8, 20])
+        .unwrap()
+        .quantized(q);
+    assert_eq!(
+        add(&a, &c, AutoBroadcast::Pdpd { axis: 0 }).unwrap(),
+        [11, 12, 13, 24, 25, 26]
+    );
+    assert_eq!(
+        add(&a, &a, AutoBroadcast::None).unwrap(),
+        [2, 4, 6, 8, 10, 12]
+    );
+    assert_eq!(
+        add(&a, &b, AutoBroadcast::None).unwrap_err().to_string(),
+        "cannot broadcast [2, 3] with [2, 1] (none): axis 1 has 3 vs 1"
+    );
+}
