@@ -108,7 +108,7 @@ fn bench(c: &mut Criterion) {
     let mut out = vec![0i8; N];
     hand_loop(&data, b.values().as_slice(), &mut out);
     assert_eq!(
-        add.run(&a, &b).values().as_slice(),
+        add.run(&a, &b).unwrap().values().as_slice(),
         &out[..],
         "the hand loop is the contract"
     );
@@ -117,7 +117,7 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(N as u64));
     group.sample_size(10);
     group.bench_function("shaped int8", |x| {
-        x.iter(|| black_box(add.run(black_box(&a), black_box(&b))))
+        x.iter(|| black_box(add.run(black_box(&a), black_box(&b)).unwrap()))
     });
     group.bench_function("scalar loop", |x| {
         x.iter(|| {
@@ -150,12 +150,12 @@ fn bench(c: &mut Criterion) {
         }
     };
     outer(a.values().as_slice(), b.values().as_slice(), &mut out);
-    assert_eq!(add.run(&ha, &b).values().as_slice(), &out[..]);
+    assert_eq!(add.run(&ha, &b).unwrap().values().as_slice(), &out[..]);
     let fha = HeapTensor::<f32, Shape![1024, 1]>::from_vec(fa.as_slice().to_vec()).unwrap();
     let mut group = c.benchmark_group("int8 add [1024,1] + [1,1024]");
     group.throughput(Throughput::Elements(1024 * 1024));
     group.bench_function("shaped int8", |x| {
-        x.iter(|| black_box(add.run(black_box(&ha), black_box(&b))))
+        x.iter(|| black_box(add.run(black_box(&ha), black_box(&b)).unwrap()))
     });
     group.bench_function("scalar loop", |x| {
         x.iter(|| {

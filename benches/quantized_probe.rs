@@ -38,29 +38,21 @@ fn main() {
     )
     .unwrap()
     .quantized(qa);
-    let sum: i64 = match which.as_str() {
-        "same" => add
-            .run(black_box(&a), black_box(&b))
-            .values()
-            .as_slice()
-            .iter()
-            .map(|&x| x as i64)
-            .sum(),
-        "row" => add
-            .run(black_box(&a), black_box(&row))
-            .values()
-            .as_slice()
-            .iter()
-            .map(|&x| x as i64)
-            .sum(),
-        "outer" => add
-            .run(black_box(&col), black_box(&row))
-            .values()
-            .as_slice()
-            .iter()
-            .map(|&x| x as i64)
-            .sum(),
-        _ => 0,
+    let out = match which.as_str() {
+        "same" => add.run(black_box(&a), black_box(&b)),
+        "row" => add.run(black_box(&a), black_box(&row)),
+        "outer" => add.run(black_box(&col), black_box(&row)),
+        _ => {
+            println!("{which}: 0");
+            return;
+        }
     };
+    let sum: i64 = out
+        .unwrap()
+        .values()
+        .as_slice()
+        .iter()
+        .map(|&x| x as i64)
+        .sum();
     println!("{which}: {sum}");
 }

@@ -16,9 +16,9 @@ text_bytes() {
 }
 
 declare -A size
-kernels=(add mul controller mlp)
-declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [controller]="shaped hand"
-  [mlp]="shaped hand")
+kernels=(add mul qadd controller mlp)
+declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [qadd]="shaped into hand"
+  [controller]="shaped hand" [mlp]="shaped hand")
 profiles=(size-s size-z size-3)
 for profile in "${profiles[@]}"; do
   elf="target/thumbv7em-none-eabihf/$profile/firmware"
@@ -34,6 +34,7 @@ name() {
   case "$1" in
     add) echo '`[4, 4] + [1, 4]` f32' ;;
     mul) echo '`[2, 3, 4] * [1, 3, 1]` f32' ;;
+    qadd) echo '`[4, 4] + [1, 4]` int8 (TFLM add)' ;;
     controller) echo 'controller 8 -> 16 ReLU -> 2 clip' ;;
     mlp) echo 'mlp 16 -> 32 ReLU -> 4, batch 2' ;;
   esac

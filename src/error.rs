@@ -360,6 +360,8 @@ pub enum QuantProblem {
     ActivationRange,
     /// Inputs of a maximum or minimum with different parameters (Q13).
     Mismatch,
+    /// Operands whose parameters are not the ones a prepared operation was made for (Q1).
+    NotPrepared,
 }
 
 impl fmt::Display for QuantProblem {
@@ -387,6 +389,10 @@ impl fmt::Display for QuantProblem {
             QuantProblem::ActivationRange => {
                 f.write_str("an activation bound does not fit in i32 at the output's scale (Q7)")
             }
+            QuantProblem::NotPrepared => f.write_str(
+                "the operands' scales or zero points are not the ones the operation was \
+                 prepared for (Q1)",
+            ),
             QuantProblem::Mismatch => f.write_str(
                 "a maximum or minimum compares stored integers, so both inputs need the same \
                  scale and zero point (Q13)",

@@ -589,3 +589,27 @@ fn quantized_runtime_operations_take_all_four_modes() {
         "cannot broadcast [2, 3] with [2, 1] (none): axis 1 has 3 vs 1"
     );
 }
+
+/// A prepared operation refuses operands whose parameters are not the ones it was prepared
+/// for, on every path, rather than reading their integers under the wrong scales.
+#[test]
+fn prepared_operations_refuse_operands_of_other_parameters() {
+    let (qa, qb, qo) = (q8(0.02, -5), q8(0.03, 7), q8(0.05, 3));
+    let add = QAdd::new(qa, qb, qo, Activation::None, Rounding::Double).unwrap();
+    assert_eq!(add.inputs(), (qa, qb));
+    let a = Tensor::<i8, Shape![2]>::from([1, 2]).quantized(qa);
+    let swapped = Tensor::<i8, Shape![2]>::from([1, 2]).quantized(qb);
+    let text = "invalid quantization: the operands' scales or zero points are not the ones the \
+                operation was prepared for (Q1)";
+    assert_eq!(add.run(&swapped, &a).unwrap_err().to_string(), text);
+    assert_eq!(add.run(&a, &swapped).unwrap().values().as_slice(), &[2, 3]);
+    #[cfg(feature = "alloc")]
+    {
+        use shaped::{AutoBroadcast, DynTensor};
+        let d = DynTensor::from_shape_vec([2], vec![1i8, 2])
+            .unwrap()
+            .quantized(qa);
+        let err = add.run_dyn(&d, &d, AutoBroadcast::Numpy).unwrap_err();
+        assert_eq!(err.to_string(), text);
+    }
+}

@@ -190,11 +190,11 @@ impl Op {
         SB: shaped::Shape,
     {
         match self {
-            Op::Add(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
-            Op::Mul(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
-            Op::Sub(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
-            Op::Extreme(op) => bytes(op.run(a, b).values().as_slice(), |v| v as u8),
-            Op::Compare(op) => bytes(op.run(a, b).as_slice(), u8::from),
+            Op::Add(op) => bytes(op.run(a, b).unwrap().values().as_slice(), |v| v as u8),
+            Op::Mul(op) => bytes(op.run(a, b).unwrap().values().as_slice(), |v| v as u8),
+            Op::Sub(op) => bytes(op.run(a, b).unwrap().values().as_slice(), |v| v as u8),
+            Op::Extreme(op) => bytes(op.run(a, b).unwrap().values().as_slice(), |v| v as u8),
+            Op::Compare(op) => bytes(op.run(a, b).unwrap().as_slice(), u8::from),
             Op::ToI8(op) => bytes(a.requantize(op.output()).values().as_slice(), |v| v as u8),
             Op::ToU8(op) => a.requantize(op.output()).values().as_slice().to_vec(),
         }

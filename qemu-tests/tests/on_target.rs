@@ -726,12 +726,22 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
     let x = Tensor::<i8, Shape![2, 3]>::from([[100, -100, 0], [127, -128, 5]]).quantized(a);
     let y = Tensor::<i8, Shape![3]>::from([50, -100, 127]).quantized(b);
     let mut buf = [0i8; 6];
-    if let Ok(mut out) = TensorViewMut::<i8, Shape![2, 3]>::new(&mut buf) {
-        add1.run_into(&x, &y, &mut out);
-    }
+    let ran = TensorViewMut::<i8, Shape![2, 3]>::new(&mut buf)
+        .and_then(|mut out| add1.run_into(&x, &y, &mut out));
+    r.eq(
+        "a static broadcast add runs",
+        &ran.map_err(|e| e.kind()),
+        &Ok(()),
+    );
     r.eq(
         "a static broadcast add into a stack buffer",
         &buf,
         &[71, -99, 77, 82, -110, 79],
+    );
+    let other = Tensor::<i8, Shape![3]>::from([50, -100, 127]).quantized(a);
+    r.eq(
+        "operands of other parameters are refused",
+        &add1.run(&x, &other).map(|_| ()).map_err(|e| e.kind()),
+        &Err(ErrorKind::Quant(shaped::error::QuantProblem::NotPrepared)),
     );
 }

@@ -55,6 +55,7 @@ struct Frame<E> {
     min: i32,
     max: i32,
     rounding: Rounding,
+    inputs: (Quant<E>, Quant<E>),
     output: Quant<E>,
 }
 
@@ -76,6 +77,7 @@ impl<E: QuantElement> Frame<E> {
             min,
             max,
             rounding,
+            inputs: (a, b),
             output: out,
         })
     }
@@ -183,6 +185,12 @@ impl<E: QuantElement, const SUB: bool> QAddSub<E, SUB> {
     #[inline(always)]
     pub const fn output(&self) -> Quant<E> {
         self.frame.output
+    }
+
+    /// The parameters of the inputs it was prepared for; `run` refuses others.
+    #[inline(always)]
+    pub const fn inputs(&self) -> (Quant<E>, Quant<E>) {
+        self.frame.inputs
     }
 
     /// The quantized sum (or difference) of one pair of elements.
@@ -302,6 +310,12 @@ impl<E: QuantElement> QMul<E> {
         self.frame.output
     }
 
+    /// The parameters of the inputs it was prepared for; `run` refuses others.
+    #[inline(always)]
+    pub const fn inputs(&self) -> (Quant<E>, Quant<E>) {
+        self.frame.inputs
+    }
+
     /// The quantized product of one pair of elements.
     #[inline(always)]
     pub fn apply(&self, x: E, y: E) -> E {
@@ -336,7 +350,7 @@ pub struct QCompare<E> {
     b: Requant,
     op: crate::op::CompareOp,
     rounding: Rounding,
-    element: core::marker::PhantomData<E>,
+    inputs: (Quant<E>, Quant<E>),
 }
 
 impl<E: QuantElement> QCompare<E> {
@@ -354,8 +368,14 @@ impl<E: QuantElement> QCompare<E> {
             b: try_const!(Requant::new(b.scale() as f64, rounding, true)),
             op,
             rounding,
-            element: core::marker::PhantomData,
+            inputs: (a, b),
         })
+    }
+
+    /// The parameters of the inputs it was prepared for; `run` refuses others.
+    #[inline(always)]
+    pub const fn inputs(&self) -> (Quant<E>, Quant<E>) {
+        self.inputs
     }
 
     /// The comparison of one pair of elements.
@@ -403,6 +423,13 @@ impl<E: QuantElement> QExtreme<E> {
     #[inline(always)]
     pub const fn output(&self) -> Quant<E> {
         self.output
+    }
+
+    /// The parameters of the inputs it was prepared for (both the same); `run` refuses
+    /// others.
+    #[inline(always)]
+    pub const fn inputs(&self) -> (Quant<E>, Quant<E>) {
+        (self.output, self.output)
     }
 
     /// The larger (or smaller) of one pair of elements.
@@ -497,3 +524,16 @@ macro_rules! with_element_fn {
     }};
 }
 pub(crate) use with_element_fn;
+
+/// The error when operands do not carry the parameters an operation was prepared for.
+#[inline]
+pub(crate) fn check_inputs<E>(
+    prepared: (Quant<E>, Quant<E>),
+    a: Quant<E>,
+    b: Quant<E>,
+) -> Result<(), Error> {
+    if (a, b) == prepared {
+        return Ok(());
+    }
+    Err(quant_error(QuantProblem::NotPrepared))
+}

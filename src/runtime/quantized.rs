@@ -124,13 +124,15 @@ macro_rules! prepared_run_dyn {
         impl<E: QuantElement> $Op<E> {
             /// The operation on two quantized runtime tensors (or views: anything the runtime
             /// path takes as an input) broadcast under `mode`; the result carries the output
-            /// parameters the operation was prepared for.
+            /// parameters the operation was prepared for, and operands with other parameters
+            /// are an error.
             pub fn run_dyn(
                 &self,
                 a: &Quantized<impl AsInput<E>, E>,
                 b: &Quantized<impl AsInput<E>, E>,
                 mode: AutoBroadcast,
             ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+                crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let (a, b) = (a.values().as_input(), b.values().as_input());
                 let large = a.data.len().max(b.data.len()) >= crate::quant::elementwise::TABLE_MIN;
                 let values = crate::quant::elementwise::with_element_fn!($kind self, large, |f| {
@@ -152,6 +154,7 @@ impl<E: QuantElement> QCompare<E> {
         b: &Quantized<impl AsInput<E>, E>,
         mode: AutoBroadcast,
     ) -> Result<DynTensor<bool>, Error> {
+        crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
         let (a, b) = (a.values().as_input(), b.values().as_input());
         super::dyn_tensor::zip_inputs(a, b, mode, |&x, &y| self.apply(x, y))
     }

@@ -7,7 +7,7 @@ use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
-use crate::quant::elementwise::{with_element_fn, TABLE_MIN};
+use crate::quant::elementwise::{check_inputs, with_element_fn, TABLE_MIN};
 use crate::quant::{
     Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
     Rounding,
@@ -87,7 +87,7 @@ macro_rules! quantized_ops {
             D2: Data<E>,
         {
             let op = $Op::new(self.quant(), rhs.quant(), out, activation, Rounding::Double)?;
-            Ok(op.run(self, rhs))
+            op.run(self, rhs)
         }
     )*};
 }
@@ -106,7 +106,7 @@ macro_rules! extreme_ops {
             S2: Shape,
             D2: Data<E>,
         {
-            Ok(QExtreme::new(self.quant(), rhs.quant(), $largest)?.run(self, rhs))
+            QExtreme::new(self.quant(), rhs.quant(), $largest)?.run(self, rhs)
         }
     )*};
 }
@@ -176,7 +176,7 @@ let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
         S2: Shape,
         D2: Data<E>,
     {
-        Ok(QCompare::new(self.quant(), rhs.quant(), op, Rounding::Double)?.run(self, rhs))
+        QCompare::new(self.quant(), rhs.quant(), op, Rounding::Double)?.run(self, rhs)
     }
 
     /// The same real values under parameters `to` (Q14), in double rounding ([`QRequant`]
@@ -196,24 +196,26 @@ macro_rules! prepared_run {
         impl<E: QuantElement> $Op<E> {
             /// The operation on two quantized tensors, NUMPY-broadcast (static shapes checked
             /// at compile time; `Dyn` dims at run time, a mismatch panics as the operators
-            /// do). The result carries the output parameters the operation was prepared for.
+            /// do). The result carries the output parameters the operation was prepared for;
+            /// operands with other parameters than it was prepared for are an error.
             #[track_caller]
             pub fn run<S, D, S2, D2>(
                 &self,
                 a: &Quantized<Tensor<E, S, D>, E>,
                 b: &Quantized<Tensor<E, S2, D2>, E>,
-            ) -> QuantizedBroadcast<E, S, D, S2, D2>
+            ) -> Result<QuantizedBroadcast<E, S, D, S2, D2>, Error>
             where
                 S: BroadcastWith<S2>,
                 D: Data<E>,
                 S2: Shape,
                 D2: Data<E>,
             {
+                check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let large = a.values().len().max(b.values().len()) >= TABLE_MIN;
                 let values = with_element_fn!($kind self, large, |f| a
                     .values()
                     .broadcast_with(b.values(), f));
-                Quantized::new(values, self.output())
+                Ok(Quantized::new(values, self.output()))
             }
 
             /// [`run`](Self::run) into `out` (quantized by [`output`](Self::output)), for
@@ -227,7 +229,7 @@ macro_rules! prepared_run {
             /// let a = Tensor::<i8, Shape![2, 2]>::from([[1, 2], [3, 4]]).quantized(q);
             /// let b = Tensor::<i8, Shape![2]>::from([10, 20]).quantized(q);
             /// let mut buf = [0i8; 4];
-            /// add.run_into(&a, &b, &mut TensorViewMut::<i8, Shape![2, 2]>::new(&mut buf)?);
+            /// add.run_into(&a, &b, &mut TensorViewMut::<i8, Shape![2, 2]>::new(&mut buf)?)?;
             /// assert_eq!(buf, [11, 22, 13, 24]);
             /// # Ok::<(), shaped::Error>(())
             /// ```
@@ -237,17 +239,20 @@ macro_rules! prepared_run {
                 a: &Quantized<Tensor<E, S, D>, E>,
                 b: &Quantized<Tensor<E, S2, D2>, E>,
                 out: &mut Tensor<E, BroadcastOutput<S, S2>, O>,
-            ) where
+            ) -> Result<(), Error>
+            where
                 S: Broadcasts<S2>,
                 D: Data<E>,
                 S2: StaticShape,
                 D2: Data<E>,
                 O: DataMut<E>,
             {
+                check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let large = S::LEN.max(S2::LEN) >= TABLE_MIN;
                 with_element_fn!($kind self, large, |f| a
                     .values()
                     .broadcast_with_into(b.values(), out, f));
+                Ok(())
             }
         }
     )*};
@@ -257,20 +262,21 @@ prepared_run!(tables QAdd direct QMul tables QSub direct QExtreme);
 
 impl<E: QuantElement> QCompare<E> {
     /// The comparison of two quantized tensors, NUMPY-broadcast as the operators, a `bool`
-    /// tensor.
+    /// tensor; operands with other parameters than it was prepared for are an error.
     #[track_caller]
     pub fn run<S, D, S2, D2>(
         &self,
         a: &Quantized<Tensor<E, S, D>, E>,
         b: &Quantized<Tensor<E, S2, D2>, E>,
-    ) -> ComparedBroadcast<E, S, D, S2, D2>
+    ) -> Result<ComparedBroadcast<E, S, D, S2, D2>, Error>
     where
         S: BroadcastWith<S2>,
         D: Data<E>,
         S2: Shape,
         D2: Data<E>,
     {
-        a.values()
-            .broadcast_with(b.values(), |&x, &y| self.apply(x, y))
+        check_inputs(self.inputs(), a.quant(), b.quant())?;
+        Ok(a.values()
+            .broadcast_with(b.values(), |&x, &y| self.apply(x, y)))
     }
 }

@@ -37,6 +37,34 @@ static M234: [[[f32; 4]; 3]; 2] = [
 ];
 static M131: [[[f32; 1]; 3]; 1] = [[[2.0], [-1.0], [0.5]]];
 static SENSORS: [f32; 8] = [-1.05, -0.75, -0.45, -0.15, 0.15, 0.45, 0.75, 1.05];
+static Q44: [[i8; 4]; 4] = [
+    [100, -100, 0, 5],
+    [127, -128, 64, -64],
+    [1, 2, 3, 4],
+    [-1, -2, -3, -4],
+];
+static Q14: [[i8; 4]; 1] = [[50, -100, 127, 0]];
+
+/// TFLM's int8 add of `a` (0.02, -5) and `b` (0.03, 7) into (0.05, 3), double rounding, as a
+/// hand-written kernel carries it: the multipliers and shifts worked out beforehand.
+#[inline(always)]
+fn hand_qadd(x: i8, y: i8) -> i8 {
+    fn high_mul(a: i32, b: i32) -> i32 {
+        if a == i32::MIN && b == i32::MIN {
+            return i32::MAX;
+        }
+        ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
+    }
+    fn divide_pot(x: i32, e: i32) -> i32 {
+        let mask = (1i32 << e) - 1;
+        let threshold = (mask >> 1) + (x < 0) as i32;
+        (x >> e) + ((x & mask) > threshold) as i32
+    }
+    let xa = divide_pot(high_mul((x as i32 + 5) << 20, 1_431_655_765), 1);
+    let yb = high_mul((y as i32 - 7) << 20, 1_073_741_824);
+    let raw = divide_pot(high_mul(xa + yb, 1_288_490_141), 19) + 3;
+    raw.clamp(-128, 127) as i8
+}
 
 /// Prints the kernel's output and exits QEMU.
 fn report(out: &impl Debug) -> ! {
@@ -72,6 +100,44 @@ fn main() -> ! {
             }
         }
         out
+    });
+
+    #[cfg(feature = "qadd-none")]
+    report(&black_box(Ok::<_, shaped::Error>([[0i8; 4]; 4])));
+    #[cfg(any(feature = "qadd-shaped", feature = "qadd-into"))]
+    const QADD: shaped::quant::QAdd<i8> = match shaped::quant::QAdd::new(
+        shaped::quant::Quant::new_const(0.02, -5),
+        shaped::quant::Quant::new_const(0.03, 7),
+        shaped::quant::Quant::new_const(0.05, 3),
+        shaped::quant::Activation::None,
+        shaped::quant::Rounding::Double,
+    ) {
+        Ok(op) => op,
+        Err(_) => panic!("the parameters are valid"),
+    };
+    #[cfg(feature = "qadd-shaped")]
+    report(&{
+        let a = Tensor::from(black_box(Q44)).quantized(QADD.inputs().0);
+        let b = Tensor::from(black_box(Q14)).quantized(QADD.inputs().1);
+        QADD.run(&a, &b).map(|c| c.into_parts().0.into_inner())
+    });
+    #[cfg(feature = "qadd-into")]
+    report(&{
+        let a = Tensor::from(black_box(Q44)).quantized(QADD.inputs().0);
+        let b = Tensor::from(black_box(Q14)).quantized(QADD.inputs().1);
+        let mut out = Tensor::<i8, Shape![4, 4]>::zeros();
+        QADD.run_into(&a, &b, &mut out).map(|()| out.into_inner())
+    });
+    #[cfg(feature = "qadd-hand")]
+    report(&{
+        let (a, b) = (black_box(Q44), black_box(Q14));
+        let mut out = [[0i8; 4]; 4];
+        for i in 0..4 {
+            for j in 0..4 {
+                out[i][j] = hand_qadd(a[i][j], b[0][j]);
+            }
+        }
+        Ok::<_, shaped::Error>(out)
     });
 
     #[cfg(feature = "mul-none")]
