@@ -1,22 +1,15 @@
 //! Between real values and quantized ones (rule Q10), as TFLM's `QUANTIZE` and `DEQUANTIZE`
 //! compute them.
 
-use super::params::{Quant, QuantElement};
+use super::params::{round_half_away, Quant, QuantElement};
 
 /// `zero_point + round(x / scale)`, clamped to `E`'s range (Q10): the division in `f32`, the
 /// rounding half away from zero. NaN gives the zero point (TFLM leaves it undefined);
 /// infinities saturate.
 #[inline(always)]
 pub fn quantize_value<E: QuantElement>(x: f32, quant: Quant<E>) -> E {
-    let scaled = x / quant.scale();
-    if scaled.is_nan() {
-        return E::saturate(quant.zero_point());
-    }
-    // Half away from zero: |v| + 0.5 is exact in f64, and the cast truncates (saturating
-    // beyond i64, far outside every element range).
-    let magnitude = (scaled.abs() as f64 + 0.5) as i64;
-    let rounded = if scaled < 0.0 { -magnitude } else { magnitude };
-    let v = rounded.saturating_add(quant.zero_point() as i64);
+    // NaN rounds to 0, so it gives the zero point; infinities saturate in the rounding.
+    let v = round_half_away(x / quant.scale()).saturating_add(quant.zero_point() as i64);
     E::saturate(v.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
 }
 

@@ -230,16 +230,24 @@ impl Activation {
 /// `round` half away from zero, `None` outside `i32`.
 const fn quantize_bound<E>(b: f32, q: Quant<E>) -> Option<i32> {
     let x = b / q.scale;
-    // x is a finite f32 (scale > 0); |x| + 0.5 is exact in f64 below 2^52.
-    let magnitude = (if x < 0.0 { -x } else { x }) as f64;
-    if magnitude >= 2147483648.0 {
+    if (if x < 0.0 { -x } else { x }) >= 2147483648.0 {
         return None;
     }
-    let r = (magnitude + 0.5) as i64;
-    let r = if x < 0.0 { -r } else { r };
-    let v = r + q.zero_point as i64;
+    let v = round_half_away(x) + q.zero_point as i64;
     if v < i32::MIN as i64 || v > i32::MAX as i64 {
         return None;
     }
     Some(v as i32)
+}
+
+/// `x` rounded to the nearest integer, ties away from zero (TFLM's `TfLiteRound`), as `i64`:
+/// `|x| + 0.5` is exact in `f64` and the cast truncates, saturating beyond `i64`; NaN gives 0.
+/// The rounding of every quantize step (Q7, Q10).
+pub(crate) const fn round_half_away(x: f32) -> i64 {
+    let magnitude = ((if x < 0.0 { -x } else { x }) as f64 + 0.5) as i64;
+    if x < 0.0 {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
