@@ -654,75 +654,28 @@ fn serde_without_an_allocator(r: &mut Report) {
     r.eq("truncated input is refused", &short.is_err(), &true);
 }
 
+include!("../../tests/common/quant_pairs.rs");
+
 /// Quantized int8 arithmetic (rules Q1-Q14) with no allocator: eight prepared operations over
-/// every pair of inputs hash to the values the host computes (`tests/quantized.rs`, whose
+/// every pair of inputs hash to the values the host computes (`tests/common/quant_pairs.rs`, whose
 /// operations are held to TFLM's bytes), and a static broadcast add written into a stack
 /// buffer.
 fn quantized_int8_as_on_the_host(r: &mut Report) {
-    use shaped::quant::{Activation, QAdd, QCompare, QMul, QRequant, QSub, Quant, Rounding};
-    fn q8(scale: f32, zero_point: i32) -> Quant<i8> {
-        Quant::new_const(scale, zero_point)
-    }
-    fn fnv(mut f: impl FnMut(i8, i8) -> u8) -> u32 {
-        let mut h = 0x811c_9dc5u32;
-        for x in i8::MIN..=i8::MAX {
-            for y in i8::MIN..=i8::MAX {
-                h = (h ^ f(x, y) as u32).wrapping_mul(0x0100_0193);
-            }
-        }
-        h
-    }
-    let (a, b, o) = (q8(0.02, -5), q8(0.03, 7), q8(0.05, 3));
-    let (d, s) = (Rounding::Double, Rounding::Single);
-    let (Ok(add1), Ok(add2), Ok(add3), Ok(mul1), Ok(mul2), Ok(sub), Ok(lt)) = (
-        QAdd::new(a, b, o, Activation::None, d),
-        QAdd::new(a, b, o, Activation::Relu6, s),
-        QAdd::new(
-            q8(0.0078125, 0),
-            q8(0.00390625, 10),
-            q8(0.015625, -3),
-            Activation::None,
-            d,
-        ),
-        QMul::new(
-            q8(0.1, 0),
-            q8(0.1, 0),
-            q8(0.25, 0),
-            Activation::ReluN1To1,
-            d,
-        ),
-        QMul::new(
-            q8(0.007, 12),
-            q8(0.3, -20),
-            q8(0.02, 1),
-            Activation::None,
-            s,
-        ),
-        QSub::new(a, b, o, Activation::Relu, d),
-        QCompare::new(q8(0.5, 0), q8(0.25, 3), CompareOp::Lt, d),
-    ) else {
-        r.eq("quantized operations prepare", &false, &true);
-        return;
-    };
-    let to_u8 = QRequant::new(q8(0.5, 0), Quant::<u8>::new_const(0.25, 128), d);
-    let hashes = [
-        fnv(|x, y| add1.apply(x, y) as u8),
-        fnv(|x, y| add2.apply(x, y) as u8),
-        fnv(|x, y| add3.apply(x, y) as u8),
-        fnv(|x, y| mul1.apply(x, y) as u8),
-        fnv(|x, y| mul2.apply(x, y) as u8),
-        fnv(|x, y| sub.apply(x, y) as u8),
-        fnv(|x, y| lt.apply(x, y) as u8),
-        fnv(|x, y| to_u8.apply(x) ^ y as u8),
-    ];
+    use shaped::quant::{Activation, QAdd, Quant, Rounding};
     r.eq(
         "quantized int8 over every input pair, as on the host",
-        &hashes,
-        &[
-            0x090061ef, 0xc5410a04, 0x05b9d385, 0xae4e7c81, 0x6ef5c8cb, 0xda27c0b8, 0x1991ca45,
-            0xd3dafdc5,
-        ],
+        &all_pairs_hashes().map_err(|e| e.kind()),
+        &Ok(QUANT_HASHES),
     );
+    let (a, b, o) = (
+        Quant::<i8>::new_const(0.02, -5),
+        Quant::new_const(0.03, 7),
+        Quant::new_const(0.05, 3),
+    );
+    let Ok(add1) = QAdd::new(a, b, o, Activation::None, Rounding::Double) else {
+        r.eq("a quantized add prepares", &false, &true);
+        return;
+    };
     let x = Tensor::<i8, Shape![2, 3]>::from([[100, -100, 0], [127, -128, 5]]).quantized(a);
     let y = Tensor::<i8, Shape![3]>::from([50, -100, 127]).quantized(b);
     let mut buf = [0i8; 6];
