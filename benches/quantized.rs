@@ -133,6 +133,84 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    // The primitive's int8 contract (Q15) on the same shapes: scales, ReLU, one rounding.
+    use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef};
+    const DIMS: [usize; 4] = [8, 256, 56, 56];
+    let prim = Binary::new(Alg::Add)
+        .scales(0.5, 0.25)
+        .post_op(Eltwise::Relu);
+    let b8: Vec<i8> = b.values().as_slice().to_vec();
+    let src0 = MemRef::new(DIMS, &data, Layout::RowMajor).unwrap();
+    let src1 = MemRef::new([1, 256, 1, 1], &b8, Layout::RowMajor).unwrap();
+    let fb_mem: Vec<f32> = b8.iter().map(|&x| x as f32).collect();
+    let fdata: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+    let (fsrc0, fsrc1) = (
+        MemRef::new(DIMS, &fdata, Layout::RowMajor).unwrap(),
+        MemRef::new([1, 256, 1, 1], &fb_mem, Layout::RowMajor).unwrap(),
+    );
+    let q15_loop = |a: &[i8], b: &[i8], out: &mut [i8]| {
+        for n in 0..8 {
+            for (c, &y) in b.iter().enumerate() {
+                let base = (n * 256 + c) * 56 * 56;
+                let y = 0.25 * y as f32;
+                for i in base..base + 56 * 56 {
+                    let v = (0.5 * a[i] as f32 + y).max(0.0);
+                    out[i] = v.round_ties_even().clamp(-128.0, 127.0) as i8;
+                }
+            }
+        }
+    };
+    let mut want = vec![0i8; N];
+    q15_loop(&data, &b8, &mut want);
+    prim.run_mixed_into(&src0, &src1, &mut MemMut::any(DIMS, &mut out).unwrap())
+        .unwrap();
+    assert_eq!(out, want, "the loop is the primitive's contract");
+    let mut fout = vec![0f32; N];
+    // Before: each source widened to f32, the f32 run, then one rounding pass.
+    let widened = |a: &[i8], b: &[i8], wide_out: &mut [f32], out: &mut [i8]| {
+        let wa: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+        let wb: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+        let (ma, mb) = (
+            MemRef::new(DIMS, &wa, Layout::RowMajor).unwrap(),
+            MemRef::new([1, 256, 1, 1], &wb, Layout::RowMajor).unwrap(),
+        );
+        prim.run_into(&ma, &mb, &mut MemMut::any(DIMS, wide_out).unwrap())
+            .unwrap();
+        for (o, &x) in out.iter_mut().zip(wide_out.iter()) {
+            *o = shaped::quant::saturate_round_half_even(x);
+        }
+    };
+    let mut group = c.benchmark_group("int8 primitive add+relu [8,256,56,56] + [1,256,1,1]");
+    group.throughput(Throughput::Elements(N as u64));
+    group.sample_size(10);
+    group.bench_function("shaped run_mixed_into", |x| {
+        x.iter(|| {
+            prim.run_mixed_into(
+                black_box(&src0),
+                black_box(&src1),
+                &mut MemMut::any(DIMS, &mut out).unwrap(),
+            )
+            .unwrap()
+        })
+    });
+    group.bench_function("widened to f32 (before)", |x| {
+        x.iter(|| widened(black_box(&data), black_box(&b8), &mut fout, &mut out))
+    });
+    group.bench_function("scalar loop", |x| {
+        x.iter(|| q15_loop(black_box(&data), black_box(&b8), black_box(&mut out)))
+    });
+    group.bench_function("shaped f32 run_into", |x| {
+        x.iter(|| {
+            prim.run_into(
+                black_box(&fsrc0),
+                black_box(&fsrc1),
+                &mut MemMut::any(DIMS, &mut fout).unwrap(),
+            )
+            .unwrap()
+        })
+    });
+    group.finish();
+
     // [1024, 1] + [1, 1024]
     let a = Tensor::<i8, Shape![1024, 1]>::from_fn(|[i, _]| (i * 5 % 253) as i8).quantized(qa);
     let b = Tensor::<i8, Shape![1, 1024]>::from_fn(|[_, j]| (j * 11 % 247) as i8).quantized(qb);

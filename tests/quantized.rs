@@ -416,6 +416,52 @@ fn u8_operations_are_the_i8_ones_shifted_by_128() {
     }
 }
 
+/// Q15's store on its own: `saturate_round_half_even` equals `round_ties_even` then a clamp, on
+/// every half and quarter step across the 8-bit ranges and past them, on large and tiny values,
+/// infinities and NaN (0).
+#[test]
+fn q15_store_rounds_ties_to_even_and_saturates() {
+    use shaped::quant::saturate_round_half_even as store;
+    let want = |x: f32, lo: f32, hi: f32| {
+        if x.is_nan() {
+            0
+        } else {
+            x.round_ties_even().clamp(lo, hi) as i32
+        }
+    };
+    let mut values: Vec<f32> = (-2400..=2400).map(|k| k as f32 * 0.125).collect();
+    for x in [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN,
+        1e-40,
+        -1e-40,
+        0.49999997,
+        -0.49999997,
+        0.50000006,
+        126.5,
+        127.5,
+        -128.5,
+        254.5,
+        255.5,
+        8_388_609.0,
+        -16_777_217.0,
+        3.0e9,
+    ] {
+        values.push(x);
+    }
+    for x in values {
+        assert_eq!(store::<i8>(x) as i32, want(x, -128.0, 127.0), "i8 {x}");
+        assert_eq!(store::<u8>(x) as i32, want(x, 0.0, 255.0), "u8 {x}");
+    }
+    assert_eq!(store::<i8>(2.5), 2);
+    assert_eq!(store::<i8>(-2.5), -2);
+    assert_eq!(store::<i8>(3.5), 4);
+    assert_eq!(store::<u8>(-0.5), 0);
+}
+
 /// The binary primitive's integer contract (oneDNN's): sources scaled and combined in `f32`,
 /// post-ops in `f32`, one rounding half to even, saturated; against an `f32` reference with
 /// `round_ties_even`, over random broadcasts, and ties by value.
@@ -430,7 +476,7 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
     let src1 = MemRef::new([1], &zero, Layout::RowMajor).unwrap();
     let d = Binary::new(Alg::Add)
         .scales(0.5, 1.0)
-        .run_int::<i8, u8, i8>(&src0, &src1)
+        .run_mixed::<i8, u8, i8>(&src0, &src1)
         .unwrap();
     assert_eq!(d.as_slice(), &[0, 2, 2, 0, -2, -2]);
     // Into the caller's buffer, a Sum post-op reading its old integers (0.5 of each): 0.5 +
@@ -441,7 +487,7 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
     Binary::new(Alg::Add)
         .scales(0.5, 1.0)
         .post_op(PostOp::Sum { scale: 0.5 })
-        .run_int_into::<i8, u8, i8>(&src0, &src1, &mut dst)
+        .run_mixed_into::<i8, u8, i8>(&src0, &src1, &mut dst)
         .unwrap();
     assert_eq!(buf, [1, 2, 2, 0, -2, -2]);
 
@@ -467,7 +513,7 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
         if relu {
             prim.push_post_op(Eltwise::Relu);
         }
-        let got = prim.run_int::<i8, u8, u8>(&src0, &src1).unwrap();
+        let got = prim.run_mixed::<i8, u8, u8>(&src0, &src1).unwrap();
         let want: Vec<u8> = (0..24)
             .map(|i| {
                 let (x, y) = (s0 * a[i] as f32, s1 * b[(i / 4) % 3] as f32);
@@ -485,6 +531,32 @@ fn q15_the_primitive_rounds_half_to_even_once_at_the_store() {
             })
             .collect();
         assert_eq!(got.as_slice(), &want[..], "round {round}, {alg:?}");
+        // The same values from channels-last sources into an `any` destination (channels-last
+        // too, O5), and into a caller's strided buffer: the same numbers at each index.
+        let a_nhwc: Vec<i8> = (0..24)
+            .map(|k| {
+                // Memory order (axis 0, axis 2, axis 1): channels (axis 1) innermost.
+                let (n, w, c) = (k / 12, (k / 3) % 4, k % 3);
+                a[n * 12 + c * 4 + w]
+            })
+            .collect();
+        let src0 = MemRef::new([2, 3, 4], &a_nhwc, Layout::ChannelsLast).unwrap();
+        let got = prim.run_mixed::<i8, u8, u8>(&src0, &src1).unwrap();
+        assert_eq!(got.layout(), Layout::ChannelsLast);
+        let mut buf = [0u8; 24];
+        let mut dst =
+            shaped::primitive::MemMut::new([2, 3, 4], &mut buf, Layout::RowMajor).unwrap();
+        prim.run_mixed_into::<i8, u8, u8>(&src0, &src1, &mut dst)
+            .unwrap();
+        for i in 0..24 {
+            let index = [i / 12, (i / 4) % 3, i % 4];
+            assert_eq!(
+                *got.get(&index).unwrap(),
+                want[i],
+                "round {round} at {index:?}"
+            );
+            assert_eq!(buf[i], want[i], "round {round} at {index:?}");
+        }
     }
 }
 

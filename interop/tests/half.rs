@@ -186,6 +186,52 @@ macro_rules! primitive_checks {
 primitive_checks!(f16_binary_primitive_rounds_once_after_the_chain, f16);
 primitive_checks!(bf16_binary_primitive_rounds_once_after_the_chain, bf16);
 
+/// Mixed data types in one call (`run_mixed_into`, f32 computation): an `f16` source, an `i8`
+/// source and a `bf16` destination give the `f32` primitive's values on the widened sources,
+/// rounded once to `bf16`; an `f32` destination gets them unrounded.
+#[test]
+fn mixed_data_types_load_exactly_and_round_once() {
+    let dims = [2, 3, 4, 5];
+    let a: Vec<f16> = values(120, 8).iter().map(|&x| f16::from_f32(x)).collect();
+    let b: Vec<i8> = (0..3).map(|i| i * 37 - 50).collect();
+    let ma = MemRef::new(dims, &a, Layout::RowMajor).unwrap();
+    let mb = MemRef::new([1, 3, 1, 1], &b, Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Mul)
+        .scales(0.5, 0.01)
+        .post_op(Eltwise::Tanh);
+    let mut wide = vec![0f32; 120];
+    prim.run_mixed_into(
+        &ma,
+        &mb,
+        &mut MemMut::new(dims, &mut wide, Layout::RowMajor).unwrap(),
+    )
+    .unwrap();
+    let mut narrow = vec![bf16::ZERO; 120];
+    prim.run_mixed_into(
+        &ma,
+        &mb,
+        &mut MemMut::new(dims, &mut narrow, Layout::RowMajor).unwrap(),
+    )
+    .unwrap();
+    let (fa, fb): (Vec<f32>, Vec<f32>) = (
+        a.iter().map(|x| x.to_f32()).collect(),
+        b.iter().map(|&x| x as f32).collect(),
+    );
+    let mut reference = vec![0f32; 120];
+    prim.run_into(
+        &MemRef::new(dims, &fa, Layout::RowMajor).unwrap(),
+        &MemRef::new([1, 3, 1, 1], &fb, Layout::RowMajor).unwrap(),
+        &mut MemMut::new(dims, &mut reference, Layout::RowMajor).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(wide, reference);
+    let rounded: Vec<bf16> = reference.iter().map(|&x| bf16::from_f32(x)).collect();
+    assert_eq!(narrow, rounded);
+    assert!(wide
+        .iter()
+        .any(|&x| x != 0.0 && bf16::from_f32(x).to_f32() != x));
+}
+
 #[test]
 fn half_floats_as_bytes_and_in_serde() {
     let t = Tensor::<f16, Shape![2]>::from([f16::from_f32(1.5), f16::from_f32(-2.0)]);

@@ -697,4 +697,30 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
         &add1.run(&x, &other).map(|_| ()).map_err(|e| e.kind()),
         &Err(ErrorKind::Quant(shaped::error::QuantProblem::NotPrepared)),
     );
+    // oneDNN's contract (Q15) in the primitive, with no allocator: u8 and i8 sources, a
+    // per-channel scale post-op in f32, an i8 destination rounded half to even.
+    let src = [10u8, 20, 30, 40];
+    let bias = [-4i8, 6];
+    let scale = [1.0f32, -0.5];
+    let s = MemRef::new(&[2, 1], &scale, Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Add)
+        .scales(0.25, 1.0)
+        .post_op(PostOp::binary(Alg::Mul, &s));
+    let mut out = [0i8; 4];
+    let ran = prim.run_mixed_into(
+        &MemRef::new(&[2, 2], &src, Layout::RowMajor).unwrap(),
+        &MemRef::new(&[2, 1], &bias, Layout::RowMajor).unwrap(),
+        &mut MemMut::new(&[2, 2], &mut out, Layout::RowMajor).unwrap(),
+    );
+    r.eq(
+        "an int8 primitive runs",
+        &ran.map_err(|e| e.kind()),
+        &Ok(()),
+    );
+    // 2.5 - 4 = -1.5 -> -2; 5 - 4 = 1; (7.5 + 6) * -0.5 = -6.75 -> -7; (10 + 6) * -0.5 = -8.
+    r.eq(
+        "an int8 primitive into a stack buffer",
+        &out,
+        &[-2, 1, -7, -8],
+    );
 }

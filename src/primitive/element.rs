@@ -242,3 +242,76 @@ impl Eltwise {
         }
     }
 }
+
+/// An element type the primitive reads and writes around its compute type `C` (oneDNN's data
+/// types): loaded exactly into `C`, computed there, and converted once at the store.
+///
+/// Implemented for every [`Real`] type with its own compute type (`f32`, `f64`; `f16` and
+/// `bf16` in `f32` with feature `half`, rounded once when stored) and for `i8` and `u8` in
+/// `f32`, stored rounded half to even and saturated to the type's range (Q15). Sealed.
+pub trait DataType<C>: Copy + Send + Sync + sealed::Sealed {
+    /// The value in the compute type (exact).
+    #[doc(hidden)]
+    fn load(self) -> C;
+    /// A computed value stored as this type (the one rounding of a result).
+    #[doc(hidden)]
+    fn store(x: C) -> Self;
+    /// The elements as the compute type without a copy, when the two are the same type.
+    #[doc(hidden)]
+    fn as_compute(x: &[Self]) -> Option<&[C]>;
+    /// The elements as the compute type without a copy, mutably, when the two are the same.
+    #[doc(hidden)]
+    fn as_compute_mut(x: &mut [Self]) -> Option<&mut [C]>;
+}
+
+/// The seal of [`DataType`].
+mod sealed {
+    pub trait Sealed {}
+    impl<T: super::Real> Sealed for T {}
+    impl Sealed for i8 {}
+    impl Sealed for u8 {}
+}
+
+impl<T: Real> DataType<T::Compute> for T {
+    #[inline(always)]
+    fn load(self) -> T::Compute {
+        self.to_compute()
+    }
+    #[inline(always)]
+    fn store(x: T::Compute) -> Self {
+        T::from_compute(x)
+    }
+    #[inline(always)]
+    fn as_compute(x: &[Self]) -> Option<&[T::Compute]> {
+        T::as_compute(x)
+    }
+    #[inline(always)]
+    fn as_compute_mut(x: &mut [Self]) -> Option<&mut [T::Compute]> {
+        T::as_compute_mut(x)
+    }
+}
+
+macro_rules! eight_bit_data_type {
+    ($($t:ty)*) => {$(
+        impl DataType<f32> for $t {
+            #[inline(always)]
+            fn load(self) -> f32 {
+                self as f32
+            }
+            #[inline(always)]
+            fn store(x: f32) -> Self {
+                crate::quant::saturate_round_half_even::<$t>(x)
+            }
+            #[inline(always)]
+            fn as_compute(_: &[Self]) -> Option<&[f32]> {
+                None
+            }
+            #[inline(always)]
+            fn as_compute_mut(_: &mut [Self]) -> Option<&mut [f32]> {
+                None
+            }
+        }
+    )*};
+}
+
+eight_bit_data_type!(i8 u8);

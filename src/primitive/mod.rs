@@ -46,14 +46,13 @@
 mod element;
 mod fused;
 mod memory;
-#[cfg(feature = "alloc")]
 mod quantized;
 
 use core::marker::PhantomData;
 
 pub use crate::element::Real;
 pub use crate::typed::rules::{Cons, Nil, RuntimeChecked, Unranked};
-pub use element::{Alg, Eltwise};
+pub use element::{Alg, DataType, Eltwise};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
 pub use memory::{Layout, MemMut, MemRef, Source};
@@ -405,21 +404,31 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         self.execute(src0.mem()?, src1.mem()?, dst.as_mut_slice(), &mut desc)
     }
 
-    /// Checks everything, resolves an `any` destination, then makes the one pass.
-    fn execute(
+    /// Checks everything, resolves an `any` destination, then makes the one pass. The sources
+    /// and the destination may be stored as other types than the post-op operands' `T`.
+    fn execute<A, B, D>(
         &self,
-        a: MemRef<'_, T>,
-        b: MemRef<'_, T>,
-        dst: &mut [T],
+        a: MemRef<'_, A>,
+        b: MemRef<'_, B>,
+        dst: &mut [D],
         dst_desc: &mut Desc,
-    ) -> Result<(), Error> {
+    ) -> Result<(), Error>
+    where
+        A: DataType<T::Compute>,
+        B: DataType<T::Compute>,
+        D: DataType<T::Compute>,
+    {
         if self.too_many {
             let kind = ErrorKind::TooManyPostOps { max: MAX_POST_OPS };
             return Err(Error::new(kind, Operation::Binary, a.shape(), b.shape()));
         }
         rules::binary_check_dst(a.shape(), b.shape(), dst_desc.dims())?;
         let mut chain = [Step::Sum(<T::Compute as crate::element::Element>::ZERO); MAX_POST_OPS];
-        let mut operands = [a; MAX_POST_OPS];
+        // Placeholders until the post-op operands are known; only the first `n_operands` are read.
+        let mut operands = [MemRef::<T> {
+            data: &[],
+            desc: a.desc,
+        }; MAX_POST_OPS];
         let (mut n_steps, mut n_operands) = (0, 0);
         // A ReLU right after the algorithm or a binary post-op joins that step's loop.
         let mut main_relu = false;

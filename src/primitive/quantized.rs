@@ -1,42 +1,29 @@
-//! The binary primitive on 8-bit integers, oneDNN's contract (rule Q15): `i8` or `u8` sources
-//! (each with its scale, [`Binary::scales`]) and destination, the algorithm and every post-op
-//! computed in `f32`, and one rounding, half to even, saturated to the destination's range,
-//! at the store. This is not TFLM's integer contract (the quantized tensors of
-//! [`quant`](crate::quant) follow that one): a model converted for TFLM needs those.
+//! The binary primitive on other data types than its own, oneDNN's way: sources and
+//! destination of any [`DataType`] computed in `f32` (`i8` and `u8` beside the floats),
+//! loaded exactly, the algorithm and every post-op computed in the compute type, and one
+//! conversion at the store. For 8-bit integers that is rule Q15: each source scaled by its
+//! [`Binary::scales`], computed in `f32`, rounded half to even and saturated once. This is not
+//! TFLM's integer contract (the quantized tensors of [`quant`](crate::quant) follow that
+//! one): a model converted for TFLM needs those.
+//!
+//! The same single pass as every other run: no working copies, no allocation for the `_into`
+//! form.
 
-use super::memory::{Desc, MemMut, MemRef, Memory, Source};
+use super::element::DataType;
+#[cfg(feature = "alloc")]
+use super::memory::{Desc, Memory};
+use super::memory::{MemMut, Source};
 use super::Binary;
 use crate::error::Error;
-use crate::quant::{saturate_round_half_even, QuantElement};
-
-/// The elements of `m` as `f32`s under the same description (layout and strides kept).
-fn widen<E: QuantElement>(m: MemRef<'_, E>) -> Result<(alloc::vec::Vec<f32>, Desc), Error> {
-    let mut data = crate::runtime::try_vec(m.data.len(), m.shape())?;
-    data.extend(m.data.iter().map(|&x| x.to_i32() as f32));
-    Ok((data, m.desc))
-}
-
-/// A source widened to `f32`.
-struct Wide(alloc::vec::Vec<f32>, Desc);
-
-impl Wide {
-    fn of<E: QuantElement>(src: &(impl Source<E> + ?Sized)) -> Result<Wide, Error> {
-        let (data, desc) = widen(src.mem()?)?;
-        Ok(Wide(data, desc))
-    }
-
-    fn mem(&self) -> MemRef<'_, f32> {
-        MemRef {
-            data: &self.0,
-            desc: self.1,
-        }
-    }
-}
+#[cfg(feature = "alloc")]
+use crate::rules;
 
 impl<P> Binary<'_, f32, P> {
-    /// `dst = round_half_even(post_ops((s0 * src0) (alg) (s1 * src1)))`, saturated, for
-    /// `i8`/`u8` sources (of either type each) and destination, every step in `f32` (Q15). A
-    /// new destination in [`Binary::dst_layout`], as [`run`](Binary::run).
+    /// `dst = post_ops((s0 * src0) (alg) (s1 * src1))` with sources and destination of any
+    /// [`DataType`] computed in `f32` (`i8`, `u8`, `f32`, and `f16`/`bf16` with feature
+    /// `half`), computed in `f32` and converted once at the store: for `i8`/`u8`, rounded half to
+    /// even and saturated (Q15). A new destination in [`Binary::dst_layout`], as
+    /// [`run`](Binary::run). Feature `alloc`.
     ///
     /// ```
     /// use shaped::primitive::{Alg, Binary, Eltwise, MemRef, Layout};
@@ -45,56 +32,66 @@ impl<P> Binary<'_, f32, P> {
     /// let src0 = MemRef::new([2, 2], &a, Layout::RowMajor)?;
     /// let src1 = MemRef::new([1, 2], &b, Layout::RowMajor)?;
     /// let prim = Binary::new(Alg::Mul).scales(0.5, 2.5).post_op(Eltwise::Relu);
-    /// let d = prim.run_int::<i8, u8, i8>(&src0, &src1)?;
+    /// let d = prim.run_mixed::<i8, u8, i8>(&src0, &src1)?;
     /// // 50 * 7.5 = 375 saturates; -50 * 10 = -500 after ReLU is 0; 3.5 * 7.5 = 26.25 -> 26;
     /// // 0 * 10 = 0.
     /// assert_eq!(d.as_slice(), &[127, 0, 26, 0]);
     /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn run_int<E0, E1, F>(
+    #[cfg(feature = "alloc")]
+    pub fn run_mixed<A, B, D>(
         &self,
-        src0: &(impl Source<E0> + ?Sized),
-        src1: &(impl Source<E1> + ?Sized),
-    ) -> Result<Memory<F>, Error>
+        src0: &(impl Source<A> + ?Sized),
+        src1: &(impl Source<B> + ?Sized),
+    ) -> Result<Memory<D>, Error>
     where
-        E0: QuantElement,
-        E1: QuantElement,
-        F: QuantElement,
+        A: DataType<f32>,
+        B: DataType<f32>,
+        D: DataType<f32>,
     {
-        let (a, b) = (Wide::of(src0)?, Wide::of(src1)?);
-        let out = self.run(&a.mem(), &b.mem())?;
-        let mut data = crate::runtime::try_vec(out.data.len(), out.shape())?;
-        data.extend(out.data.iter().map(|&x| saturate_round_half_even::<F>(x)));
-        Ok(Memory {
-            data,
-            desc: out.desc,
-        })
+        let (a, b) = (src0.mem()?, src1.mem()?);
+        let dims = rules::binary_dst_shape(a.shape(), b.shape())?;
+        let mut desc = Desc::dense::<D>(&dims, self.dst_layout)?;
+        let count = crate::runtime::element_count::<D>(&dims)?;
+        let zero = D::store(0.0);
+        let mut data = crate::runtime::try_filled(count, zero, &dims)?;
+        self.execute(a, b, &mut data, &mut desc)?;
+        Ok(Memory { data, desc })
     }
 
-    /// [`run_int`](Self::run_int) into the caller's destination (a `Sum` post-op reads its
-    /// old values, widened to `f32`). It allocates the `f32` working copies.
-    pub fn run_int_into<E0, E1, F>(
+    /// `dst = post_ops((s0 * src0) (alg) (s1 * src1))` into the caller's destination, with no
+    /// allocation: sources and destination of any [`DataType`] computed in `f32`, converted
+    /// once at the store (for `i8`/`u8`, rounded half to even and saturated, Q15). A `Sum`
+    /// post-op reads the destination's old values, loaded as the sources are. `run_mixed`
+    /// (feature `alloc`) returns a new destination instead.
+    ///
+    /// ```
+    /// use shaped::primitive::{Alg, Binary, Layout, MemMut, MemRef};
+    /// let a = [10u8, 20, 30];
+    /// let b = [-4i8];
+    /// let mut out = [0i8; 3];
+    /// let prim = Binary::new(Alg::Add).scales(0.25, 1.0);
+    /// prim.run_mixed_into(
+    ///     &MemRef::new([3], &a, Layout::RowMajor)?,
+    ///     &MemRef::new([1], &b, Layout::RowMajor)?,
+    ///     &mut MemMut::new([3], &mut out, Layout::RowMajor)?,
+    /// )?;
+    /// // 2.5 - 4 = -1.5 -> -2 (ties to even); 5 - 4 = 1; 7.5 - 4 = 3.5 -> 4.
+    /// assert_eq!(out, [-2, 1, 4]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn run_mixed_into<A, B, D>(
         &self,
-        src0: &(impl Source<E0> + ?Sized),
-        src1: &(impl Source<E1> + ?Sized),
-        dst: &mut MemMut<'_, F>,
+        src0: &(impl Source<A> + ?Sized),
+        src1: &(impl Source<B> + ?Sized),
+        dst: &mut MemMut<'_, D>,
     ) -> Result<(), Error>
     where
-        E0: QuantElement,
-        E1: QuantElement,
-        F: QuantElement,
+        A: DataType<f32>,
+        B: DataType<f32>,
+        D: DataType<f32>,
     {
-        let (a, b) = (Wide::of(src0)?, Wide::of(src1)?);
-        let (mut wide, desc) = widen(dst.as_ref())?;
-        let mut wide_dst = MemMut {
-            data: &mut wide,
-            desc,
-        };
-        self.run_into(&a.mem(), &b.mem(), &mut wide_dst)?;
-        dst.desc = wide_dst.desc;
-        for (d, &x) in dst.data.iter_mut().zip(wide.iter()) {
-            *d = saturate_round_half_even::<F>(x);
-        }
-        Ok(())
+        let (a, b) = (src0.mem()?, src1.mem()?);
+        self.execute(a, b, dst.data, &mut dst.desc)
     }
 }

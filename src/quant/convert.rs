@@ -25,18 +25,17 @@ pub fn dequantize_value<E: QuantElement>(q: E, quant: Quant<E>) -> f32 {
 /// 0.
 #[inline(always)]
 pub fn saturate_round_half_even<E: QuantElement>(x: f32) -> E {
-    if x.is_nan() {
-        return E::saturate(0);
-    }
-    // Every f32 is exact in f64, and so are the floor and the difference below.
-    let v = (x as f64).clamp(i32::MIN as f64, i32::MAX as f64);
-    let t = v as i64; // toward zero
-    let floor = if (t as f64) > v { t - 1 } else { t };
-    let rest = v - floor as f64;
-    let rounded = if rest > 0.5 || (rest == 0.5 && floor % 2 != 0) {
-        floor + 1
+    // Clamped first (NaN to 0), so the value is within 256 of zero; there, adding 1.5 * 2^23
+    // gives a float whose unit in the last place is 1, so the addition itself rounds to an
+    // integer, ties to even, and that integer is the float's bits less the bits of 1.5 * 2^23.
+    // Integer steps only, no float-to-int cast (whose saturating semantics kept LLVM from
+    // vectorizing the store: 1.32 against 5.5 Gelem/s for the primitive's int8 add).
+    const SNAP: f32 = 12_582_912.0;
+    let clamped = if x.is_nan() {
+        0.0
     } else {
-        floor
+        x.clamp(E::MIN as f32, E::MAX as f32)
     };
-    E::saturate(rounded.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+    let rounded = (clamped + SNAP).to_bits() as i32 - SNAP.to_bits() as i32;
+    E::saturate(rounded)
 }

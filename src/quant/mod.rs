@@ -15,9 +15,10 @@
 //!   [`QRequant`]), each prepared once per set of parameters;
 //! * quantize and dequantize (Q10).
 //!
-//! The binary primitive also takes 8-bit sources and destinations (`Binary::run_int`, feature
-//! `alloc`), under oneDNN's contract instead (Q15): scales, `f32` arithmetic and post-ops, one
-//! rounding half to even at the store.
+//! The binary primitive also takes 8-bit sources and destinations
+//! ([`Binary::run_mixed_into`](crate::primitive::Binary::run_mixed_into)), under oneDNN's
+//! contract instead (Q15): scales, `f32` arithmetic and post-ops, one rounding half to even at
+//! the store.
 //!
 //! Broadcasting is the crate's: NUMPY on static shapes, checked at compile time, and on mixed
 //! ones; all four modes on `DynTensor`. The elementwise function does not depend on the rank,
