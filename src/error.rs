@@ -362,6 +362,29 @@ pub enum QuantProblem {
     Mismatch,
     /// Operands whose parameters are not the ones a prepared operation was made for (Q1).
     NotPrepared,
+    /// Per-axis parameters with a different number of scales and zero points (Q16).
+    PerAxisCounts {
+        /// The number of scales.
+        scales: usize,
+        /// The number of zero points.
+        zero_points: usize,
+    },
+    /// Per-axis parameters whose count is not the size of the axis they quantize (Q16).
+    PerAxisLength {
+        /// The number of parameters.
+        params: usize,
+        /// The axis.
+        axis: usize,
+        /// Its size.
+        dim: usize,
+    },
+    /// A per-axis quantization along an axis the tensor does not have (Q16).
+    PerAxisAxis {
+        /// The axis.
+        axis: usize,
+        /// The tensor's rank.
+        rank: usize,
+    },
 }
 
 impl fmt::Display for QuantProblem {
@@ -396,6 +419,23 @@ impl fmt::Display for QuantProblem {
             QuantProblem::Mismatch => f.write_str(
                 "a maximum or minimum compares stored integers, so both inputs need the same \
                  scale and zero point (Q13)",
+            ),
+            QuantProblem::PerAxisCounts {
+                scales,
+                zero_points,
+            } => write!(
+                f,
+                "{scales} scales but {zero_points} zero points; each index of the axis needs \
+                 one of each (Q16)"
+            ),
+            QuantProblem::PerAxisLength { params, axis, dim } => write!(
+                f,
+                "{params} per-axis parameters for axis {axis} of size {dim}; the axis needs one \
+                 per index (Q16)"
+            ),
+            QuantProblem::PerAxisAxis { axis, rank } => write!(
+                f,
+                "per-axis parameters along axis {axis} of a rank-{rank} tensor (Q16)"
             ),
         }
     }

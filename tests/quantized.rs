@@ -1,4 +1,4 @@
-//! One test per quantization rule id (Q1-Q14 of `RULES.md`), with exact values and error
+//! One test per quantization rule id (Q1-Q16 of `RULES.md`), with exact values and error
 //! texts, on the static, mixed and runtime paths. The bulk comparison with TFLM is in
 //! `quantized_tflm.rs`.
 
@@ -624,4 +624,129 @@ fn prepared_operations_refuse_operands_of_other_parameters() {
         let err = add.run_dyn(&d, &d, AutoBroadcast::Numpy).unwrap_err();
         assert_eq!(err.to_string(), text);
     }
+}
+
+/// Per-axis parameters (Q16): each index of the axis quantizes and dequantizes as a per-tensor
+/// `Quant` of its own (Q10, itself checked against TFLM) would; static (compile-time length),
+/// mixed and runtime paths agree on every axis of a rank-3 shape; bad parameters, a wrong
+/// length and an axis outside the shape are error values with exact texts; empty axes work.
+#[test]
+fn q16_per_axis_parameters_quantize_each_index_with_its_own() {
+    use shaped::quant::{DynPerAxis, PerAxis};
+    use shaped::TensorView;
+    static SCALES: [f32; 4] = [0.02, 0.5, 0.003, 1.25];
+    static ZEROS: [i32; 4] = [-5, 0, 127, -128];
+    let x = Tensor::<f32, Shape![3, 4, 2]>::from_fn(|[i, j, k]| {
+        (i as f32 - 1.2) * 7.3 + j as f32 * 0.61 - k as f32 * 0.37
+    });
+    // Axis 1 has size 4: the parameters fit at compile time.
+    let p = PerAxis::<i8, 4>::new(&SCALES, &ZEROS).unwrap();
+    let q = x.quantize_per_axis::<1, i8, 4>(p);
+    assert_eq!(q.axis(), 1);
+    for (n, &v) in x.as_slice().iter().enumerate() {
+        let [i, j, k] = [n / 8, (n / 2) % 4, n % 2];
+        let own = Quant::<i8>::new(SCALES[j], ZEROS[j]).unwrap();
+        let want = Tensor::<f32, Shape![1]>::from([v]).quantize(own);
+        assert_eq!(
+            q.values()[[i, j, k]],
+            want.values()[[0]],
+            "at {:?}",
+            [i, j, k]
+        );
+        assert_eq!(
+            q.dequantize()[[i, j, k]],
+            want.dequantize()[[0]],
+            "at {:?}",
+            [i, j, k]
+        );
+    }
+    // The integers, attached again: the same real values.
+    let again = (*q.values()).quantized_per_axis::<1, 4>(p);
+    assert_eq!(again.dequantize(), q.dequantize());
+
+    // Mixed (a view whose axis 1 has a runtime size) and runtime paths, every axis.
+    let dims = [3usize, 4, 2];
+    let flat = x.as_slice();
+    for axis in 0..3 {
+        let n = dims[axis];
+        let params = DynPerAxis::<i8>::new(&SCALES[..n], &ZEROS[..n]).unwrap();
+        let typed_path = TensorView::<f32, Shape![3, _, 2]>::with_shape(dims, flat)
+            .unwrap()
+            .try_quantize_per_axis(axis, params)
+            .unwrap();
+        let inner: usize = dims[axis + 1..].iter().product();
+        for (i, &v) in flat.iter().enumerate() {
+            let c = (i / inner) % n;
+            let own = Quant::<i8>::new(SCALES[c], ZEROS[c]).unwrap();
+            let want = Tensor::<f32, Shape![1]>::from([v]).quantize(own);
+            assert_eq!(typed_path.values().as_slice()[i], want.values()[[0]]);
+            assert_eq!(
+                typed_path.dequantize().as_slice()[i],
+                want.dequantize()[[0]]
+            );
+        }
+        #[cfg(feature = "alloc")]
+        {
+            let d = shaped::DynTensor::from_shape_vec(dims, flat.to_vec()).unwrap();
+            let runtime = d.try_quantize_per_axis(axis, params).unwrap();
+            assert_eq!(runtime.values().as_slice(), typed_path.values().as_slice());
+            assert_eq!(
+                runtime.dequantize().as_slice(),
+                typed_path.dequantize().as_slice()
+            );
+            let attached = runtime
+                .values()
+                .clone()
+                .try_quantized_per_axis(axis, params);
+            assert_eq!(
+                attached.unwrap().dequantize().as_slice(),
+                typed_path.dequantize().as_slice()
+            );
+        }
+    }
+
+    // Errors, each an exact text.
+    let err = |e: shaped::Error| e.to_string();
+    assert_eq!(
+        err(PerAxis::<i8, 2>::new(&[0.5, 0.0], &[0, 0]).unwrap_err()),
+        "invalid quantization: the scale 0 must be finite and positive (Q1)"
+    );
+    assert_eq!(
+        err(PerAxis::<u8, 2>::new(&[0.5, 0.5], &[0, 256]).unwrap_err()),
+        "invalid quantization: the zero point 256 is outside the element range 0..=255 (Q1)"
+    );
+    assert_eq!(
+        err(DynPerAxis::<i8>::new(&[0.5, 0.5, 0.5], &[0, 0]).unwrap_err()),
+        "invalid quantization: 3 scales but 2 zero points; each index of the axis needs one of \
+         each (Q16)"
+    );
+    let three = DynPerAxis::<i8>::new(&SCALES[..3], &ZEROS[..3]).unwrap();
+    let v = TensorView::<f32, Shape![3, _, 2]>::with_shape(dims, flat).unwrap();
+    assert_eq!(
+        err(v.try_quantize_per_axis(1, three).map(|_| ()).unwrap_err()),
+        "invalid quantization: 3 per-axis parameters for axis 1 of size 4; the axis needs one \
+         per index (Q16)"
+    );
+    assert_eq!(
+        err(v.try_quantize_per_axis(3, three).map(|_| ()).unwrap_err()),
+        "invalid quantization: per-axis parameters along axis 3 of a rank-3 tensor (Q16)"
+    );
+    let scalar = Tensor::<i8, Shape![]>::from_fn(|_| 7);
+    assert_eq!(
+        err(scalar
+            .try_quantized_per_axis(0, three)
+            .map(|_| ())
+            .unwrap_err()),
+        "invalid quantization: per-axis parameters along axis 0 of a rank-0 tensor (Q16)"
+    );
+
+    // Zero-size: no parameters for an empty axis, and an empty tensor along a full one.
+    let none = PerAxis::<i8, 0>::new(&[], &[]).unwrap();
+    let empty = Tensor::<f32, Shape![2, 0]>::from_fn(|_| 1.0).quantize_per_axis::<1, i8, 0>(none);
+    assert_eq!(empty.dequantize().as_slice(), &[] as &[f32]);
+    let empty_rows = Tensor::<f32, Shape![0, 4]>::from_fn(|_| 1.0).quantize_per_axis::<1, i8, 4>(p);
+    assert_eq!(empty_rows.values().as_slice(), &[] as &[i8]);
+    assert_eq!(p.len(), 4);
+    assert_eq!(p.get(3), Some(Quant::new(1.25, -128).unwrap()));
+    assert_eq!(p.get(4), None);
 }

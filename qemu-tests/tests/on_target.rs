@@ -723,4 +723,29 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
         &out,
         &[-2, 1, -7, -8],
     );
+    per_axis_in_flash(r);
+}
+
+/// Per-axis parameters (Q16) as `static` tables, length checked at compile time, on the stack.
+fn per_axis_in_flash(r: &mut Report) {
+    use shaped::quant::PerAxis;
+    static W_SCALES: [f32; 2] = [0.5, 0.25];
+    static W_ZEROS: [i32; 2] = [0, 10];
+    const W: PerAxis<'static, i8, 2> = PerAxis::new_const(&W_SCALES, &W_ZEROS);
+    static X_SCALES: [f32; 3] = [0.1, 0.01, 1.0];
+    static X_ZEROS: [i32; 3] = [0, 0, -3];
+    const X: PerAxis<'static, i8, 3> = PerAxis::new_const(&X_SCALES, &X_ZEROS);
+    let w =
+        Tensor::<i8, Shape![2, 3]>::from([[2, 4, 6], [10, 14, 18]]).quantized_per_axis::<0, 2>(W);
+    r.eq(
+        "per-axis dequantize",
+        w.dequantize().as_slice(),
+        &[1.0f32, 2.0, 3.0, 0.0, 1.0, 2.0][..],
+    );
+    let x = Tensor::<f32, Shape![2, 3]>::from([[0.25, 0.25, 0.25], [-1.0, 2.0, 300.0]]);
+    r.eq(
+        "per-axis quantize",
+        x.quantize_per_axis::<1, i8, 3>(X).values().as_slice(),
+        &[3i8, 25, -3, -10, 127, 127][..],
+    );
 }

@@ -5,9 +5,10 @@
 use super::dyn_tensor::{AsInput, DynTensor};
 use crate::error::Error;
 use crate::op::CompareOp;
+use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
-    Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
-    Rounding,
+    Activation, AxisParams, DynPerAxis, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant,
+    QuantElement, Quantized, QuantizedPerAxis, Rounding,
 };
 use crate::rules::AutoBroadcast;
 
@@ -33,6 +34,69 @@ impl DynTensor<f32> {
     /// ```
     pub fn quantize<E: QuantElement>(&self, quant: Quant<E>) -> Quantized<DynTensor<E>, E> {
         Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
+    }
+}
+
+/// # Per-axis quantization
+impl<E: QuantElement> DynTensor<E> {
+    /// These integers quantized along `axis` by `params`, one per index of the axis: an error
+    /// value when the axis is outside the shape or its size is not `params.len()` (Q16).
+    ///
+    /// ```
+    /// use shaped::{quant::DynPerAxis, DynTensor};
+    /// let w = DynTensor::from_shape_vec([2, 2], vec![4i8, 8, 12, 16]).unwrap();
+    /// let q = w.try_quantized_per_axis(0, DynPerAxis::new(&[0.5, 0.25], &[0, 4])?)?;
+    /// assert_eq!(q.dequantize().as_slice(), &[2.0, 4.0, 2.0, 3.0]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn try_quantized_per_axis<'p>(
+        self,
+        axis: usize,
+        params: DynPerAxis<'p, E>,
+    ) -> Result<QuantizedPerAxis<Self, DynPerAxis<'p, E>>, Error> {
+        check_axis(self.shape(), axis, params)?;
+        Ok(QuantizedPerAxis::new_unchecked(self, params, axis))
+    }
+}
+
+impl DynTensor<f32> {
+    /// Each value quantized with the parameters of its index along `axis` (Q10 per index,
+    /// Q16): an error value when they do not fit the axis.
+    ///
+    /// ```
+    /// use shaped::{quant::DynPerAxis, DynTensor};
+    /// let x = DynTensor::from_shape_vec([2, 2], vec![1.0f32, -1.0, 1.0, -1.0]).unwrap();
+    /// let q = x.try_quantize_per_axis::<u8>(1, DynPerAxis::new(&[0.5, 0.25], &[128, 0])?)?;
+    /// assert_eq!(q.values().as_slice(), &[130, 0, 130, 0]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn try_quantize_per_axis<'p, E: QuantElement>(
+        &self,
+        axis: usize,
+        params: DynPerAxis<'p, E>,
+    ) -> Result<QuantizedPerAxis<DynTensor<E>, DynPerAxis<'p, E>>, Error> {
+        check_axis(self.shape(), axis, params)?;
+        let mut out = self.map(|_| E::saturate(0));
+        quantize_along(
+            self.as_slice(),
+            self.shape(),
+            axis,
+            params,
+            out.as_mut_slice(),
+        );
+        Ok(QuantizedPerAxis::new_unchecked(out, params, axis))
+    }
+}
+
+impl<E: QuantElement, P: AxisParams<E>> QuantizedPerAxis<DynTensor<E>, P> {
+    /// The real values, `scale_c * (q - zero_point_c)` with the parameters of each value's index
+    /// `c` along the axis (Q10 per index, Q16).
+    pub fn dequantize(&self) -> DynTensor<f32> {
+        let (values, params) = (self.values(), self.params().as_dyn());
+        let mut out = values.map(|_| 0.0f32);
+        let (dims, axis) = (values.shape(), self.axis());
+        dequantize_along(values.as_slice(), dims, axis, params, out.as_mut_slice());
+        out
     }
 }
 

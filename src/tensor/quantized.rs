@@ -8,17 +8,21 @@ use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
 use crate::quant::elementwise::{check_inputs, with_element_fn, TABLE_MIN};
+use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
-    Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
-    Rounding,
+    Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMul, QRequant, QSub,
+    Quant, QuantElement, Quantized, QuantizedPerAxis, Rounding,
 };
-use crate::typed::rules::{BroadcastOutput, Broadcasts};
+use crate::typed::rules::{BroadcastOutput, Broadcasts, PerAxisShape};
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Data, DataMut};
 
 /// The `bool` result of comparing `Tensor<E, S, D>` with `Tensor<E, S2, D2>`, broadcast.
 pub type ComparedBroadcast<E, S, D, S2, D2> =
     Stored<JoinOf<E, D, D2>, bool, <S as BroadcastWith<S2>>::Output>;
+
+/// `Tensor<f32, S, D>` quantized along an axis by parameters `P` (the same shape, `E` values).
+pub type QuantizedAlong<E, S, D, P> = QuantizedPerAxis<Stored<<D as Data<f32>>::Family, E, S>, P>;
 
 /// The quantized result of a broadcast of `Tensor<E, S, D>` with `Tensor<E, S2, D2>`.
 pub type QuantizedBroadcast<E, S, D, S2, D2> =
@@ -66,6 +70,153 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         S: Storable,
     {
         Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
+    }
+}
+
+/// # Per-axis quantization
+///
+/// One scale and zero point per index along an axis (Q16): [`quantized_per_axis`](
+/// Self::quantized_per_axis) checks at compile time that the parameters fit an axis of static
+/// size, [`try_quantized_per_axis`](Self::try_quantized_per_axis) at run time for any axis.
+impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
+    /// These integers quantized along axis `A` by `N` parameters, one per index of the axis,
+    /// whose static size must be `N` (Q16; a compile error otherwise).
+    ///
+    /// ```
+    /// use shaped::quant::PerAxis;
+    /// use shaped::{Shape, Tensor};
+    /// static SCALES: [f32; 2] = [0.5, 0.25];
+    /// static ZEROS: [i32; 2] = [0, 10];
+    /// let p = PerAxis::new(&SCALES, &ZEROS)?;
+    /// let w = Tensor::<i8, Shape![2, 3]>::from([[2, 4, 6], [10, 14, 18]]).quantized_per_axis::<0, 2>(p);
+    /// assert_eq!(w.dequantize().as_slice(), &[1.0, 2.0, 3.0, 0.0, 1.0, 2.0]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    ///
+    /// Parameters of another length do not compile:
+    ///
+    /// ```compile_fail
+    /// # use shaped::quant::PerAxis;
+    /// # use shaped::{Shape, Tensor};
+    /// let p = PerAxis::<i8, 3>::new(&[0.5; 3], &[0; 3]).unwrap();
+    /// let w = Tensor::<i8, Shape![2, 3]>::splat(1).quantized_per_axis::<0, 3>(p);
+    /// ```
+    #[inline]
+    pub fn quantized_per_axis<'p, const A: usize, const N: usize>(
+        self,
+        params: PerAxis<'p, E, N>,
+    ) -> QuantizedPerAxis<Self, PerAxis<'p, E, N>>
+    where
+        S: PerAxisShape<A, N>,
+    {
+        QuantizedPerAxis::new_unchecked(self, params, A)
+    }
+
+    /// These integers quantized along `axis` by `params`, one per index of the axis: an error
+    /// value when the axis is outside the shape or its size is not `params.len()` (Q16). For
+    /// axes of runtime size, and parameters read at run time.
+    ///
+    /// ```
+    /// use shaped::quant::DynPerAxis;
+    /// use shaped::{Shape, TensorView};
+    /// let scales = [0.5, 0.25, 1.0];
+    /// let zeros = [0, 0, 0];
+    /// let p = DynPerAxis::new(&scales, &zeros)?;
+    /// let data = [1i8, 2, 3, 4, 5, 6];
+    /// let t = TensorView::<i8, Shape![2, _]>::with_shape([2, 3], &data)?;
+    /// let q = t.try_quantized_per_axis(1, p)?;
+    /// assert_eq!(q.dequantize().as_slice(), &[0.5, 0.5, 3.0, 2.0, 1.25, 6.0]);
+    /// assert_eq!(
+    ///     t.try_quantized_per_axis(0, p).unwrap_err().to_string(),
+    ///     "invalid quantization: 3 per-axis parameters for axis 0 of size 2; the axis needs \
+    ///      one per index (Q16)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn try_quantized_per_axis<'p>(
+        self,
+        axis: usize,
+        params: DynPerAxis<'p, E>,
+    ) -> Result<QuantizedPerAxis<Self, DynPerAxis<'p, E>>, Error> {
+        check_axis(self.shape().as_ref(), axis, params)?;
+        Ok(QuantizedPerAxis::new_unchecked(self, params, axis))
+    }
+}
+
+impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
+    /// Each value quantized with the parameters of its index along axis `A` (Q10 per index,
+    /// Q16), whose static size must be `N`.
+    ///
+    /// ```
+    /// use shaped::quant::PerAxis;
+    /// use shaped::{Shape, Tensor};
+    /// let p = PerAxis::<i8, 3>::new(&[0.1, 0.01, 1.0], &[0, 0, -3])?;
+    /// let x = Tensor::<f32, Shape![2, 3]>::from([[0.25, 0.25, 0.25], [-1.0, 2.0, 300.0]]);
+    /// let q = x.quantize_per_axis::<1, i8, 3>(p);
+    /// assert_eq!(q.values().as_slice(), &[3, 25, -3, -10, 127, 127]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn quantize_per_axis<'p, const A: usize, E: QuantElement, const N: usize>(
+        &self,
+        params: PerAxis<'p, E, N>,
+    ) -> QuantizedAlong<E, S, D, PerAxis<'p, E, N>>
+    where
+        S: Storable + PerAxisShape<A, N>,
+    {
+        let mut out = self.map(|_| E::saturate(0));
+        let (dims, values) = (self.shape(), self.as_slice());
+        quantize_along(
+            values,
+            dims.as_ref(),
+            A,
+            params.as_dyn(),
+            out.as_mut_slice(),
+        );
+        QuantizedPerAxis::new_unchecked(out, params, A)
+    }
+
+    /// [`quantize_per_axis`](Self::quantize_per_axis) along `axis` with parameters counted at
+    /// run time: an error value when they do not fit the axis (Q16).
+    pub fn try_quantize_per_axis<'p, E: QuantElement>(
+        &self,
+        axis: usize,
+        params: DynPerAxis<'p, E>,
+    ) -> Result<QuantizedAlong<E, S, D, DynPerAxis<'p, E>>, Error>
+    where
+        S: Storable,
+    {
+        let dims = self.shape();
+        check_axis(dims.as_ref(), axis, params)?;
+        let mut out = self.map(|_| E::saturate(0));
+        quantize_along(
+            self.as_slice(),
+            dims.as_ref(),
+            axis,
+            params,
+            out.as_mut_slice(),
+        );
+        Ok(QuantizedPerAxis::new_unchecked(out, params, axis))
+    }
+}
+
+impl<E: QuantElement, S: Shape, D: Data<E>, P: AxisParams<E>> QuantizedPerAxis<Tensor<E, S, D>, P> {
+    /// The real values, `scale_c * (q - zero_point_c)` with the parameters of each value's index
+    /// `c` along the axis (Q10 per index, Q16).
+    pub fn dequantize(&self) -> Stored<D::Family, f32, S>
+    where
+        S: Storable,
+    {
+        let (values, params) = (self.values(), self.params().as_dyn());
+        let mut out = values.map(|_| 0.0f32);
+        let (dims, axis) = (values.shape(), self.axis());
+        dequantize_along(
+            values.as_slice(),
+            dims.as_ref(),
+            axis,
+            params,
+            out.as_mut_slice(),
+        );
+        out
     }
 }
 

@@ -10,6 +10,7 @@
 //! | `reduce.rs` | R1-R3 | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
 //! | `matmul.rs` | G1-G5 | [`MatMulShape`], [`MatMulOutput`] |
 //! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
+//! | `quant.rs` | Q16 | [`PerAxisShape`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
 //! (`ToUnsigned`), three type-level booleans are computed
@@ -44,6 +45,7 @@ pub use primitive::{
     BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape, Nil,
     PostOpDimRule, PostOpOnto, PostOpShape, PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
 };
+pub use quant::{PerAxisDim, PerAxisShape};
 pub use reduce::{
     axis_index, KeepAxis, KeepDims, NonEmptyAxis, NonEmptyDim, NotZero, RemoveAxis, WithoutAxis,
 };
@@ -281,4 +283,5 @@ mod matmul;
 mod none;
 mod numpy;
 mod primitive;
+mod quant;
 mod reduce;
