@@ -56,6 +56,37 @@ pub const fn multiply_by_quantized_multiplier_double(x: i32, multiplier: i32, sh
     )
 }
 
+/// [`multiply_by_quantized_multiplier_double`] for what an add or subtract asks of it: `|x| <
+/// 2^29`, a multiplier in `0..2^31` and `shift <= 0` (a real multiplier below one), with the
+/// same result in fewer steps. Under those bounds the high multiply cannot saturate
+/// (`x != i32::MIN`) and its result `v` has `|v| <= 2^29`, so the divide by `2^e` (`e =
+/// -shift`) is `(v + 2^(e-1) - [v < 0]) >> e` with no overflow: the floor of `v / 2^e` moved
+/// up by one half, less one unit below zero, which is half away from zero (Q5). A `shift`
+/// below -31 is taken as -31, as the general form does.
+///
+/// On the Cortex-M4 this is a multiply-accumulate and five single-cycle steps, where the
+/// general form's divide needs a mask, a threshold and a compare (`qemu-tests/icount.sh`).
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_double_small(
+    x: i32,
+    multiplier: i32,
+    shift: i32,
+) -> i32 {
+    let e = if shift < -31 {
+        31
+    } else if shift > 0 {
+        0
+    } else {
+        shift.unsigned_abs()
+    };
+    // |x * multiplier| < 2^60: no overflow in 64 bits, and `v` fits in 32.
+    let v = ((x as i64 * multiplier as i64 + (1 << 30)) >> 31) as i32;
+    let half = (1i64 << e >> 1) as i32;
+    // -1 below zero when there is a remainder to round (e > 0), 0 otherwise.
+    let below = (v >> 31) & -((e > 0) as i32);
+    (v + half + below) >> e
+}
+
 /// The single-rounding requantization (Q6, TFLM built with `TFLITE_SINGLE_ROUNDING`):
 /// `floor((x * multiplier + 2^(30 - shift)) / 2^(31 - shift))` in 64 bits, one rounding with
 /// ties toward positive infinity, for `shift` in `-31..=30` (the derivation saturates a larger
@@ -111,6 +142,75 @@ mod tests {
         assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
         assert_eq!(rounding_divide_by_pot(i32::MAX, 31), 1);
         assert_eq!(rounding_divide_by_pot(i32::MAX, 40), 1);
+    }
+
+    /// The short form equals the general one wherever its bounds hold: every shift, ties of
+    /// both steps, the ends of the range of `x` and of the multiplier.
+    #[test]
+    fn the_short_double_rounding_equals_the_general_one() {
+        let mut xs: [i32; 24] = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -3,
+            5,
+            -5,
+            7,
+            -7,
+            1 << 20,
+            -(1 << 20),
+            (1 << 29) - 1,
+            -(1 << 29) + 1,
+            12345678,
+            -12345678,
+            1 << 28,
+            -(1 << 28),
+            3 << 27,
+            -(3 << 27),
+            536870911,
+            -536870911,
+            999,
+        ];
+        let mut state = 0x2468_ace1u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let multipliers = [
+            0,
+            1,
+            1 << 30,
+            (1 << 30) + 1,
+            3 << 29,
+            i32::MAX,
+            1_431_655_765,
+        ];
+        for round in 0..20_000 {
+            if round > 0 {
+                for x in xs.iter_mut() {
+                    *x = (next() as i32) >> 3; // |x| < 2^29
+                }
+            }
+            for &x in &xs {
+                for shift in -40i32..=0 {
+                    let m = if round == 0 {
+                        multipliers[(shift.unsigned_abs() as usize) % multipliers.len()]
+                    } else {
+                        (next() >> 1) as i32
+                    };
+                    assert_eq!(
+                        multiply_by_quantized_multiplier_double_small(x, m, shift),
+                        multiply_by_quantized_multiplier_double(x, m, shift),
+                        "x {x}, multiplier {m}, shift {shift}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

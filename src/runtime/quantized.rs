@@ -198,7 +198,8 @@ macro_rules! prepared_run_dyn {
             ) -> Result<Quantized<DynTensor<E>, E>, Error> {
                 crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let (a, b) = (a.values().as_input(), b.values().as_input());
-                let large = a.data.len().max(b.data.len()) >= crate::quant::elementwise::TABLE_MIN;
+                let out_len = crate::quant::elementwise::broadcast_len(a.shape, b.shape);
+                let large = out_len >= crate::quant::elementwise::TABLE_MIN;
                 let values = crate::quant::elementwise::with_element_fn!($kind self, large, |f| {
                     super::dyn_tensor::zip_inputs(a, b, mode, f)
                 })?;

@@ -7,7 +7,7 @@ use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
-use crate::quant::elementwise::{check_inputs, with_element_fn, TABLE_MIN};
+use crate::quant::elementwise::{broadcast_len, check_inputs, with_element_fn, TABLE_MIN};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
     Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMul, QRequant, QSub,
@@ -362,7 +362,8 @@ macro_rules! prepared_run {
                 D2: Data<E>,
             {
                 check_inputs(self.inputs(), a.quant(), b.quant())?;
-                let large = a.values().len().max(b.values().len()) >= TABLE_MIN;
+                let (sa, sb) = (a.values().shape(), b.values().shape());
+                let large = broadcast_len(sa.as_ref(), sb.as_ref()) >= TABLE_MIN;
                 let values = with_element_fn!($kind self, large, |f| a
                     .values()
                     .broadcast_with(b.values(), f));
@@ -399,7 +400,7 @@ macro_rules! prepared_run {
                 O: DataMut<E>,
             {
                 check_inputs(self.inputs(), a.quant(), b.quant())?;
-                let large = S::LEN.max(S2::LEN) >= TABLE_MIN;
+                let large = BroadcastOutput::<S, S2>::LEN >= TABLE_MIN;
                 with_element_fn!($kind self, large, |f| a
                     .values()
                     .broadcast_with_into(b.values(), out, f));

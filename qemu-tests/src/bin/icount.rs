@@ -1,0 +1,215 @@
+//! Instructions per element of the int8 add (TFLM's contract) on the Cortex-M4, for
+//! `icount.sh`: QEMU runs with `-icount shift=0`, so its virtual clock advances one nanosecond
+//! per guest instruction, and SysTick (on the processor clock) counts that clock. A loop of a
+//! known instruction count calibrates instructions per tick; each kernel is then timed on
+//! inputs read from `static`s through `black_box`, and its output checked against the
+//! hand-written loop's.
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+use cortex_m::peripheral::{syst::SystClkSource, SYST};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprintln};
+use panic_semihosting as _;
+use shaped::quant::{Activation, QAdd, Quant};
+use shaped::{Shape, Tensor, TensorView};
+
+const N: usize = 256;
+
+/// `N x N` pseudo-random bytes (xorshift32 from `seed`), built at compile time.
+const fn bytes(seed: u32) -> [[i8; N]; N] {
+    let mut out = [[0i8; N]; N];
+    let mut x = seed;
+    let mut i = 0;
+    while i < N * N {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        out[i / N][i % N] = x as u8 as i8;
+        i += 1;
+    }
+    out
+}
+
+static A: [[i8; N]; N] = bytes(0x1234_5678);
+static B: [[i8; N]; N] = bytes(0x9abc_def0);
+/// The first row of `B`, as a `[1, N]` array.
+static ROW: [[i8; N]; 1] = [B[0]];
+/// A column: the first element of each row of `A`.
+static COL: [[i8; 1]; N] = {
+    let mut out = [[0i8; 1]; N];
+    let mut i = 0;
+    while i < N {
+        out[i][0] = A[i][0];
+        i += 1;
+    }
+    out
+};
+
+const QADD: QAdd<i8> = match QAdd::new(
+    Quant::new_const(0.02, -5),
+    Quant::new_const(0.03, 7),
+    Quant::new_const(0.05, 3),
+    Activation::None,
+    shaped::quant::Rounding::Double,
+) {
+    Ok(op) => op,
+    Err(_) => panic!("the parameters are valid"),
+};
+
+/// TFLM's int8 add with the parameters of `QADD`, the multipliers and shifts worked out
+/// beforehand: the per-element work of a plain loop (TFLM's reference kernel does this, plus
+/// its index arithmetic).
+#[inline(always)]
+fn hand_qadd(x: i8, y: i8) -> i8 {
+    fn high_mul(a: i32, b: i32) -> i32 {
+        if a == i32::MIN && b == i32::MIN {
+            return i32::MAX;
+        }
+        ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
+    }
+    fn divide_pot(x: i32, e: i32) -> i32 {
+        let mask = (1i32 << e) - 1;
+        let threshold = (mask >> 1) + (x < 0) as i32;
+        (x >> e) + ((x & mask) > threshold) as i32
+    }
+    let xa = divide_pot(high_mul((x as i32 + 5) << 20, 1_431_655_765), 1);
+    let yb = high_mul((y as i32 - 7) << 20, 1_073_741_824);
+    let raw = divide_pot(high_mul(xa + yb, 1_288_490_141), 19) + 3;
+    raw.clamp(-128, 127) as i8
+}
+
+/// SysTick ticks taken by `f` (at most 2^24 - 1 of them).
+fn ticks(syst: &mut SYST, f: impl FnOnce()) -> u32 {
+    syst.set_reload(0x00ff_ffff);
+    syst.clear_current();
+    syst.enable_counter();
+    let start = SYST::get_current();
+    f();
+    let end = SYST::get_current();
+    syst.disable_counter();
+    (start.wrapping_sub(end)) & 0x00ff_ffff
+}
+
+/// `2 * n + 1` instructions: `n` turns of a two-instruction loop, and the move before it.
+#[inline(never)]
+fn known_loop(n: u32) {
+    // SAFETY: touches only the register it declares; no memory, no stack.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "subs {0}, #1",
+            "bne 2b",
+            inout(reg) n => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    let Some(mut p) = cortex_m::Peripherals::take() else {
+        panic!("the peripherals are taken once");
+    };
+    let syst = &mut p.SYST;
+    syst.set_clock_source(SystClkSource::Core);
+
+    // Calibration: two runs of the known loop, so the constant cost of timing cancels.
+    let (n1, n2) = (100_000u32, 1_100_000u32);
+    let t1 = ticks(syst, || known_loop(black_box(n1)));
+    let t2 = ticks(syst, || known_loop(black_box(n2)));
+    // Instructions per tick, and the fixed cost of one timing in instructions.
+    let per_tick = (2.0 * (n2 - n1) as f64) / (t2 - t1) as f64;
+    let overhead = t1 as f64 * per_tick - (2.0 * n1 as f64 + 1.0);
+    hprintln!(
+        "calibration: {:.3} instructions per tick, {:.0} per timing",
+        per_tick,
+        overhead
+    );
+    let per_element = |t: u32, elements: usize| (t as f64 * per_tick - overhead) / elements as f64;
+
+    let (qa, qb) = QADD.inputs();
+    let mut out = Tensor::<i8, Shape![256, 256]>::zeros();
+    let mut want = [[0i8; N]; N];
+    let mut failed = 0u32;
+    let mut record = |name: &str, hand: u32, shaped: u32, same: bool| {
+        hprintln!(
+            "{}: shaped {:.2}, hand loop {:.2} instructions per element",
+            name,
+            per_element(shaped, N * N),
+            per_element(hand, N * N)
+        );
+        failed += (!same) as u32;
+    };
+
+    // Same shape.
+    let (a, b) = (black_box(&A), black_box(&B));
+    let hand = ticks(syst, || {
+        for i in 0..N {
+            for j in 0..N {
+                want[i][j] = hand_qadd(a[i][j], b[i][j]);
+            }
+        }
+    });
+    let x = TensorView::<i8, Shape![256, 256]>::from(a).quantized(qa);
+    let y = TensorView::<i8, Shape![256, 256]>::from(b).quantized(qb);
+    let shaped = ticks(syst, || {
+        let _ = QADD.run_into(&x, &y, &mut out);
+    });
+    record(
+        "[256, 256] + [256, 256]",
+        hand,
+        shaped,
+        out.as_slice() == want.as_flattened(),
+    );
+
+    // A row broadcast down the rows.
+    let row = black_box(&B[0]);
+    let hand = ticks(syst, || {
+        for i in 0..N {
+            for j in 0..N {
+                want[i][j] = hand_qadd(a[i][j], row[j]);
+            }
+        }
+    });
+    let y = TensorView::<i8, Shape![1, 256]>::from(black_box(&ROW)).quantized(qb);
+    let shaped = ticks(syst, || {
+        let _ = QADD.run_into(&x, &y, &mut out);
+    });
+    record(
+        "[256, 256] + [1, 256]",
+        hand,
+        shaped,
+        out.as_slice() == want.as_flattened(),
+    );
+
+    // A column against a row: the outer broadcast.
+    let col = black_box(&COL);
+    let hand = ticks(syst, || {
+        for i in 0..N {
+            for j in 0..N {
+                want[i][j] = hand_qadd(col[i][0], row[j]);
+            }
+        }
+    });
+    let x = TensorView::<i8, Shape![256, 1]>::from(col).quantized(qa);
+    let shaped = ticks(syst, || {
+        let _ = QADD.run_into(&x, &y, &mut out);
+    });
+    record(
+        "[256, 1] + [1, 256]",
+        hand,
+        shaped,
+        out.as_slice() == want.as_flattened(),
+    );
+
+    if failed == 0 {
+        debug::exit(debug::EXIT_SUCCESS);
+    } else {
+        hprintln!("{} kernels differ from the hand loop", failed);
+        debug::exit(debug::EXIT_FAILURE);
+    }
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
