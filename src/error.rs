@@ -385,6 +385,20 @@ pub enum QuantProblem {
         /// The tensor's rank.
         rank: usize,
     },
+    /// Per-channel weights of a product with a zero point that is not 0 (Q18).
+    WeightZeroPoint {
+        /// The output column.
+        channel: usize,
+        /// Its zero point.
+        zero_point: i32,
+    },
+    /// A product's bias whose length is not the output's column count (Q17).
+    BiasLength {
+        /// The bias's length.
+        bias: usize,
+        /// The output's columns.
+        columns: usize,
+    },
 }
 
 impl fmt::Display for QuantProblem {
@@ -436,6 +450,19 @@ impl fmt::Display for QuantProblem {
             QuantProblem::PerAxisAxis { axis, rank } => write!(
                 f,
                 "per-axis parameters along axis {axis} of a rank-{rank} tensor (Q16)"
+            ),
+            QuantProblem::WeightZeroPoint {
+                channel,
+                zero_point,
+            } => write!(
+                f,
+                "the weights of output column {channel} have the zero point {zero_point}; \
+                 per-channel weights are symmetric, every zero point 0 (Q18)"
+            ),
+            QuantProblem::BiasLength { bias, columns } => write!(
+                f,
+                "a bias of {bias} values for {columns} output columns; it needs one per column \
+                 (Q17)"
             ),
         }
     }

@@ -1,4 +1,4 @@
-//! One test per quantization rule id (Q1-Q16 of `RULES.md`), with exact values and error
+//! One test per quantization rule id (Q1-Q18 of `RULES.md`), with exact values and error
 //! texts, on the static, mixed and runtime paths. The bulk comparison with TFLM is in
 //! `quantized_tflm.rs`.
 
@@ -190,9 +190,10 @@ fn q7_activation_bounds_are_quantized_with_the_output_parameters() {
     assert_eq!(q(Activation::Relu6).apply(100, 50), 71);
     assert_eq!(q(Activation::ReluN1To1).apply(100, 50), 23);
     assert_eq!(q(Activation::Relu).apply(-100, -100), 3);
+    // A representable multiplier (1e-15 * 1e-15 / 1e-30 = 1), bounds that are not: 6 / 1e-30.
     let err = QMul::new(
-        q8(1.0, 0),
-        q8(1.0, 0),
+        q8(1e-15, 0),
+        q8(1e-15, 0),
         q8(1e-30, 0),
         Activation::Relu6,
         Rounding::Double,
@@ -749,4 +750,183 @@ fn q16_per_axis_parameters_quantize_each_index_with_its_own() {
     assert_eq!(p.len(), 4);
     assert_eq!(p.get(3), Some(Quant::new(1.25, -128).unwrap()));
     assert_eq!(p.get(4), None);
+}
+
+/// Products (Q17) by hand: the sum from the bias with the zero points taken off, requantized
+/// with the output zero point and clamp; an empty inner dim leaves the bias alone; rank-1
+/// operands; and each error value with its text. `tests/quantized_tflm_matmul.rs` holds the
+/// bulk comparison with TFLM.
+#[test]
+fn q17_products_sum_from_the_bias_and_requantize_once() {
+    use shaped::quant::QMatMul;
+    use shaped::rules::MatMulOptions;
+    let (qx, qw, qo) = (q8(0.5, 1), q8(0.25, 0), q8(1.0, -3));
+    let op = QMatMul::new(qx, qw, qo, Activation::None, Rounding::Double).unwrap();
+    // x = [3, 5] means [1, 2]; w rows [4, 8] and [-4, 0] mean [1, 2] and [-1, 0].
+    let x = Tensor::<i8, Shape![1, 2]>::from([[3, 5]]).quantized(qx);
+    let w = Tensor::<i8, Shape![2, 2]>::from([[4, 8], [-4, 0]]).quantized(qw);
+    // Sums at scale 1/8: (2*4 + 4*8) = 40 and -8; bias [8, 0] (1.0 at 1/8) -> 48 and -8, i.e.
+    // 6.0 and -1.0, stored with zero point -3.
+    let y = op.fully_connected(&x, &w, Some(&[8, 0])).unwrap();
+    assert_eq!(y.values().as_slice(), &[3, -4]);
+    assert_eq!(y.quant(), qo);
+    // ReLU clamps at the output zero point.
+    let relu = QMatMul::new(qx, qw, qo, Activation::Relu, Rounding::Double).unwrap();
+    assert_eq!(
+        relu.fully_connected(&x, &w, Some(&[8, 0]))
+            .unwrap()
+            .values()
+            .as_slice(),
+        &[3, -3]
+    );
+    // A rank-1 input is one row, and its 1 is not in the result.
+    let row = Tensor::<i8, Shape![2]>::from([3, 5]).quantized(qx);
+    let y1: Tensor<i8, Shape![2]> = *op
+        .fully_connected(&row, &w, Some(&[8, 0]))
+        .unwrap()
+        .values();
+    assert_eq!(y1.as_slice(), &[3, -4]);
+    // No inner terms: the bias alone, requantized (24 at 1/8 is 3.0).
+    let empty_x = Tensor::<i8, Shape![2, 0]>::zeros().quantized(qx);
+    let empty_w = Tensor::<i8, Shape![2, 0]>::zeros().quantized(qw);
+    let y0 = op
+        .fully_connected(&empty_x, &empty_w, Some(&[24, -8]))
+        .unwrap();
+    assert_eq!(y0.values().as_slice(), &[0, -4, 0, -4]);
+    // No rows: nothing.
+    let none = Tensor::<i8, Shape![0, 2]>::zeros().quantized(qx);
+    assert!(op
+        .fully_connected(&none, &w, None)
+        .unwrap()
+        .values()
+        .as_slice()
+        .is_empty());
+
+    let err = |e: shaped::Error| e.to_string();
+    assert_eq!(
+        err(op
+            .fully_connected(&x, &w, Some(&[1, 2, 3]))
+            .map(|_| ())
+            .unwrap_err()),
+        "invalid quantization: a bias of 3 values for 2 output columns; it needs one per \
+         column (Q17)"
+    );
+    let other = Tensor::<i8, Shape![2, 2]>::from([[4, 8], [-4, 0]]).quantized(qx);
+    assert_eq!(
+        err(op
+            .fully_connected(&x, &other, None)
+            .map(|_| ())
+            .unwrap_err()),
+        "invalid quantization: the operands' scales or zero points are not the ones the \
+         operation was prepared for (Q1)"
+    );
+    #[cfg(feature = "alloc")]
+    {
+        let xd = shaped::DynTensor::from_shape_vec([1, 3], vec![1i8, 2, 3])
+            .unwrap()
+            .quantized(qx);
+        let wd = shaped::DynTensor::from_shape_vec([2, 2], vec![4i8, 8, -4, 0])
+            .unwrap()
+            .quantized(qw);
+        assert_eq!(
+            err(op.fully_connected_dyn(&xd, &wd, None).unwrap_err()),
+            "cannot multiply [1, 3] by [2, 2] (matmul): inner dims 3 vs 2 (G4)"
+        );
+        let a = shaped::DynTensor::from_shape_vec([2, 1, 2], vec![3i8, 5, 1, 1])
+            .unwrap()
+            .quantized(qx);
+        let b = shaped::DynTensor::from_shape_vec([3, 2, 1], vec![4i8; 6])
+            .unwrap()
+            .quantized(qw);
+        assert_eq!(
+            err(op.matmul_dyn(&a, &b, MatMulOptions::default()).unwrap_err()),
+            "cannot multiply [2, 1, 2] by [3, 2, 1] (matmul): batch axis 0 has 2 vs 3 (G5)"
+        );
+    }
+    // A multiplier the contract cannot hold: 2^40 is past the largest shift.
+    assert_eq!(
+        err(QMatMul::new(
+            q8(1.0, 0),
+            q8(1.0, 0),
+            q8(1e-12, 0),
+            Activation::None,
+            Rounding::Double
+        )
+        .unwrap_err()),
+        "invalid quantization: the multiplier 1000000003995.8029 derived from the scales is \
+         outside what the contract allows (Q3)"
+    );
+}
+
+/// Per-channel products (Q18): each output column requantized by its own multiplier; weight
+/// zero points must be 0; weights quantized along another axis are refused.
+#[test]
+fn q18_per_channel_columns_requantize_by_their_own_scale() {
+    use shaped::quant::{PerAxis, QMatMulPerChannel};
+    static SCALES: [f32; 3] = [1.0, 0.5, 0.25];
+    static ZEROS: [i32; 3] = [0, 0, 0];
+    let pw = PerAxis::<i8, 3>::new(&SCALES, &ZEROS).unwrap();
+    let (qx, qo) = (q8(1.0, 0), q8(1.0, 0));
+    let op = QMatMulPerChannel::new(qx, pw, qo, Activation::None, Rounding::Double).unwrap();
+    let x = Tensor::<i8, Shape![1, 2]>::from([[1, 2]]).quantized(qx);
+    let w =
+        Tensor::<i8, Shape![3, 2]>::from([[4, 4], [4, 4], [4, 4]]).quantized_per_axis::<0, 3>(pw);
+    // 12 at scales 1, 0.5, 0.25.
+    assert_eq!(
+        op.fully_connected(&x, &w, None)
+            .unwrap()
+            .values()
+            .as_slice(),
+        &[12, 6, 3]
+    );
+    let mut out = Tensor::<i8, Shape![1, 3]>::zeros();
+    op.fully_connected_into(&x, &w, Some(&[4, 4, 4]), &mut out)
+        .unwrap();
+    assert_eq!(out.as_slice(), &[16, 8, 4]);
+    static NONZERO: [i32; 3] = [0, 5, 0];
+    let bad = PerAxis::<i8, 3>::new(&SCALES, &NONZERO).unwrap();
+    assert_eq!(
+        QMatMulPerChannel::new(qx, bad, qo, Activation::None, Rounding::Double)
+            .unwrap_err()
+            .to_string(),
+        "invalid quantization: the weights of output column 1 have the zero point 5; \
+         per-channel weights are symmetric, every zero point 0 (Q18)"
+    );
+    // Square weights quantized along their input axis: the right length, the wrong axis.
+    static SQUARE: [f32; 2] = [1.0, 1.0];
+    let p2 = PerAxis::<i8, 2>::new(&SQUARE, &[0, 0]).unwrap();
+    let op2 = QMatMulPerChannel::new(qx, p2, qo, Activation::None, Rounding::Double).unwrap();
+    let along_in = Tensor::<i8, Shape![2, 2]>::splat(1)
+        .try_quantized_per_axis(1, p2)
+        .unwrap();
+    let wrong = shaped::quant::QuantizedPerAxis::clone(&along_in);
+    let x2 = Tensor::<i8, Shape![1, 2]>::splat(1).quantized(qx);
+    let (values, params, axis) = wrong.into_parts();
+    assert_eq!(axis, 1);
+    let _ = (values, params);
+    let typed = Tensor::<i8, Shape![2, 2]>::splat(1).quantized_per_axis::<0, 2>(p2);
+    assert_eq!(
+        op2.fully_connected(&x2, &typed, None)
+            .unwrap()
+            .values()
+            .as_slice(),
+        &[2, 2]
+    );
+    #[cfg(feature = "alloc")]
+    {
+        let wd = shaped::DynTensor::from_shape_vec([2, 2], vec![1i8; 4])
+            .unwrap()
+            .try_quantized_per_axis(1, p2)
+            .unwrap();
+        let xd = shaped::DynTensor::from_shape_vec([1, 2], vec![1i8; 2])
+            .unwrap()
+            .quantized(qx);
+        assert_eq!(
+            op2.fully_connected_dyn(&xd, &wd, None)
+                .unwrap_err()
+                .to_string(),
+            "invalid quantization: the operands' scales or zero points are not the ones the \
+             operation was prepared for (Q1)"
+        );
+    }
 }

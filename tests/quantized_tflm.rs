@@ -15,28 +15,15 @@
 //! path.
 #![cfg(feature = "alloc")]
 
+#[path = "common/tflm.rs"]
+mod tflm;
+use tflm::{dims, params, q8, xorshift_bytes};
+
 use shaped::bounds::BroadcastWith;
 use shaped::quant::{
     Activation, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant, Quantized, Rounding,
 };
 use shaped::{AutoBroadcast, CompareOp, Dyn, DynTensor, Shape, StaticShape, Tensor};
-
-/// The inputs of a case: xorshift32 (13, 17, 5) from `seed`, the low byte of each state;
-/// seed 0 is every value, -128 to 127.
-fn xorshift_bytes(seed: u32, n: usize) -> Vec<i8> {
-    if seed == 0 {
-        return (i8::MIN..=i8::MAX).cycle().take(n).collect();
-    }
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8 as i8
-        })
-        .collect()
-}
 
 #[derive(Clone, Debug)]
 struct Case {
@@ -53,54 +40,25 @@ struct Case {
     line: usize,
 }
 
-fn dims(text: &str) -> Vec<usize> {
-    if text == "-" {
-        return vec![];
-    }
-    text.split('x').map(|d| d.parse().unwrap()).collect()
-}
-
-fn params(bits: &str, zero_point: &str) -> (f32, i32) {
-    let scale = f32::from_bits(u32::from_str_radix(bits, 16).unwrap());
-    (scale, zero_point.parse().unwrap())
-}
-
-fn q8((scale, zero_point): (f32, i32)) -> Quant<i8> {
-    Quant::new(scale, zero_point).unwrap()
-}
-
 /// The cases of `tflm_<op>.txt` and the expected output bytes of each, from `tflm_<op>.bin`.
 fn cases(op: &str) -> Vec<(Case, Vec<u8>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/");
-    let text = std::fs::read_to_string(format!("{dir}tflm_{op}.txt")).unwrap();
-    let bytes = std::fs::read(format!("{dir}tflm_{op}.bin")).unwrap();
+    let (lines, bytes) = tflm::reference(op);
     let mut offset = 0;
     let mut out = Vec::new();
-    for (line, row) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.starts_with('#'))
-    {
-        let f: Vec<&str> = row.split(' ').collect();
-        assert_eq!(f.len(), 14, "{op}, line {}", line + 1);
+    for (line, f) in lines {
+        assert_eq!(f.len(), 14, "{op}, line {line}");
         let case = Case {
-            a: dims(f[0]),
-            b: dims(f[1]),
-            out: dims(f[2]),
-            qa: params(f[3], f[4]),
-            qb: params(f[5], f[6]),
-            qo: params(f[7], f[8]),
-            activation: match f[9] {
-                "none" => Activation::None,
-                "relu" => Activation::Relu,
-                "relu6" => Activation::Relu6,
-                "relu_n1_to_1" => Activation::ReluN1To1,
-                other => panic!("activation {other}"),
-            },
+            a: dims(&f[0]),
+            b: dims(&f[1]),
+            out: dims(&f[2]),
+            qa: params(&f[3], &f[4]),
+            qb: params(&f[5], &f[6]),
+            qo: params(&f[7], &f[8]),
+            activation: tflm::activation(&f[9]),
             seed_a: f[10].parse().unwrap(),
             seed_b: f[11].parse().unwrap(),
             unsigned_out: f[13] == "u8",
-            line: line + 1,
+            line,
         };
         let n: usize = case.out.iter().product();
         out.push((case, bytes[offset..offset + n].to_vec()));

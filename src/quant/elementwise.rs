@@ -12,20 +12,35 @@ use crate::error::{Error, QuantProblem};
 
 /// A `Q31` multiplier and its shift, applied in the chosen rounding mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Requant {
+pub(crate) struct Requant {
     multiplier: i32,
     shift: i32,
 }
 
 impl Requant {
+    /// The zero multiplier (a placeholder before the real ones are derived).
+    pub(crate) const ZERO: Requant = Requant {
+        multiplier: 0,
+        shift: 0,
+    };
+
     /// `real` as a multiplier (Q3), or the error naming it.
-    const fn new(real: f64, rounding: Rounding, below_one: bool) -> Result<Requant, Error> {
+    pub(crate) const fn new(
+        real: f64,
+        rounding: Rounding,
+        below_one: bool,
+    ) -> Result<Requant, Error> {
         let q = if below_one {
             quantize_multiplier_below_one(real, rounding)
         } else {
             quantize_multiplier(real, rounding)
         };
         match q {
+            // Double rounding shifts left by the shift in 32 bits first, which C leaves
+            // undefined past 31 bits: such a multiplier (2^30 or more) is an error (Q3).
+            Some((_, shift)) if shift > 30 => Err(quant_error(QuantProblem::Multiplier {
+                bits: real.to_bits(),
+            })),
             Some((multiplier, shift)) => Ok(Requant { multiplier, shift }),
             None => Err(quant_error(QuantProblem::Multiplier {
                 bits: real.to_bits(),
@@ -34,7 +49,7 @@ impl Requant {
     }
 
     #[inline(always)]
-    fn apply(self, x: i32, rounding: Rounding) -> i32 {
+    pub(crate) fn apply(self, x: i32, rounding: Rounding) -> i32 {
         match rounding {
             Rounding::Double => {
                 multiply_by_quantized_multiplier_double(x, self.multiplier, self.shift)
@@ -63,19 +78,19 @@ impl Requant {
 /// What every prepared operation holds besides its multipliers: the zero points as offsets,
 /// the clamp of the fused activation (Q7), the rounding mode and the output's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Frame<E> {
-    a_offset: i32,
-    b_offset: i32,
+pub(crate) struct Frame<E> {
+    pub(crate) a_offset: i32,
+    pub(crate) b_offset: i32,
     out_offset: i32,
     min: i32,
     max: i32,
-    rounding: Rounding,
-    inputs: (Quant<E>, Quant<E>),
-    output: Quant<E>,
+    pub(crate) rounding: Rounding,
+    pub(crate) inputs: (Quant<E>, Quant<E>),
+    pub(crate) output: Quant<E>,
 }
 
 impl<E: QuantElement> Frame<E> {
-    const fn new(
+    pub(crate) const fn new(
         a: Quant<E>,
         b: Quant<E>,
         out: Quant<E>,
@@ -105,7 +120,7 @@ impl<E: QuantElement> Frame<E> {
 
     /// The requantized value with the output zero point, clamped (Q7) and stored.
     #[inline(always)]
-    fn finish(&self, scaled: i32) -> E {
+    pub(crate) fn finish(&self, scaled: i32) -> E {
         // `max` then `min`, not `clamp`, which checks `min <= max` (true by construction) and
         // keeps a panic path in every kernel.
         E::saturate((scaled + self.out_offset).max(self.min).min(self.max))

@@ -1,5 +1,5 @@
 //! Quantized tensors: 8-bit elements with a scale and a zero point, and the arithmetic of
-//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q16 of `RULES.md`).
+//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q18 of `RULES.md`).
 //!
 //! A quantized tensor is [`Quantized`]: any tensor of `i8` or `u8` (static, mixed, a view,
 //! a `DynTensor`) with its [`Quant`] parameters. Its operations follow TFLM's integer
@@ -13,6 +13,8 @@
 //! * add, multiply and subtract (Q8, Q9, Q11: [`QAdd`], [`QMul`], [`QSub`]), comparisons
 //!   (Q12, [`QCompare`]), maximum and minimum (Q13, [`QExtreme`]) and requantization (Q14,
 //!   [`QRequant`]), each prepared once per set of parameters;
+//! * matrix products, TFLM's `FULLY_CONNECTED` and `BATCH_MATMUL` (Q17, [`QMatMul`]), with
+//!   per-channel weights (Q18, [`QMatMulPerChannel`]);
 //! * quantize and dequantize (Q10), also per axis ([`PerAxis`], [`DynPerAxis`],
 //!   [`QuantizedPerAxis`]: one scale and zero point per index of an axis, its length checked
 //!   at compile time for an axis of static size, Q16).
@@ -44,13 +46,15 @@
 mod convert;
 pub mod elementwise;
 pub mod fixedpoint;
+pub(crate) mod matmul;
 pub mod multiplier;
-mod params;
+pub(crate) mod params;
 pub(crate) mod per_axis;
 mod quantized;
 
 pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
+pub use matmul::{QMatMul, QMatMulPerChannel};
 pub use params::{Activation, Quant, QuantElement, Rounding};
 pub use per_axis::{AxisParams, DynPerAxis, PerAxis, QuantizedPerAxis};
 pub use quantized::Quantized;

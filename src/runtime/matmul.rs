@@ -21,13 +21,13 @@ const MADDS_PER_ELEMENT: usize = 8;
 
 /// How an operand is read: its strides along the output's batch axes (0 where it is
 /// broadcast or absent), then its row and column strides after G2 and G3.
-struct Reader<const CAP: usize> {
-    batch: ShapeBuf<CAP>,
-    row: usize,
-    col: usize,
+pub(crate) struct Reader<const CAP: usize> {
+    pub(crate) batch: ShapeBuf<CAP>,
+    pub(crate) row: usize,
+    pub(crate) col: usize,
 }
 
-fn reader<T, const CAP: usize>(
+pub(crate) fn reader<T, const CAP: usize>(
     x: &ArrayRef<'_, T>,
     transpose: bool,
     left: bool,

@@ -2,15 +2,19 @@
 //! broadcast mode of the runtime path (NONE, NUMPY, PDPD with an axis, Bidirectional) and a
 //! `Result` for shapes and parameters alike.
 
+use super::array_ref::ArrayRef;
 use super::dyn_tensor::{AsInput, DynTensor};
+use super::matmul::{reader, Reader};
 use crate::error::Error;
 use crate::op::CompareOp;
+use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
-    Activation, AxisParams, DynPerAxis, QAdd, QCompare, QExtreme, QMul, QRequant, QSub, Quant,
-    QuantElement, Quantized, QuantizedPerAxis, Rounding,
+    Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMatMul,
+    QMatMulPerChannel, QMul, QRequant, QSub, Quant, QuantElement, Quantized, QuantizedPerAxis,
+    Rounding,
 };
-use crate::rules::AutoBroadcast;
+use crate::rules::{AutoBroadcast, MatMulOptions};
 
 /// # Quantization
 impl<E: QuantElement> DynTensor<E> {
@@ -39,8 +43,9 @@ impl DynTensor<f32> {
 
 /// # Per-axis quantization
 impl<E: QuantElement> DynTensor<E> {
-    /// These integers quantized along `axis` by `params`, one per index of the axis: an error
-    /// value when the axis is outside the shape or its size is not `params.len()` (Q16).
+    /// These integers quantized along `axis` by `params` ([`PerAxis`] or [`DynPerAxis`]), one
+    /// per index of the axis: an error value when the axis is outside the shape or its size is
+    /// not `params.len()` (Q16).
     ///
     /// ```
     /// use shaped::{quant::DynPerAxis, DynTensor};
@@ -49,12 +54,12 @@ impl<E: QuantElement> DynTensor<E> {
     /// assert_eq!(q.dequantize().as_slice(), &[2.0, 4.0, 2.0, 3.0]);
     /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn try_quantized_per_axis<'p>(
+    pub fn try_quantized_per_axis<P: AxisParams<E>>(
         self,
         axis: usize,
-        params: DynPerAxis<'p, E>,
-    ) -> Result<QuantizedPerAxis<Self, DynPerAxis<'p, E>>, Error> {
-        check_axis(self.shape(), axis, params)?;
+        params: P,
+    ) -> Result<QuantizedPerAxis<Self, P>, Error> {
+        check_axis(self.shape(), axis, params.as_dyn())?;
         Ok(QuantizedPerAxis::new_unchecked(self, params, axis))
     }
 }
@@ -222,5 +227,125 @@ impl<E: QuantElement> QCompare<E> {
         crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
         let (a, b) = (a.values().as_input(), b.values().as_input());
         super::dyn_tensor::zip_inputs(a, b, mode, |&x, &y| self.apply(x, y))
+    }
+}
+
+/// The product of runtime tensors `a` and `b` (transposed as `options` says) requantized by
+/// `op` into a new `DynTensor` (Q17, G1-G6): any rank the runtime takes, batch dims broadcast,
+/// every shape problem an error value.
+fn dyn_product<E: QuantElement>(
+    op: &impl ProductRequant<E>,
+    a: &DynTensor<E>,
+    b: &DynTensor<E>,
+    bias: Option<&[i32]>,
+    options: MatMulOptions,
+) -> Result<DynTensor<E>, Error> {
+    let (a, b) = (
+        ArrayRef::trusted(a.shape(), a.as_slice()),
+        ArrayRef::trusted(b.shape(), b.as_slice()),
+    );
+    let dims =
+        crate::rules::resolve_matmul::<{ crate::rules::MAX_RANK }>(a.shape, b.shape, options)?;
+    check_bias(bias, dims.n)?;
+    let rank = dims.batch.len();
+    let ra: Reader<{ crate::rules::MAX_RANK }> = reader(&a, options.transpose_a, true, rank);
+    let rb: Reader<{ crate::rules::MAX_RANK }> = reader(&b, options.transpose_b, false, rank);
+    let walk = Walk {
+        m: dims.m,
+        k: dims.k,
+        n: dims.n,
+        batch: &dims.batch,
+        a_batch: &ra.batch,
+        b_batch: &rb.batch,
+        a_row: ra.row,
+        a_col: ra.col,
+        b_row: rb.row,
+        b_col: rb.col,
+    };
+    let count = super::element_count::<E>(&dims.out)?;
+    let mut out = super::try_filled(count, E::saturate(0), &dims.out)?;
+    product_into(op, walk, a.data, b.data, bias, &mut out);
+    DynTensor::from_shape_vec(&dims.out[..], out)
+}
+
+/// # Quantized products on runtime tensors
+impl<E: QuantElement> QMatMul<E> {
+    /// [`fully_connected`](QMatMul::fully_connected) on runtime tensors: `x` `[..., in]` times
+    /// the transpose of `w` `[out, in]`, plus `bias`, requantized (Q17); shape, parameter and
+    /// bias problems are error values.
+    ///
+    /// ```
+    /// use shaped::quant::{Activation, QMatMul, Quant, Rounding};
+    /// use shaped::DynTensor;
+    /// let q = Quant::<i8>::new(0.5, 0)?;
+    /// let op = QMatMul::new(q, q, q, Activation::None, Rounding::Double)?;
+    /// let x = DynTensor::from_shape_vec([1, 2], vec![2i8, 4]).unwrap().quantized(q);
+    /// let w = DynTensor::from_shape_vec([3, 2], vec![2i8, 0, 0, 2, 2, 2]).unwrap().quantized(q);
+    /// let y = op.fully_connected_dyn(&x, &w, Some(&[0, 0, 4]))?;
+    /// assert_eq!(y.values().shape(), [1, 3]);
+    /// assert_eq!(y.values().as_slice(), &[2, 4, 8]);
+    /// let bad = DynTensor::from_shape_vec([3, 4], vec![0i8; 12]).unwrap().quantized(q);
+    /// assert_eq!(
+    ///     op.fully_connected_dyn(&x, &bad, None).unwrap_err().to_string(),
+    ///     "cannot multiply [1, 2] by [3, 4] (matmul): inner dims 2 vs 4 (G4)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn fully_connected_dyn(
+        &self,
+        x: &Quantized<DynTensor<E>, E>,
+        w: &Quantized<DynTensor<E>, E>,
+        bias: Option<&[i32]>,
+    ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+        crate::quant::elementwise::check_inputs(self.inputs(), x.quant(), w.quant())?;
+        let options = MatMulOptions {
+            transpose_a: false,
+            transpose_b: true,
+        };
+        let y = dyn_product(self, x.values(), w.values(), bias, options)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    /// [`matmul`](QMatMul::matmul) on runtime tensors (TFLM's `BATCH_MATMUL`, with OpenVINO's
+    /// transposes in `options`), requantized (Q17).
+    pub fn matmul_dyn(
+        &self,
+        a: &Quantized<DynTensor<E>, E>,
+        b: &Quantized<DynTensor<E>, E>,
+        options: MatMulOptions,
+    ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+        crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
+        let y = dyn_product(self, a.values(), b.values(), None, options)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+}
+
+impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
+    /// [`fully_connected`](QMatMulPerChannel::fully_connected) on runtime tensors: the weights
+    /// `[N, in]` quantized along axis 0 (an error value otherwise, or when the parameters are
+    /// not the prepared ones), each output column requantized by its own multiplier (Q18).
+    pub fn fully_connected_dyn(
+        &self,
+        x: &Quantized<DynTensor<E>, E>,
+        w: &QuantizedPerAxis<DynTensor<E>, PerAxis<'p, E, N>>,
+        bias: Option<&[i32]>,
+    ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+        let (prepared_x, prepared_w) = self.inputs();
+        let params = w.params();
+        let same = prepared_x == x.quant()
+            && prepared_w.scales() == params.scales()
+            && prepared_w.zero_points() == params.zero_points();
+        let rank = w.values().rank();
+        if !same || w.axis() + 2 != rank || w.values().shape().get(w.axis()) != Some(&N) {
+            return Err(crate::quant::params::quant_error(
+                crate::error::QuantProblem::NotPrepared,
+            ));
+        }
+        let options = MatMulOptions {
+            transpose_a: false,
+            transpose_b: true,
+        };
+        let y = dyn_product(self, x.values(), w.values(), bias, options)?;
+        Ok(Quantized::new(y, self.output()))
     }
 }

@@ -231,6 +231,43 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
     }
 }
 
+/// The layout and output dims of a product of tensors of shapes `S` and `S2` with dims `ad` and
+/// `bd`: a constant for static shapes, checked at run time (an error value) when a dim is
+/// `Dyn`. For the quantized products, whose kernels return their errors.
+pub(crate) fn checked_layout<S, S2, const TA: bool, const TB: bool>(
+    ad: &[usize],
+    bd: &[usize],
+) -> Result<(Layout, [usize; MAX_STATIC_RANK]), crate::error::Error>
+where
+    S: MatMulShapeT<S2, TA, TB>,
+    S2: Shape,
+{
+    let fixed = const { static_layout(S::STATIC_DIMS, S2::STATIC_DIMS, TA, TB) };
+    let mut out_dims = [0usize; MAX_STATIC_RANK];
+    let out_rank = <MatMulOutputT<S, S2, TA, TB> as Shape>::RANK;
+    let options = MatMulOptions {
+        transpose_a: TA,
+        transpose_b: TB,
+    };
+    let p = match fixed {
+        Some(p) => p,
+        None => {
+            crate::rules::matmul_shape(ad, bd, options)?;
+            layout(ad, bd, TA, TB)
+        }
+    };
+    // The batch counts, then the rows and columns of the operands of rank 2 or more (G3).
+    out_dims[..p.batch].copy_from_slice(&p.count[..p.batch]);
+    let mut r = p.batch;
+    for (keep, d) in [(ad.len() > 1, p.m), (bd.len() > 1, p.n)] {
+        if keep && r < out_rank {
+            out_dims[r] = d;
+            r += 1;
+        }
+    }
+    Ok((p, out_dims))
+}
+
 /// The runtime kernel into `out`, every element written, or a panic with the error. Out of
 /// line, so that the caller has no branch between the call and the result: with the `Result`
 /// tested in the caller, LLVM wrote the product into a temporary and copied it (an 8 KiB
@@ -256,18 +293,18 @@ fn product_or_fail<T: Element>(
 /// axis of the result its count and each operand's stride (0 where a 1 stretches, P5, or the
 /// operand has no such axis, P1).
 #[derive(Clone, Copy)]
-struct Layout {
-    m: usize,
-    k: usize,
-    n: usize,
-    a_row: usize,
-    a_col: usize,
-    b_row: usize,
-    b_col: usize,
-    batch: usize,
-    count: [usize; MAX_STATIC_RANK],
-    a_step: [usize; MAX_STATIC_RANK],
-    b_step: [usize; MAX_STATIC_RANK],
+pub(crate) struct Layout {
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) a_row: usize,
+    pub(crate) a_col: usize,
+    pub(crate) b_row: usize,
+    pub(crate) b_col: usize,
+    pub(crate) batch: usize,
+    pub(crate) count: [usize; MAX_STATIC_RANK],
+    pub(crate) a_step: [usize; MAX_STATIC_RANK],
+    pub(crate) b_step: [usize; MAX_STATIC_RANK],
     /// The multiply-adds (saturating): the broadcast batch count times `m * k * n`.
     work: usize,
 }

@@ -2,18 +2,22 @@
 //! conversions to and from `f32`, and TFLM's add and multiply with NUMPY broadcasting, checked
 //! at compile time for static shapes.
 
+use super::matmul::{checked_layout, Layout};
 use super::ops::BroadcastWith;
+use super::result::ResultStorage;
 use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
 use crate::quant::elementwise::{broadcast_len, check_inputs, with_element_fn, TABLE_MIN};
+use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
-    Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMul, QRequant, QSub,
-    Quant, QuantElement, Quantized, QuantizedPerAxis, Rounding,
+    Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMatMul,
+    QMatMulPerChannel, QMul, QRequant, QSub, Quant, QuantElement, Quantized, QuantizedPerAxis,
+    Rounding,
 };
-use crate::typed::rules::{BroadcastOutput, Broadcasts, PerAxisShape};
+use crate::typed::rules::{BroadcastOutput, Broadcasts, MatMulOutputT, MatMulShapeT, PerAxisShape};
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Data, DataMut};
 
@@ -112,9 +116,9 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
         QuantizedPerAxis::new_unchecked(self, params, A)
     }
 
-    /// These integers quantized along `axis` by `params`, one per index of the axis: an error
-    /// value when the axis is outside the shape or its size is not `params.len()` (Q16). For
-    /// axes of runtime size, and parameters read at run time.
+    /// These integers quantized along `axis` by `params` ([`PerAxis`] or [`DynPerAxis`]), one
+    /// per index of the axis: an error value when the axis is outside the shape or its size is
+    /// not `params.len()` (Q16). For axes of runtime size, and parameters read at run time.
     ///
     /// ```
     /// use shaped::quant::DynPerAxis;
@@ -133,12 +137,12 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
     /// );
     /// # Ok::<(), shaped::Error>(())
     /// ```
-    pub fn try_quantized_per_axis<'p>(
+    pub fn try_quantized_per_axis<P: AxisParams<E>>(
         self,
         axis: usize,
-        params: DynPerAxis<'p, E>,
-    ) -> Result<QuantizedPerAxis<Self, DynPerAxis<'p, E>>, Error> {
-        check_axis(self.shape().as_ref(), axis, params)?;
+        params: P,
+    ) -> Result<QuantizedPerAxis<Self, P>, Error> {
+        check_axis(self.shape().as_ref(), axis, params.as_dyn())?;
         Ok(QuantizedPerAxis::new_unchecked(self, params, axis))
     }
 }
@@ -430,5 +434,285 @@ impl<E: QuantElement> QCompare<E> {
         check_inputs(self.inputs(), a.quant(), b.quant())?;
         Ok(a.values()
             .broadcast_with(b.values(), |&x, &y| self.apply(x, y)))
+    }
+}
+
+/// The quantized result of the product of `Tensor<E, S, D>` and `Tensor<E, S2, D2>` with the
+/// transposes `TA` and `TB` (G2).
+pub type QuantizedProduct<E, S, D, S2, D2, const TA: bool, const TB: bool> =
+    Quantized<ProductOf<E, S, D, S2, D2, TA, TB>, E>;
+
+/// The integers of the product of `Tensor<E, S, D>` and `Tensor<E, S2, D2>`.
+type ProductOf<E, S, D, S2, D2, const TA: bool, const TB: bool> =
+    Stored<JoinOf<E, D, D2>, E, MatMulOutputT<S, S2, TA, TB>>;
+
+/// The product of `a` and `b` (transposed as `TA`, `TB` say) requantized by `op`, into a new
+/// tensor: the layout a constant for static shapes, a `Dyn` dim checked here.
+fn typed_product<E, P, S, D, S2, D2, const TA: bool, const TB: bool>(
+    op: &P,
+    a: &Tensor<E, S, D>,
+    b: &Tensor<E, S2, D2>,
+    bias: Option<&[i32]>,
+) -> Result<ProductOf<E, S, D, S2, D2, TA, TB>, Error>
+where
+    E: QuantElement,
+    P: ProductRequant<E>,
+    S: Shape + MatMulShapeT<S2, TA, TB>,
+    S2: Shape,
+    D: Data<E>,
+    D2: Data<E>,
+    MatMulOutputT<S, S2, TA, TB>: Storable,
+{
+    type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
+    let (ad, bd) = (a.shape(), b.shape());
+    let (p, dims) = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
+    check_bias(bias, p.n)?;
+    let rank = <Out<S, S2, TA, TB> as Shape>::RANK;
+    let (a, b) = (a.as_slice(), b.as_slice());
+    Ok(<<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<
+        Out<S, S2, TA, TB>,
+    >>::filled::<JoinOf<E, D, D2>, E>(
+        &dims[..rank],
+        E::saturate(0),
+        |out| product_into(op, walk(&p), a, b, bias, out),
+    ))
+}
+
+/// [`typed_product`] into `out`, whose dims must be the product's (checked for `Dyn` dims).
+fn typed_product_into<E, P, S, D, S2, D2, O, const TA: bool, const TB: bool>(
+    op: &P,
+    a: &Tensor<E, S, D>,
+    b: &Tensor<E, S2, D2>,
+    bias: Option<&[i32]>,
+    out: &mut Tensor<E, MatMulOutputT<S, S2, TA, TB>, O>,
+) -> Result<(), Error>
+where
+    E: QuantElement,
+    P: ProductRequant<E>,
+    S: Shape + MatMulShapeT<S2, TA, TB>,
+    S2: Shape,
+    D: Data<E>,
+    D2: Data<E>,
+    O: DataMut<E>,
+{
+    let (ad, bd) = (a.shape(), b.shape());
+    let (p, dims) = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
+    check_bias(bias, p.n)?;
+    let rank = <MatMulOutputT<S, S2, TA, TB> as Shape>::RANK;
+    if out.shape().as_ref() != &dims[..rank] {
+        let kind = crate::error::ErrorKind::LengthMismatch {
+            expected: dims[..rank].iter().product(),
+            actual: out.len(),
+        };
+        return Err(crate::rules::matmul_error(kind, ad.as_ref(), bd.as_ref()));
+    }
+    product_into(
+        op,
+        walk(&p),
+        a.as_slice(),
+        b.as_slice(),
+        bias,
+        out.as_mut_slice(),
+    );
+    Ok(())
+}
+
+/// The quantized kernel's view of a product layout.
+fn walk(p: &Layout) -> Walk<'_> {
+    Walk {
+        m: p.m,
+        k: p.k,
+        n: p.n,
+        batch: &p.count[..p.batch],
+        a_batch: &p.a_step[..p.batch],
+        b_batch: &p.b_step[..p.batch],
+        a_row: p.a_row,
+        a_col: p.a_col,
+        b_row: p.b_row,
+        b_col: p.b_col,
+    }
+}
+
+/// # Quantized products on static and mixed tensors
+///
+/// TFLM's `FULLY_CONNECTED` (`x` times the transpose of weights stored `[out, in]`) and
+/// `BATCH_MATMUL` (numpy's `matmul`, batch dims broadcast), rule Q17: the shapes checked at
+/// compile time for static dims and at run time (an error value) for `Dyn` dims.
+impl<E: QuantElement> QMatMul<E> {
+    /// `x` times the transpose of `w` (TFLM's `FULLY_CONNECTED`: `x` is `[..., in]`, `w` is
+    /// `[out, in]`, the result `[..., out]`), plus `bias` (one `i32` per output column, at
+    /// scale `sa sb` and zero point 0), requantized (Q17). An error value when the operands
+    /// carry other parameters than the prepared ones, or the bias has another length.
+    pub fn fully_connected<S, D, S2, D2>(
+        &self,
+        x: &Quantized<Tensor<E, S, D>, E>,
+        w: &Quantized<Tensor<E, S2, D2>, E>,
+        bias: Option<&[i32]>,
+    ) -> Result<QuantizedProduct<E, S, D, S2, D2, false, true>, Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, true>,
+        S2: Shape,
+        D: Data<E>,
+        D2: Data<E>,
+        MatMulOutputT<S, S2, false, true>: Storable,
+    {
+        check_inputs(self.inputs(), x.quant(), w.quant())?;
+        let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    /// [`fully_connected`](Self::fully_connected) into `out` (quantized by
+    /// [`output`](Self::output)), without an allocator.
+    pub fn fully_connected_into<S, D, S2, D2, O>(
+        &self,
+        x: &Quantized<Tensor<E, S, D>, E>,
+        w: &Quantized<Tensor<E, S2, D2>, E>,
+        bias: Option<&[i32]>,
+        out: &mut Tensor<E, MatMulOutputT<S, S2, false, true>, O>,
+    ) -> Result<(), Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, true>,
+        S2: Shape,
+        D: Data<E>,
+        D2: Data<E>,
+        O: DataMut<E>,
+    {
+        check_inputs(self.inputs(), x.quant(), w.quant())?;
+        typed_product_into::<_, _, _, _, _, _, _, false, true>(
+            self,
+            x.values(),
+            w.values(),
+            bias,
+            out,
+        )
+    }
+
+    /// `a` times `b`, numpy's `matmul` with the batch dims broadcast (TFLM's `BATCH_MATMUL`),
+    /// requantized (Q17).
+    ///
+    /// ```
+    /// use shaped::quant::{Activation, QMatMul, Quant, Rounding};
+    /// use shaped::{Shape, Tensor};
+    /// let q = Quant::<i8>::new(0.5, 0)?;
+    /// let op = QMatMul::new(q, q, q, Activation::None, Rounding::Double)?;
+    /// let a = Tensor::<i8, Shape![2, 1, 2]>::from([[[2, 4]], [[6, 8]]]).quantized(q);
+    /// let b = Tensor::<i8, Shape![2, 2]>::from([[2, 0], [0, 2]]).quantized(q);
+    /// // Each batch of `a` times the one `b`: [1, 2] and [3, 4] times the identity.
+    /// assert_eq!(op.matmul(&a, &b)?.values().as_slice(), &[2, 4, 6, 8]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn matmul<S, D, S2, D2>(
+        &self,
+        a: &Quantized<Tensor<E, S, D>, E>,
+        b: &Quantized<Tensor<E, S2, D2>, E>,
+    ) -> Result<QuantizedProduct<E, S, D, S2, D2, false, false>, Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, false>,
+        S2: Shape,
+        D: Data<E>,
+        D2: Data<E>,
+        MatMulOutputT<S, S2, false, false>: Storable,
+    {
+        check_inputs(self.inputs(), a.quant(), b.quant())?;
+        let y =
+            typed_product::<_, _, _, _, _, _, false, false>(self, a.values(), b.values(), None)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    /// [`matmul`](Self::matmul) into `out`, without an allocator.
+    pub fn matmul_into<S, D, S2, D2, O>(
+        &self,
+        a: &Quantized<Tensor<E, S, D>, E>,
+        b: &Quantized<Tensor<E, S2, D2>, E>,
+        out: &mut Tensor<E, MatMulOutputT<S, S2, false, false>, O>,
+    ) -> Result<(), Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, false>,
+        S2: Shape,
+        D: Data<E>,
+        D2: Data<E>,
+        O: DataMut<E>,
+    {
+        check_inputs(self.inputs(), a.quant(), b.quant())?;
+        typed_product_into::<_, _, _, _, _, _, _, false, false>(
+            self,
+            a.values(),
+            b.values(),
+            None,
+            out,
+        )
+    }
+}
+
+/// The error of per-channel weights that are not the prepared ones, or not quantized along
+/// their output axis (`rank - 2`: axis 0 of `[out, in]` weights).
+fn check_per_channel<E: QuantElement, const N: usize>(
+    prepared: (Quant<E>, PerAxis<'_, E, N>),
+    x: Quant<E>,
+    w_params: &PerAxis<'_, E, N>,
+    w_axis: usize,
+    w_rank: usize,
+) -> Result<(), Error> {
+    let same = prepared.0 == x
+        && prepared.1.scales() == w_params.scales()
+        && prepared.1.zero_points() == w_params.zero_points();
+    if !same || w_axis + 2 != w_rank {
+        return Err(crate::quant::params::quant_error(
+            crate::error::QuantProblem::NotPrepared,
+        ));
+    }
+    Ok(())
+}
+
+/// # Per-channel quantized products on static and mixed tensors
+///
+/// TFLM's per-channel `FULLY_CONNECTED` (Q18): weights `[out, in]` quantized along axis 0, the
+/// number of scales checked against `out` at compile time.
+impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
+    /// `x` times the transpose of `w` plus `bias`, each output column requantized by its own
+    /// multiplier (Q18). An error value when the operands carry other parameters than the
+    /// prepared ones (or `w` is not quantized along its output axis), or the bias has another
+    /// length.
+    pub fn fully_connected<S, D, S2, D2>(
+        &self,
+        x: &Quantized<Tensor<E, S, D>, E>,
+        w: &QuantizedPerAxis<Tensor<E, S2, D2>, PerAxis<'p, E, N>>,
+        bias: Option<&[i32]>,
+    ) -> Result<QuantizedProduct<E, S, D, S2, D2, false, true>, Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, true>,
+        S2: Shape + PerAxisShape<0, N>,
+        D: Data<E>,
+        D2: Data<E>,
+        MatMulOutputT<S, S2, false, true>: Storable,
+    {
+        check_per_channel(self.inputs(), x.quant(), w.params(), w.axis(), S2::RANK)?;
+        let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    /// [`fully_connected`](Self::fully_connected) into `out`, without an allocator.
+    pub fn fully_connected_into<S, D, S2, D2, O>(
+        &self,
+        x: &Quantized<Tensor<E, S, D>, E>,
+        w: &QuantizedPerAxis<Tensor<E, S2, D2>, PerAxis<'p, E, N>>,
+        bias: Option<&[i32]>,
+        out: &mut Tensor<E, MatMulOutputT<S, S2, false, true>, O>,
+    ) -> Result<(), Error>
+    where
+        S: Shape + MatMulShapeT<S2, false, true>,
+        S2: Shape + PerAxisShape<0, N>,
+        D: Data<E>,
+        D2: Data<E>,
+        O: DataMut<E>,
+    {
+        check_per_channel(self.inputs(), x.quant(), w.params(), w.axis(), S2::RANK)?;
+        typed_product_into::<_, _, _, _, _, _, _, false, true>(
+            self,
+            x.values(),
+            w.values(),
+            bias,
+            out,
+        )
     }
 }
