@@ -724,6 +724,52 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
         &[-2, 1, -7, -8],
     );
     per_axis_in_flash(r);
+    quantized_dense(r);
+}
+
+/// A quantized dense layer (Q17, Q18) on static tensors, no allocator: the per-tensor and
+/// per-channel products of the host's doc examples, into stack buffers.
+fn quantized_dense(r: &mut Report) {
+    use shaped::quant::{Activation, PerAxis, QMatMul, QMatMulPerChannel, Quant, Rounding};
+    const OP: QMatMul<i8> = match QMatMul::new(
+        Quant::new_const(0.5, 1),
+        Quant::new_const(0.25, 0),
+        Quant::new_const(0.125, -3),
+        Activation::None,
+        Rounding::Double,
+    ) {
+        Ok(op) => op,
+        Err(_) => panic!("valid parameters"),
+    };
+    let (qa, qb) = OP.inputs();
+    let x = Tensor::<i8, Shape![1, 2]>::from([[3, 5]]).quantized(qa);
+    let w = Tensor::<i8, Shape![3, 2]>::from([[4, 0], [0, 4], [4, 4]]).quantized(qb);
+    let mut out = Tensor::<i8, Shape![1, 3]>::zeros();
+    let ran = OP.fully_connected_into(&x, &w, None, &mut out);
+    r.eq(
+        "an int8 dense layer runs",
+        &ran.map_err(|e| e.kind()),
+        &Ok(()),
+    );
+    r.eq("an int8 dense layer", out.as_slice(), &[5i8, 13, 21][..]);
+    static SCALES: [f32; 2] = [0.5, 0.25];
+    static ZEROS: [i32; 2] = [0, 0];
+    const W: PerAxis<'static, i8, 2> = PerAxis::new_const(&SCALES, &ZEROS);
+    let q1 = Quant::<i8>::new_const(1.0, 0);
+    let Ok(op) = QMatMulPerChannel::new(q1, W, q1, Activation::Relu, Rounding::Double) else {
+        r.eq("a per-channel product prepares", &false, &true);
+        return;
+    };
+    let x = Tensor::<i8, Shape![1, 2]>::from([[2, -4]]).quantized(q1);
+    let w = Tensor::<i8, Shape![2, 2]>::from([[4, 2], [4, -2]]).quantized_per_axis::<0, 2>(W);
+    let y = op
+        .fully_connected(&x, &w, Some(&[0, 0]))
+        .map(|y| *y.values());
+    r.eq(
+        "a per-channel int8 dense layer",
+        &y.map(|t| t.into_inner()).map_err(|e| e.kind()),
+        &Ok([[0i8, 4]]),
+    );
 }
 
 /// Per-axis parameters (Q16) as `static` tables, length checked at compile time, on the stack.
