@@ -463,14 +463,14 @@ fn binary_primitive(r: &mut Report) {
     let x = [-3.0f32, -1.0, 1.0, 3.0, -2.0, 0.0, 2.0, 4.0];
     let bias = [1.0f32, -1.0];
     let scale = [10.0f32, 100.0];
-    let src = MemRef::new(&[1, 2, 2, 2], &x, Layout::RowMajor).unwrap();
-    let b = MemRef::new(&[1, 2, 1, 1], &bias, Layout::RowMajor).unwrap();
-    let s = MemRef::new(&[1, 2, 1, 1], &scale, Layout::RowMajor).unwrap();
+    let src = MemRef::new([1, 2, 2, 2], &x, Layout::RowMajor).unwrap();
+    let b = MemRef::new([1, 2, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let s = MemRef::new([1, 2, 1, 1], &scale, Layout::RowMajor).unwrap();
     let prim = Binary::new(Alg::Add)
         .post_op(PostOp::Eltwise(Eltwise::Relu))
         .post_op(PostOp::binary(Alg::Mul, &s));
     let mut buf = [0.0f32; 8];
-    let mut dst = MemMut::any(&[1, 2, 2, 2], &mut buf).unwrap();
+    let mut dst = MemMut::any([1, 2, 2, 2], &mut buf).unwrap();
     prim.run_into(&src, &b, &mut dst).unwrap();
     r.eq(
         "binary add+relu+mul",
@@ -478,7 +478,7 @@ fn binary_primitive(r: &mut Report) {
         &[0.0, 0.0, 20.0, 40.0, 0.0, 0.0, 100.0, 300.0],
     );
     let mut cmp = [0.0f32; 8];
-    let mut dst = MemMut::new(&[1, 2, 2, 2], &mut cmp, Layout::ChannelsLast).unwrap();
+    let mut dst = MemMut::new([1, 2, 2, 2], &mut cmp, Layout::ChannelsLast).unwrap();
     Binary::new(Alg::Gt).run_into(&src, &b, &mut dst).unwrap();
     // Row-major [[0, 0, 0, 1], [0, 1, 1, 1]], stored (h, w, c).
     r.eq(
@@ -525,7 +525,7 @@ fn errors_and_32_bit_overflow(r: &mut Report) {
         &ErrorKind::Overflow,
     );
     // 2^29 f32 = 2^31 bytes: past isize::MAX on this target.
-    let e = MemRef::<f32>::new(&[1 << 29], &[], Layout::RowMajor).unwrap_err();
+    let e = MemRef::<f32>::new([1 << 29], &[], Layout::RowMajor).unwrap_err();
     r.eq(
         "2^31 bytes past isize::MAX: Overflow",
         &e.kind(),
@@ -702,15 +702,15 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
     let src = [10u8, 20, 30, 40];
     let bias = [-4i8, 6];
     let scale = [1.0f32, -0.5];
-    let s = MemRef::new(&[2, 1], &scale, Layout::RowMajor).unwrap();
+    let s = MemRef::new([2, 1], &scale, Layout::RowMajor).unwrap();
     let prim = Binary::new(Alg::Add)
         .scales(0.25, 1.0)
         .post_op(PostOp::binary(Alg::Mul, &s));
     let mut out = [0i8; 4];
     let ran = prim.run_mixed_into(
-        &MemRef::new(&[2, 2], &src, Layout::RowMajor).unwrap(),
-        &MemRef::new(&[2, 1], &bias, Layout::RowMajor).unwrap(),
-        &mut MemMut::new(&[2, 2], &mut out, Layout::RowMajor).unwrap(),
+        &MemRef::new([2, 2], &src, Layout::RowMajor).unwrap(),
+        &MemRef::new([2, 1], &bias, Layout::RowMajor).unwrap(),
+        &mut MemMut::new([2, 2], &mut out, Layout::RowMajor).unwrap(),
     );
     r.eq(
         "an int8 primitive runs",
