@@ -725,6 +725,27 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
     );
     per_axis_in_flash(r);
     quantized_dense(r);
+    sine_model(r);
+}
+
+// Shared with the host's example and test, which use the items this suite does not.
+#[allow(dead_code)]
+#[path = "../../examples/sine/network.rs"]
+mod sine;
+
+/// The int8 sine model of `examples/sine.rs` on all 1000 of its inputs, as on the host: TFLM's
+/// outputs, no allocator.
+fn sine_model(r: &mut Report) {
+    let (mut same, mut count) = (0, 0);
+    for (_, input, want) in sine::expected() {
+        same += (sine::forward(input) == Ok(want)) as u32;
+        count += 1;
+    }
+    r.eq(
+        "the sine model gives TFLM's outputs",
+        &(same, count),
+        &(1000, 1000),
+    );
 }
 
 /// A quantized dense layer (Q17, Q18) on static tensors, no allocator: the per-tensor and

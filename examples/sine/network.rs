@@ -1,0 +1,88 @@
+//! The int8 sine model as a shaped network: three fully connected layers on static shapes,
+//! TFLM's arithmetic (rules Q17, Q18), every parameter a constant read from `model.rs` (made
+//! from `sine_int8.tflite` by `make_model.py`). The converter gave the two hidden layers
+//! per-channel weights and the last layer per-tensor ones. No allocator: the weights are read in
+//! place from `static`s, the activations live on the stack.
+
+use shaped::quant::{PerAxis, QMatMul, QMatMulPerChannel, Quant, Rounding};
+use shaped::{Const, Error, Tensor, TensorView};
+
+include!("model.rs");
+
+const fn q((scale, zero_point): (f32, i32)) -> Quant<i8> {
+    Quant::new_const(scale, zero_point)
+}
+
+/// The hidden layers' per-channel weight parameters.
+const W1: PerAxis<'static, i8, L1_OUT> =
+    PerAxis::new_const(&L1_WEIGHT_SCALES, &L1_WEIGHT_ZERO_POINTS);
+const W2: PerAxis<'static, i8, L2_OUT> =
+    PerAxis::new_const(&L2_WEIGHT_SCALES, &L2_WEIGHT_ZERO_POINTS);
+
+/// Each layer prepared at compile time: its multipliers, shifts and clamp are constants.
+const FC1: QMatMulPerChannel<'static, i8, L1_OUT> = match QMatMulPerChannel::new(
+    q(L1_INPUT),
+    W1,
+    q(L1_OUTPUT),
+    L1_ACTIVATION,
+    Rounding::Double,
+) {
+    Ok(op) => op,
+    Err(_) => panic!("layer 1's parameters are valid"),
+};
+const FC2: QMatMulPerChannel<'static, i8, L2_OUT> = match QMatMulPerChannel::new(
+    q(L2_INPUT),
+    W2,
+    q(L2_OUTPUT),
+    L2_ACTIVATION,
+    Rounding::Double,
+) {
+    Ok(op) => op,
+    Err(_) => panic!("layer 2's parameters are valid"),
+};
+const FC3: QMatMul<i8> = match QMatMul::new(
+    q(L3_INPUT),
+    q((L3_WEIGHT_SCALES[0], L3_WEIGHT_ZERO_POINTS[0])),
+    q(L3_OUTPUT),
+    L3_ACTIVATION,
+    Rounding::Double,
+) {
+    Ok(op) => op,
+    Err(_) => panic!("layer 3's parameters are valid"),
+};
+
+/// The model's input parameters: `x` is stored as `round(x / scale) + zero_point`.
+pub const INPUT: Quant<i8> = q(L1_INPUT);
+/// The model's output parameters.
+pub const OUTPUT: Quant<i8> = q(L3_OUTPUT);
+
+/// The model on one int8 input, as TFLM computes it. The `Result` is the prepared layers'
+/// check of their operands' parameters, which these constants always pass.
+pub fn forward(x: i8) -> Result<i8, Error> {
+    let x = Tensor::<i8, (Const<1>, Const<L1_IN>)>::from([[x]]).quantized(INPUT);
+    let w1 = TensorView::<i8, (Const<L1_OUT>, Const<L1_IN>)>::from(&L1_WEIGHTS)
+        .quantized_per_axis::<0, L1_OUT>(W1);
+    let h1 = FC1.fully_connected(&x, &w1, Some(&L1_BIAS))?;
+    let w2 = TensorView::<i8, (Const<L2_OUT>, Const<L2_IN>)>::from(&L2_WEIGHTS)
+        .quantized_per_axis::<0, L2_OUT>(W2);
+    let h2 = FC2.fully_connected(&h1, &w2, Some(&L2_BIAS))?;
+    let w3 = TensorView::<i8, (Const<L3_OUT>, Const<L3_IN>)>::from(&L3_WEIGHTS)
+        .quantized(FC3.inputs().1);
+    let y: Tensor<i8, (Const<1>, Const<L3_OUT>)> =
+        *FC3.fully_connected(&h2, &w3, Some(&L3_BIAS))?.values();
+    Ok(y[[0, 0]])
+}
+
+/// The cases of `expected.txt`: `x`, its int8 input and TFLM's int8 output.
+pub fn expected() -> impl Iterator<Item = (f32, i8, i8)> {
+    include_str!("expected.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split(' ');
+            let x = f.next()?.parse().ok()?;
+            let q = f.next()?.parse().ok()?;
+            let y = f.next()?.parse().ok()?;
+            Some((x, q, y))
+        })
+}
