@@ -726,12 +726,32 @@ fn quantized_int8_as_on_the_host(r: &mut Report) {
     per_axis_in_flash(r);
     quantized_dense(r);
     sine_model(r);
+    residual_model(r);
 }
 
 // Shared with the host's example and test, which use the items this suite does not.
 #[allow(dead_code)]
 #[path = "../../examples/sine/network.rs"]
 mod sine;
+
+#[allow(dead_code)]
+#[path = "../../examples/residual/network.rs"]
+mod residual;
+
+/// The int8 residual network of `examples/residual.rs` on all 1000 of its inputs, as on the
+/// host: TFLM's outputs, no allocator.
+fn residual_model(r: &mut Report) {
+    let (mut same, mut count) = (0, 0);
+    for (x, want) in residual::expected() {
+        same += (residual::forward(x) == Ok(want)) as u32;
+        count += 1;
+    }
+    r.eq(
+        "the residual network gives TFLM's outputs",
+        &(same, count),
+        &(1000, 1000),
+    );
+}
 
 /// The int8 sine model of `examples/sine.rs` on all 1000 of its inputs, as on the host: TFLM's
 /// outputs, no allocator.
