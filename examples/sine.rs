@@ -29,5 +29,9 @@ fn main() -> Result<(), shaped::Error> {
     }
     assert_eq!(same, 1000);
     println!("{same} of 1000 outputs equal TFLM's");
+    println!(
+        "the activations take {} bytes, known at compile time",
+        network::ACTIVATION_BYTES
+    );
     Ok(())
 }

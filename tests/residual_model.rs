@@ -20,4 +20,6 @@ fn residual_model_outputs_are_tflm_s_on_1000_inputs() {
     assert!(distinct.len() > 100, "{}", distinct.len());
     // The network's input parameters are the `.tflite`'s, not a default.
     assert_ne!(network::INPUT.scale(), 1.0);
+    // Input 8, layers of 16 and 8, the skip sum 8, layer of 4, output 4.
+    assert_eq!(network::ACTIVATION_BYTES, 48);
 }

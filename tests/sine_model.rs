@@ -27,4 +27,6 @@ fn sine_model_outputs_are_tflm_s_on_1000_inputs() {
     assert_eq!(count, 1000);
     // The outputs follow a sine: many distinct values, not a constant.
     assert!(distinct.len() > 100, "{}", distinct.len());
+    // Input 1, two hidden layers of 16, output 1: every activation, in bytes.
+    assert_eq!(network::ACTIVATION_BYTES, 34);
 }

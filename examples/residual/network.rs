@@ -95,6 +95,16 @@ const BIAS: QAdd<i8> = match QAdd::new(
     Err(_) => panic!("the bias's parameters are valid"),
 };
 
+/// The bytes of every tensor an inference holds (input, four intermediate results, output),
+/// all static: the RAM the activations take, known before the network runs
+/// (`qemu-tests/model_size.sh` checks it against the stack the firmware uses).
+pub const ACTIVATION_BYTES: usize = core::mem::size_of::<[i8; 8]>()
+    + core::mem::size_of::<[i8; 16]>()
+    + core::mem::size_of::<[i8; 8]>()
+    + core::mem::size_of::<[i8; 8]>()
+    + core::mem::size_of::<[i8; 4]>()
+    + core::mem::size_of::<[i8; 4]>();
+
 /// The network's input parameters.
 pub const INPUT: Quant<i8> = q(OP0_IN0_QUANT);
 

@@ -51,6 +51,14 @@ const FC3: QMatMul<i8> = match QMatMul::new(
     Err(_) => panic!("layer 3's parameters are valid"),
 };
 
+/// The bytes of every tensor an inference holds (input, the two hidden layers, output), all
+/// static: the RAM the activations take, known before the model runs. TFLM sizes its arena by
+/// trial; `qemu-tests/model_size.sh` checks this against the stack the firmware uses.
+pub const ACTIVATION_BYTES: usize = core::mem::size_of::<[i8; L1_IN]>()
+    + core::mem::size_of::<[i8; L1_OUT]>()
+    + core::mem::size_of::<[i8; L2_OUT]>()
+    + core::mem::size_of::<[i8; L3_OUT]>();
+
 /// The model's input parameters: `x` is stored as `round(x / scale) + zero_point`.
 pub const INPUT: Quant<i8> = q(L1_INPUT);
 /// The model's output parameters.
@@ -70,7 +78,9 @@ pub fn forward(x: i8) -> Result<i8, Error> {
         .quantized(FC3.inputs().1);
     let y: Tensor<i8, (Const<1>, Const<L3_OUT>)> =
         *FC3.fully_connected(&h2, &w3, Some(&L3_BIAS))?.values();
-    Ok(y[[0, 0]])
+    // The array, not `y[[0, 0]]`: indexing by a runtime multi-index links its panic message
+    // (1.2 kB of `core::fmt` in a Cortex-M firmware at opt-level "s", `qemu-tests/model_size.sh`).
+    Ok(y.into_inner()[0][0])
 }
 
 /// The cases of `expected.txt`: `x`, its int8 input and TFLM's int8 output.

@@ -544,6 +544,24 @@ impl<E: QuantElement, F: QuantElement> QRequant<E, F> {
 /// tables (`qemu-tests/icount.sh`).
 pub(crate) const TABLE_MIN: usize = 1024;
 
+/// The number of elements of a shape whose every dim is static, `None` when one is not (or
+/// the count overflows): a constant, to choose a kernel at compile time.
+pub(crate) const fn static_count(dims: &[Option<usize>]) -> Option<usize> {
+    let mut n = 1usize;
+    let mut i = 0;
+    while i < dims.len() {
+        match dims[i] {
+            Some(d) => match n.checked_mul(d) {
+                Some(m) => n = m,
+                None => return None,
+            },
+            None => return None,
+        }
+        i += 1;
+    }
+    Some(n)
+}
+
 /// The number of elements of the NUMPY broadcast of shapes `a` and `b` (their dims aligned at
 /// the end, the larger of each pair, 0 where either is 0), saturating: the size that decides
 /// between computed and looked-up terms. For shapes that do not broadcast it is some number,
@@ -618,6 +636,15 @@ pub(crate) fn check_inputs<E>(
 #[cfg(test)]
 mod tests {
     use super::broadcast_len;
+
+    #[test]
+    fn static_count_is_the_product_of_static_dims_only() {
+        use super::static_count;
+        assert_eq!(static_count(&[Some(2), Some(3)]), Some(6));
+        assert_eq!(static_count(&[]), Some(1));
+        assert_eq!(static_count(&[Some(2), None]), None);
+        assert_eq!(static_count(&[Some(usize::MAX), Some(2)]), None);
+    }
 
     #[test]
     fn broadcast_len_counts_the_output() {

@@ -9,7 +9,9 @@ use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
-use crate::quant::elementwise::{broadcast_len, check_inputs, with_element_fn, TABLE_MIN};
+use crate::quant::elementwise::{
+    broadcast_len, check_inputs, static_count, with_element_fn, TABLE_MIN,
+};
 use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
@@ -366,8 +368,19 @@ macro_rules! prepared_run {
                 D2: Data<E>,
             {
                 check_inputs(self.inputs(), a.quant(), b.quant())?;
-                let (sa, sb) = (a.values().shape(), b.values().shape());
-                let large = broadcast_len(sa.as_ref(), sb.as_ref()) >= TABLE_MIN;
+                // Decided at compile time for static shapes, so a small static operation
+                // carries neither the tables' code nor their 2 KiB of stack (a Cortex-M4
+                // residual network's stack: 2264 bytes before, `qemu-tests/model_size.sh`).
+                let fixed = const {
+                    static_count(<<S as BroadcastWith<S2>>::Output as Shape>::STATIC_DIMS)
+                };
+                let large = match fixed {
+                    Some(n) => n >= TABLE_MIN,
+                    None => {
+                        let (sa, sb) = (a.values().shape(), b.values().shape());
+                        broadcast_len(sa.as_ref(), sb.as_ref()) >= TABLE_MIN
+                    }
+                };
                 let values = with_element_fn!($kind self, large, |f| a
                     .values()
                     .broadcast_with(b.values(), f));

@@ -15,6 +15,13 @@ use panic_semihosting as _;
 use shaped::quant::{Activation, QAdd, Quant};
 use shaped::{Shape, Tensor, TensorView};
 
+#[allow(dead_code)]
+#[path = "../../../examples/residual/network.rs"]
+mod residual;
+#[allow(dead_code)]
+#[path = "../../../examples/sine/network.rs"]
+mod sine;
+
 const N: usize = 256;
 
 /// `N x N` pseudo-random bytes (xorshift32 from `seed`), built at compile time.
@@ -202,6 +209,30 @@ fn main() -> ! {
         hand,
         shaped,
         out.as_slice() == want.as_flattened(),
+    );
+
+    // Whole inferences of the models of `examples/`, each checked against TFLM's output.
+    let (mut count, mut total) = (0u32, 0u32);
+    for (_, input, want) in sine::expected().step_by(100) {
+        let mut got = Ok(0);
+        total += ticks(syst, || got = sine::forward(black_box(input)));
+        failed += (got != Ok(want)) as u32;
+        count += 1;
+    }
+    hprintln!(
+        "sine model: {:.0} instructions per inference",
+        per_element(total, count as usize)
+    );
+    let (mut count, mut total) = (0u32, 0u32);
+    for (x, want) in residual::expected().step_by(100) {
+        let mut got = Ok([0; 4]);
+        total += ticks(syst, || got = residual::forward(black_box(x)));
+        failed += (got != Ok(want)) as u32;
+        count += 1;
+    }
+    hprintln!(
+        "residual network: {:.0} instructions per inference",
+        per_element(total, count as usize)
     );
 
     if failed == 0 {
