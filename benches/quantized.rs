@@ -250,11 +250,137 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The int8 products (TFLM's `BATCH_MATMUL` contract, `QMatMul::matmul`) against a plain
+/// triple loop of the same contract and shaped's `f32` product of the same shapes.
+fn products(c: &mut Criterion) {
+    use shaped::quant::QMatMul;
+    let (qa, qb, qo) = (
+        Quant::<i8>::new(0.05, 3).unwrap(),
+        Quant::new(0.02, -7).unwrap(),
+        Quant::new(0.5, 1).unwrap(),
+    );
+    let op = QMatMul::new(qa, qb, qo, Activation::None, Rounding::Double).unwrap();
+    // The same multiplier by hand: 0.05 * 0.02 / 0.5 = 0.002 = 0.512 * 2^-8.
+    let hand = Hand::new(1.0, 0, 1.0, 0, 1.0, 0);
+    let _ = hand;
+    let m = 0.05f32 as f64 * 0.02f32 as f64 / 0.5f32 as f64;
+    let (mut f, mut e) = (m, 0);
+    while f < 0.5 {
+        f *= 2.0;
+        e += 1;
+    }
+    let mq = (f * 2f64.powi(31)).round() as i32;
+    let requant =
+        move |acc: i32| -> i8 { (divide_pot(high_mul(acc, mq), e) + 1).clamp(-128, 127) as i8 };
+    // Rows of `a` times `b` [k, n], each row of the output requantized: the plain i-j-k loop.
+    let plain = move |a: &[i8], b: &[i8], out: &mut [i8], m: usize, k: usize, n: usize| {
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0i32;
+                for kk in 0..k {
+                    let x = a[i * k + kk] as i32 - 3;
+                    let y = b[kk * n + j] as i32 + 7;
+                    acc = acc.wrapping_add(x * y);
+                }
+                out[i * n + j] = requant(acc);
+            }
+        }
+    };
+    let bytes = |n: usize, seed: usize| -> Vec<i8> {
+        (0..n).map(|i| ((i * 37 + seed) % 251) as i8).collect()
+    };
+
+    // [64, 64, 64] x [64, 64]: 64 products sharing one right operand.
+    let (av, bv) = (bytes(64 * 64 * 64, 1), bytes(64 * 64, 2));
+    let a = HeapTensor::<i8, Shape![64, 64, 64]>::from_vec(av.clone())
+        .unwrap()
+        .quantized(qa);
+    let b = HeapTensor::<i8, Shape![64, 64]>::from_vec(bv.clone())
+        .unwrap()
+        .quantized(qb);
+    let mut out = vec![0i8; 64 * 64 * 64];
+    plain(&av, &bv, &mut out, 64 * 64, 64, 64);
+    assert_eq!(
+        op.matmul(&a, &b).unwrap().values().as_slice(),
+        &out[..],
+        "the loop is the contract"
+    );
+    let fa =
+        HeapTensor::<f32, Shape![64, 64, 64]>::from_vec(av.iter().map(|&x| x as f32).collect())
+            .unwrap();
+    let fb = HeapTensor::<f32, Shape![64, 64]>::from_vec(bv.iter().map(|&x| x as f32).collect())
+        .unwrap();
+    let mut group = c.benchmark_group("int8 product [64,64,64] x [64,64]");
+    group.throughput(Throughput::Elements(64 * 64 * 64 * 64));
+    group.sample_size(10);
+    group.bench_function("shaped int8", |x| {
+        x.iter(|| black_box(op.matmul(black_box(&a), black_box(&b)).unwrap()))
+    });
+    group.bench_function("plain loop", |x| {
+        x.iter(|| {
+            plain(
+                black_box(&av),
+                black_box(&bv),
+                black_box(&mut out),
+                64 * 64,
+                64,
+                64,
+            )
+        })
+    });
+    group.bench_function("shaped f32", |x| {
+        x.iter(|| black_box(black_box(&fa).matmul(black_box(&fb))))
+    });
+    group.finish();
+
+    // [512, 512] x [512, 512].
+    let (av, bv) = (bytes(512 * 512, 3), bytes(512 * 512, 4));
+    let a = HeapTensor::<i8, Shape![512, 512]>::from_vec(av.clone())
+        .unwrap()
+        .quantized(qa);
+    let b = HeapTensor::<i8, Shape![512, 512]>::from_vec(bv.clone())
+        .unwrap()
+        .quantized(qb);
+    let mut out = vec![0i8; 512 * 512];
+    plain(&av, &bv, &mut out, 512, 512, 512);
+    assert_eq!(
+        op.matmul(&a, &b).unwrap().values().as_slice(),
+        &out[..],
+        "the loop is the contract"
+    );
+    let fa = HeapTensor::<f32, Shape![512, 512]>::from_vec(av.iter().map(|&x| x as f32).collect())
+        .unwrap();
+    let fb = HeapTensor::<f32, Shape![512, 512]>::from_vec(bv.iter().map(|&x| x as f32).collect())
+        .unwrap();
+    let mut group = c.benchmark_group("int8 product [512,512] x [512,512]");
+    group.throughput(Throughput::Elements(512 * 512 * 512));
+    group.sample_size(10);
+    group.bench_function("shaped int8", |x| {
+        x.iter(|| black_box(op.matmul(black_box(&a), black_box(&b)).unwrap()))
+    });
+    group.bench_function("plain loop", |x| {
+        x.iter(|| {
+            plain(
+                black_box(&av),
+                black_box(&bv),
+                black_box(&mut out),
+                512,
+                512,
+                512,
+            )
+        })
+    });
+    group.bench_function("shaped f32", |x| {
+        x.iter(|| black_box(black_box(&fa).matmul(black_box(&fb))))
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(3));
-    targets = bench
+    targets = bench, products
 }
 criterion_main!(benches);
