@@ -16,9 +16,9 @@ text_bytes() {
 }
 
 declare -A size
-kernels=(add mul qadd controller mlp)
+kernels=(add mul qadd qdense controller mlp)
 declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [qadd]="shaped into hand"
-  [controller]="shaped hand" [mlp]="shaped hand")
+  [qdense]="shaped into hand" [controller]="shaped hand" [mlp]="shaped hand")
 profiles=(size-s size-z size-3)
 for profile in "${profiles[@]}"; do
   elf="target/thumbv7em-none-eabihf/$profile/firmware"
@@ -35,6 +35,7 @@ name() {
     add) echo '`[4, 4] + [1, 4]` f32' ;;
     mul) echo '`[2, 3, 4] * [1, 3, 1]` f32' ;;
     qadd) echo '`[4, 4] + [1, 4]` int8 (TFLM add)' ;;
+    qdense) echo 'int8 dense 8 -> 16 ReLU (TFLM fully connected)' ;;
     controller) echo 'controller 8 -> 16 ReLU -> 2 clip' ;;
     mlp) echo 'mlp 16 -> 32 ReLU -> 4, batch 2' ;;
   esac

@@ -45,6 +45,38 @@ static Q44: [[i8; 4]; 4] = [
 ];
 static Q14: [[i8; 4]; 1] = [[50, -100, 127, 0]];
 
+static QX: [[i8; 8]; 1] = [[100, -100, 0, 5, 127, -128, 64, -64]];
+static QW: [[i8; 8]; 16] = {
+    let mut w = [[0i8; 8]; 16];
+    let mut i = 0;
+    while i < 128 {
+        w[i / 8][i % 8] = ((i * 37 + 11) % 7) as i8 - 3;
+        i += 1;
+    }
+    w
+};
+static QBIAS: [i32; 16] = [
+    100, -200, 300, -400, 500, -600, 700, -800, 900, -1000, 0, 1, -1, 2, -2, 3,
+];
+
+/// An int8 dense layer 8 -> 16 with ReLU, TFLM's `FULLY_CONNECTED`: input (0.5, 3), weights
+/// (0.375, 0), output (16, -5), so the multiplier is 0.75 * 2^-6.
+#[cfg(any(
+    feature = "qdense-shaped",
+    feature = "qdense-into",
+    feature = "qdense-hand"
+))]
+const QDENSE: shaped::quant::QMatMul<i8> = match shaped::quant::QMatMul::new(
+    shaped::quant::Quant::new_const(0.5, 3),
+    shaped::quant::Quant::new_const(0.375, 0),
+    shaped::quant::Quant::new_const(16.0, -5),
+    shaped::quant::Activation::Relu,
+    shaped::quant::Rounding::Double,
+) {
+    Ok(op) => op,
+    Err(_) => panic!("the parameters are valid"),
+};
+
 /// TFLM's int8 add of `a` (0.02, -5) and `b` (0.03, 7) into (0.05, 3), double rounding, as a
 /// hand-written kernel carries it: the multipliers and shifts worked out beforehand.
 #[inline(always)]
@@ -201,6 +233,45 @@ fn main() -> ! {
             &mut out,
         );
         out
+    });
+
+    #[cfg(feature = "qdense-none")]
+    report(&black_box(Ok::<_, shaped::Error>([[0i8; 16]; 1])));
+    #[cfg(feature = "qdense-shaped")]
+    report(&{
+        let x = Tensor::from(black_box(QX)).quantized(QDENSE.inputs().0);
+        let w = shaped::TensorView::from(black_box(&QW)).quantized(QDENSE.inputs().1);
+        QDENSE
+            .fully_connected(&x, &w, Some(black_box(&QBIAS)))
+            .map(|y| y.into_parts().0.into_inner())
+    });
+    #[cfg(feature = "qdense-into")]
+    report(&{
+        let x = Tensor::from(black_box(QX)).quantized(QDENSE.inputs().0);
+        let w = shaped::TensorView::from(black_box(&QW)).quantized(QDENSE.inputs().1);
+        let mut out = Tensor::<i8, Shape![1, 16]>::zeros();
+        QDENSE
+            .fully_connected_into(&x, &w, Some(black_box(&QBIAS)), &mut out)
+            .map(|()| out.into_inner())
+    });
+    #[cfg(feature = "qdense-hand")]
+    report(&{
+        // The same arithmetic fused by hand: sums from the bias, the zero points taken off,
+        // the multiplier 0.75 * 2^-6 (Q31 3 * 2^29, then a rounding shift by 6), the output
+        // zero point, ReLU.
+        let (x, w, bias) = (black_box(QX), black_box(&QW), black_box(&QBIAS));
+        let mut out = [[0i8; 16]; 1];
+        for j in 0..16 {
+            let mut acc = bias[j];
+            for k in 0..8 {
+                acc = acc.wrapping_add((x[0][k] as i32 - 3) * w[j][k] as i32);
+            }
+            let high = ((acc as i64 * 1_610_612_736 + (1 << 30)) >> 31) as i32;
+            let (mask, threshold) = (63, 31 + (high < 0) as i32);
+            let scaled = (high >> 6) + ((high & mask) > threshold) as i32;
+            out[0][j] = (scaled - 5).clamp(-5, 127) as i8;
+        }
+        Ok::<_, shaped::Error>(out)
     });
 
     #[allow(unreachable_code)]
