@@ -341,3 +341,62 @@ fn q17_batch_matmul_is_tflm_s() {
     assert_eq!(offset, bytes.len());
     assert!(lines.len() > 2000 && ranks.len() >= 6, "{ranks:?}");
 }
+
+/// Per-channel weights whose count is known only at run time (`DynQMatMulPerChannel`, a model
+/// read at run time): every per-channel case, TFLM's bytes; and the errors of weights of
+/// another count or quantized along the other axis.
+#[test]
+fn q18_runtime_counted_per_channel_is_tflm_s() {
+    use shaped::quant::{DynPerAxis, DynQMatMulPerChannel};
+    for (case, want) in &fc_cases("fully_connected_per_channel") {
+        let zeros = vec![0i32; case.w_scales.len()];
+        let pw = DynPerAxis::<i8>::new(&case.w_scales, &zeros).unwrap();
+        let op = DynQMatMulPerChannel::new(
+            q8(case.qx),
+            pw,
+            q8(case.qo),
+            case.activation,
+            Rounding::Double,
+        )
+        .unwrap();
+        let (x, w) = case.inputs();
+        let xd = DynTensor::from_shape_vec(&case.x[..], x)
+            .unwrap()
+            .quantized(op.inputs().0);
+        let wd = DynTensor::from_shape_vec(&case.w[..], w)
+            .unwrap()
+            .try_quantized_per_axis(0, pw)
+            .unwrap();
+        let y = op
+            .fully_connected_dyn(&xd, &wd, case.bias.as_deref())
+            .unwrap();
+        assert_eq!(y.values().as_slice(), &want[..], "line {}", case.line);
+    }
+    let scales = [0.5f32, 0.25];
+    let pw = DynPerAxis::<i8>::new(&scales, &[0, 0]).unwrap();
+    let q = q8((1.0, 0));
+    let op = DynQMatMulPerChannel::new(q, pw, q, shaped::quant::Activation::None, Rounding::Double)
+        .unwrap();
+    let x = DynTensor::from_shape_vec([1, 2], vec![1i8, 1])
+        .unwrap()
+        .quantized(q);
+    let along_in = DynTensor::from_shape_vec([2, 2], vec![1i8; 4])
+        .unwrap()
+        .try_quantized_per_axis(1, pw)
+        .unwrap();
+    assert_eq!(
+        op.fully_connected_dyn(&x, &along_in, None)
+            .unwrap_err()
+            .to_string(),
+        "invalid quantization: the operands' scales or zero points are not the ones the \
+         operation was prepared for (Q1)"
+    );
+    let bad = DynPerAxis::<i8>::new(&scales, &[0, 3]).unwrap();
+    assert_eq!(
+        DynQMatMulPerChannel::new(q, bad, q, shaped::quant::Activation::None, Rounding::Double)
+            .unwrap_err()
+            .to_string(),
+        "invalid quantization: the weights of output column 1 have the zero point 3; \
+         per-channel weights are symmetric, every zero point 0 (Q18)"
+    );
+}

@@ -13,6 +13,8 @@
 
 use super::elementwise::{Frame, Requant};
 use super::params::{quant_error, Activation, Quant, QuantElement, Rounding};
+#[cfg(feature = "alloc")]
+use super::per_axis::DynPerAxis;
 use super::per_axis::PerAxis;
 use crate::error::{Error, QuantProblem};
 
@@ -167,6 +169,104 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     #[inline(always)]
     pub const fn output(&self) -> Quant<E> {
         self.frame.output
+    }
+}
+
+/// [`QMatMulPerChannel`] for weights whose number of channels is known only at run time (a
+/// model read at run time): the per-column multipliers derived once into a `Vec`. Feature
+/// `alloc`.
+///
+/// ```
+/// use shaped::quant::{Activation, DynPerAxis, DynQMatMulPerChannel, Quant, Rounding};
+/// use shaped::DynTensor;
+/// let (scales, zeros) = (vec![0.5f32, 0.25], vec![0, 0]);
+/// let w_params = DynPerAxis::new(&scales, &zeros)?;
+/// let q = Quant::<i8>::new(1.0, 0)?;
+/// let op = DynQMatMulPerChannel::new(q, w_params, q, Activation::None, Rounding::Double)?;
+/// let x = DynTensor::from_shape_vec([1, 2], vec![2i8, -4]).unwrap().quantized(q);
+/// let w = DynTensor::from_shape_vec([2, 2], vec![4i8, 2, 4, -2])
+///     .unwrap()
+///     .try_quantized_per_axis(0, w_params)?;
+/// // Column 0: (8 - 8) * 0.5 = 0; column 1: (8 + 8) * 0.25 = 4.
+/// assert_eq!(op.fully_connected_dyn(&x, &w, None)?.values().as_slice(), &[0, 4]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynQMatMulPerChannel<'p, E> {
+    frame: Frame<E>,
+    weights: DynPerAxis<'p, E>,
+    out: alloc::vec::Vec<Requant>,
+}
+
+#[cfg(feature = "alloc")]
+impl<'p, E: QuantElement> DynQMatMulPerChannel<'p, E> {
+    /// As [`QMatMulPerChannel::new`], for any number of channels: an error value when a
+    /// weight zero point is not 0, a multiplier or an activation bound cannot be represented,
+    /// or the allocator refuses the multipliers' room.
+    pub fn new(
+        a: Quant<E>,
+        b: DynPerAxis<'p, E>,
+        out: Quant<E>,
+        activation: Activation,
+        rounding: Rounding,
+    ) -> Result<Self, Error> {
+        let mut requants = alloc::vec::Vec::new();
+        if requants.try_reserve_exact(b.len()).is_err() {
+            let kind = crate::error::ErrorKind::OutOfMemory {
+                bytes: b.len().saturating_mul(core::mem::size_of::<Requant>()),
+            };
+            return Err(Error::new(
+                kind,
+                crate::error::Operation::Quantize,
+                &[b.len()],
+                &[],
+            ));
+        }
+        for (j, (&scale, &zero)) in b.scales().iter().zip(b.zero_points()).enumerate() {
+            if zero != 0 {
+                return Err(quant_error(QuantProblem::WeightZeroPoint {
+                    channel: j,
+                    zero_point: zero,
+                }));
+            }
+            let real = a.scale() as f64 * scale as f64 / out.scale() as f64;
+            requants.push(Requant::new(real, rounding, false)?);
+        }
+        Ok(DynQMatMulPerChannel {
+            frame: Frame::new(a, a, out, activation, rounding)?,
+            weights: b,
+            out: requants,
+        })
+    }
+
+    /// The input's parameters and the weights' it was prepared for; a run refuses others.
+    #[inline]
+    pub fn inputs(&self) -> (Quant<E>, DynPerAxis<'p, E>) {
+        (self.frame.inputs.0, self.weights)
+    }
+
+    /// The output's parameters.
+    #[inline]
+    pub fn output(&self) -> Quant<E> {
+        self.frame.output
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<E: QuantElement> ProductRequant<E> for DynQMatMulPerChannel<'_, E> {
+    #[inline(always)]
+    fn frame(&self) -> &Frame<E> {
+        &self.frame
+    }
+    #[inline(always)]
+    fn b_offset(&self) -> i32 {
+        0
+    }
+    #[inline(always)]
+    fn column(&self, j: usize) -> Requant {
+        // `j` is below the channel count: the callers checked the output columns against it.
+        self.out.get(j).copied().unwrap_or(Requant::ZERO)
     }
 }
 

@@ -54,6 +54,8 @@ mod quantized;
 
 pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
+#[cfg(feature = "alloc")]
+pub use matmul::DynQMatMulPerChannel;
 pub use matmul::{QMatMul, QMatMulPerChannel};
 pub use params::{Activation, Quant, QuantElement, Rounding};
 pub use per_axis::{AxisParams, DynPerAxis, PerAxis, QuantizedPerAxis};

@@ -10,9 +10,9 @@ use crate::op::CompareOp;
 use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
-    Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMatMul,
-    QMatMulPerChannel, QMul, QRequant, QSub, Quant, QuantElement, Quantized, QuantizedPerAxis,
-    Rounding,
+    Activation, AxisParams, DynPerAxis, DynQMatMulPerChannel, PerAxis, QAdd, QCompare, QExtreme,
+    QMatMul, QMatMulPerChannel, QMul, QRequant, QSub, Quant, QuantElement, Quantized,
+    QuantizedPerAxis, Rounding,
 };
 use crate::rules::{AutoBroadcast, MatMulOptions};
 
@@ -337,6 +337,38 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
             && prepared_w.zero_points() == params.zero_points();
         let rank = w.values().rank();
         if !same || w.axis() + 2 != rank || w.values().shape().get(w.axis()) != Some(&N) {
+            return Err(crate::quant::params::quant_error(
+                crate::error::QuantProblem::NotPrepared,
+            ));
+        }
+        let options = MatMulOptions {
+            transpose_a: false,
+            transpose_b: true,
+        };
+        let y = dyn_product(self, x.values(), w.values(), bias, options)?;
+        Ok(Quantized::new(y, self.output()))
+    }
+}
+
+impl<'p, E: QuantElement> DynQMatMulPerChannel<'p, E> {
+    /// `x` `[..., in]` times the transpose of `w` `[out, in]` quantized along axis 0 by the
+    /// prepared per-channel parameters, plus `bias`, each output column requantized by its own
+    /// multiplier (Q18): an error value when the parameters are not the prepared ones, the
+    /// weights are not quantized along their output axis, or a shape or the bias does not fit.
+    pub fn fully_connected_dyn(
+        &self,
+        x: &Quantized<DynTensor<E>, E>,
+        w: &QuantizedPerAxis<DynTensor<E>, DynPerAxis<'p, E>>,
+        bias: Option<&[i32]>,
+    ) -> Result<Quantized<DynTensor<E>, E>, Error> {
+        let (prepared_x, prepared_w) = self.inputs();
+        let params = w.params();
+        let same = prepared_x == x.quant()
+            && prepared_w.scales() == params.scales()
+            && prepared_w.zero_points() == params.zero_points();
+        let rank = w.values().rank();
+        let channels = prepared_w.len();
+        if !same || w.axis() + 2 != rank || w.values().shape().get(w.axis()) != Some(&channels) {
             return Err(crate::quant::params::quant_error(
                 crate::error::QuantProblem::NotPrepared,
             ));
