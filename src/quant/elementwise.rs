@@ -127,6 +127,27 @@ impl<E: QuantElement> Frame<E> {
     }
 }
 
+/// The frame and the one multiplier `sa sb / so` of a multiply or a matrix product (Q9, Q17):
+/// the scales widened to `f64` and multiplied there, as TFLM's `MUL` and its
+/// `GetQuantizedConvolutionMultipler` do, any size below `2^30` (Q3).
+pub(crate) const fn scaled_product<E: QuantElement>(
+    a: Quant<E>,
+    b: Quant<E>,
+    out: Quant<E>,
+    activation: Activation,
+    rounding: Rounding,
+) -> Result<(Frame<E>, Requant), Error> {
+    let real = a.scale() as f64 * b.scale() as f64 / out.scale() as f64;
+    let requant = match Requant::new(real, rounding, false) {
+        Ok(r) => r,
+        Err(e) => return Err(e),
+    };
+    match Frame::new(a, b, out, activation, rounding) {
+        Ok(frame) => Ok((frame, requant)),
+        Err(e) => Err(e),
+    }
+}
+
 /// `?` for `const fn`.
 macro_rules! try_const {
     ($e:expr) => {
@@ -325,8 +346,8 @@ pub struct QMul<E> {
 
 impl<E: QuantElement> QMul<E> {
     /// The multiply of inputs quantized by `a` and `b` into `out`, clamped by `activation`,
-    /// requantized with `rounding`. An error only when an activation bound does not fit (the
-    /// multiplier of valid scales always has a representation, Q3).
+    /// requantized with `rounding`. An error value when an activation bound does not fit, or,
+    /// in double rounding, the multiplier `sa sb / so` is `2^30` or more (Q3).
     pub const fn new(
         a: Quant<E>,
         b: Quant<E>,
@@ -334,11 +355,8 @@ impl<E: QuantElement> QMul<E> {
         activation: Activation,
         rounding: Rounding,
     ) -> Result<Self, Error> {
-        let real = a.scale() as f64 * b.scale() as f64 / out.scale() as f64;
-        Ok(QMul {
-            out: try_const!(Requant::new(real, rounding, false)),
-            frame: try_const!(Frame::new(a, b, out, activation, rounding)),
-        })
+        let (frame, out) = try_const!(scaled_product(a, b, out, activation, rounding));
+        Ok(QMul { frame, out })
     }
 
     /// The output's parameters.
@@ -562,63 +580,36 @@ pub(crate) const fn static_count(dims: &[Option<usize>]) -> Option<usize> {
     Some(n)
 }
 
-/// The number of elements of the NUMPY broadcast of shapes `a` and `b` (their dims aligned at
-/// the end, the larger of each pair, 0 where either is 0), saturating: the size that decides
-/// between computed and looked-up terms. For shapes that do not broadcast it is some number,
-/// and the broadcast itself reports the error.
-pub(crate) fn broadcast_len(a: &[usize], b: &[usize]) -> usize {
-    let rank = a.len().max(b.len());
-    (0..rank).fold(1usize, |n, k| {
-        let dim = |s: &[usize]| match (s.len() + k).checked_sub(rank) {
-            Some(i) => s[i],
-            None => 1,
-        };
-        let (x, y) = (dim(a), dim(b));
-        let d = if x == 0 || y == 0 { 0 } else { x.max(y) };
-        n.saturating_mul(d)
-    })
+/// Whether the broadcast of shapes `a` and `b` under `mode` has at least [`TABLE_MIN`]
+/// elements: the output's size decides between computed and looked-up terms. Shapes that do
+/// not broadcast answer `false`, and the broadcast itself then reports the error.
+pub(crate) fn output_is_large(a: &[usize], b: &[usize], mode: crate::rules::AutoBroadcast) -> bool {
+    crate::rules::broadcast_shapes(a, b, mode)
+        .ok()
+        .and_then(|out| crate::rules::checked_element_count(&out))
+        .is_some_and(|n| n >= TABLE_MIN)
 }
 
 /// Runs `$body` with `$f`, the element function of the prepared operation `$op`: computed
 /// (`direct`), or for `tables` operations, looked up when the operands are `$large`.
-///
-/// Each element function is `#[inline(always)]`: at opt-level "s" the Cortex-M4 build called
-/// it once per element, 57 instructions per element of a `[256, 256]` add against 28 inlined
-/// (`qemu-tests/icount.sh`).
 macro_rules! with_element_fn {
     (direct $op:expr, $large:expr, |$f:ident| $body:expr) => {{
         let _ = $large;
-        let $f = $crate::quant::elementwise::element_fn(
-            #[inline(always)]
-            |x: &E, y: &E| $op.apply(*x, *y),
-        );
+        let $f = |x: &E, y: &E| $op.apply(*x, *y);
         $body
     }};
     (tables $op:expr, $large:expr, |$f:ident| $body:expr) => {{
         if $large {
             let terms = $op.terms();
-            let $f = $crate::quant::elementwise::element_fn(
-                #[inline(always)]
-                |x: &E, y: &E| $op.apply_terms(&terms, *x, *y),
-            );
+            let $f = |x: &E, y: &E| $op.apply_terms(&terms, *x, *y);
             $body
         } else {
-            let $f = $crate::quant::elementwise::element_fn(
-                #[inline(always)]
-                |x: &E, y: &E| $op.apply(*x, *y),
-            );
+            let $f = |x: &E, y: &E| $op.apply(*x, *y);
             $body
         }
     }};
 }
 pub(crate) use with_element_fn;
-
-/// The element function as given (a call, so that the closure can carry its
-/// `#[inline(always)]`, which a `let` initializer cannot on stable Rust).
-#[inline(always)]
-pub(crate) fn element_fn<E, V>(f: impl Fn(&E, &E) -> V) -> impl Fn(&E, &E) -> V {
-    f
-}
 
 /// The error when operands do not carry the parameters an operation was prepared for.
 #[inline]
@@ -635,7 +626,6 @@ pub(crate) fn check_inputs<E>(
 
 #[cfg(test)]
 mod tests {
-    use super::broadcast_len;
 
     #[test]
     fn static_count_is_the_product_of_static_dims_only() {
@@ -647,16 +637,17 @@ mod tests {
     }
 
     #[test]
-    fn broadcast_len_counts_the_output() {
-        assert_eq!(broadcast_len(&[256, 1], &[1, 256]), 65536);
-        assert_eq!(
-            broadcast_len(&[8, 256, 56, 56], &[256, 1, 1]),
-            8 * 256 * 56 * 56
-        );
-        assert_eq!(broadcast_len(&[], &[]), 1);
-        assert_eq!(broadcast_len(&[3], &[2, 1]), 6);
-        assert_eq!(broadcast_len(&[0, 3], &[1, 3]), 0);
-        assert_eq!(broadcast_len(&[1, 3], &[0, 1]), 0);
-        assert_eq!(broadcast_len(&[usize::MAX, 2], &[1, 1]), usize::MAX);
+    fn the_output_size_decides_the_tables() {
+        use super::output_is_large;
+        use crate::rules::AutoBroadcast::{Numpy, Pdpd};
+        // 256-element inputs, 65536 outputs.
+        assert!(output_is_large(&[256, 1], &[1, 256], Numpy));
+        assert!(output_is_large(&[8, 256, 56, 56], &[256, 1, 1], Numpy));
+        assert!(!output_is_large(&[32], &[32], Numpy));
+        assert!(!output_is_large(&[0, 4096], &[1, 4096], Numpy));
+        // PDPD keeps the first operand's shape.
+        assert!(output_is_large(&[64, 64], &[64], Pdpd { axis: 0 }));
+        // Shapes that do not broadcast: the computed terms, and the broadcast's error.
+        assert!(!output_is_large(&[4096], &[3], Numpy));
     }
 }

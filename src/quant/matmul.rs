@@ -11,11 +11,9 @@
 //! context when the parameters are constants; the loops are the crate's matrix product
 //! layouts (batch broadcasting included), with the requantization applied to each sum.
 
-use super::elementwise::{Frame, Requant};
+use super::elementwise::{scaled_product, Frame, Requant};
 use super::params::{quant_error, Activation, Quant, QuantElement, Rounding};
-#[cfg(feature = "alloc")]
-use super::per_axis::DynPerAxis;
-use super::per_axis::PerAxis;
+use super::per_axis::{DynPerAxis, PerAxis};
 use crate::error::{Error, QuantProblem};
 
 /// A prepared quantized product with per-tensor weights (Q17): inputs quantized by `a` and
@@ -60,17 +58,8 @@ impl<E: QuantElement> QMatMul<E> {
         activation: Activation,
         rounding: Rounding,
     ) -> Result<Self, Error> {
-        // As TFLM's `GetQuantizedConvolutionMultipler`: each scale widened, then in f64.
-        let real = a.scale() as f64 * b.scale() as f64 / out.scale() as f64;
-        let out_requant = match Requant::new(real, rounding, false) {
-            Ok(r) => r,
-            Err(e) => return Err(e),
-        };
-        match Frame::new(a, b, out, activation, rounding) {
-            Ok(frame) => Ok(QMatMul {
-                frame,
-                out: out_requant,
-            }),
+        match scaled_product(a, b, out, activation, rounding) {
+            Ok((frame, out)) => Ok(QMatMul { frame, out }),
             Err(e) => Err(e),
         }
     }
@@ -522,6 +511,36 @@ fn strided<E: QuantElement>(
             }
             c[i * n + j] = f.finish(op.column(j).apply(acc, f.rounding));
         }
+    }
+}
+
+/// The error of per-channel weights that are not the ones a product was prepared for (Q18):
+/// other parameters than `prepared` (the input's, the weights'), weights not quantized along
+/// their output axis (`rank - 2`: axis 0 of `[out, in]` weights), or another number of
+/// indices along it than there are parameters. Inlined: as a call, the Cortex-M4 residual
+/// network's firmware at opt-level "s" took 420 bytes of stack instead of 176
+/// (`qemu-tests/model_size.sh`).
+#[inline(always)]
+pub(crate) fn check_per_channel<E: QuantElement>(
+    prepared: (Quant<E>, DynPerAxis<'_, E>),
+    x: Quant<E>,
+    w: DynPerAxis<'_, E>,
+    w_axis: usize,
+    w_dims: &[usize],
+) -> Result<(), Error> {
+    // The same tables (the usual case: one `static` of parameters) need no comparison: the
+    // residual network of `examples/` took 5720 instructions per inference at opt-level "s"
+    // comparing them value by value, 4640 with this (`qemu-tests/icount.sh`).
+    let same_tables = core::ptr::eq(prepared.1.scales(), w.scales())
+        && core::ptr::eq(prepared.1.zero_points(), w.zero_points());
+    let same = prepared.0 == x
+        && (same_tables
+            || prepared.1.scales() == w.scales() && prepared.1.zero_points() == w.zero_points());
+    let along_output = w_axis + 2 == w_dims.len() && w_dims.get(w_axis) == Some(&w.len());
+    if same && along_output {
+        Ok(())
+    } else {
+        Err(quant_error(QuantProblem::NotPrepared))
     }
 }
 

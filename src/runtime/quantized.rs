@@ -7,7 +7,7 @@ use super::dyn_tensor::{AsInput, DynTensor};
 use super::matmul::{reader, Reader};
 use crate::error::Error;
 use crate::op::CompareOp;
-use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
+use crate::quant::matmul::{check_bias, check_per_channel, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
     Activation, AxisParams, DynPerAxis, DynQMatMulPerChannel, PerAxis, QAdd, QCompare, QExtreme,
@@ -203,8 +203,7 @@ macro_rules! prepared_run_dyn {
             ) -> Result<Quantized<DynTensor<E>, E>, Error> {
                 crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let (a, b) = (a.values().as_input(), b.values().as_input());
-                let out_len = crate::quant::elementwise::broadcast_len(a.shape, b.shape);
-                let large = out_len >= crate::quant::elementwise::TABLE_MIN;
+                let large = crate::quant::elementwise::output_is_large(a.shape, b.shape, mode);
                 let values = crate::quant::elementwise::with_element_fn!($kind self, large, |f| {
                     super::dyn_tensor::zip_inputs(a, b, mode, f)
                 })?;
@@ -266,6 +265,26 @@ fn dyn_product<E: QuantElement>(
     let mut out = super::try_filled(count, E::saturate(0), &dims.out)?;
     product_into(op, walk, a.data, b.data, bias, &mut out);
     DynTensor::from_shape_vec(&dims.out[..], out)
+}
+
+/// `x` times the transpose of per-channel weights `w`, requantized by `op` (prepared for
+/// `prepared`) into `output`'s parameters (Q18): both per-channel products' runtime form.
+fn per_channel_fc<E: QuantElement, P: AxisParams<E>>(
+    op: &impl ProductRequant<E>,
+    prepared: (Quant<E>, DynPerAxis<'_, E>),
+    x: &Quantized<DynTensor<E>, E>,
+    w: &QuantizedPerAxis<DynTensor<E>, P>,
+    bias: Option<&[i32]>,
+    output: Quant<E>,
+) -> Result<Quantized<DynTensor<E>, E>, Error> {
+    let params = w.params().as_dyn();
+    check_per_channel(prepared, x.quant(), params, w.axis(), w.values().shape())?;
+    let options = MatMulOptions {
+        transpose_a: false,
+        transpose_b: true,
+    };
+    let y = dyn_product(op, x.values(), w.values(), bias, options)?;
+    Ok(Quantized::new(y, output))
 }
 
 /// # Quantized products on runtime tensors
@@ -330,23 +349,8 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         w: &QuantizedPerAxis<DynTensor<E>, PerAxis<'p, E, N>>,
         bias: Option<&[i32]>,
     ) -> Result<Quantized<DynTensor<E>, E>, Error> {
-        let (prepared_x, prepared_w) = self.inputs();
-        let params = w.params();
-        let same = prepared_x == x.quant()
-            && prepared_w.scales() == params.scales()
-            && prepared_w.zero_points() == params.zero_points();
-        let rank = w.values().rank();
-        if !same || w.axis() + 2 != rank || w.values().shape().get(w.axis()) != Some(&N) {
-            return Err(crate::quant::params::quant_error(
-                crate::error::QuantProblem::NotPrepared,
-            ));
-        }
-        let options = MatMulOptions {
-            transpose_a: false,
-            transpose_b: true,
-        };
-        let y = dyn_product(self, x.values(), w.values(), bias, options)?;
-        Ok(Quantized::new(y, self.output()))
+        let (qx, qw) = self.inputs();
+        per_channel_fc(self, (qx, qw.to_dyn()), x, w, bias, self.output())
     }
 }
 
@@ -361,23 +365,6 @@ impl<'p, E: QuantElement> DynQMatMulPerChannel<'p, E> {
         w: &QuantizedPerAxis<DynTensor<E>, DynPerAxis<'p, E>>,
         bias: Option<&[i32]>,
     ) -> Result<Quantized<DynTensor<E>, E>, Error> {
-        let (prepared_x, prepared_w) = self.inputs();
-        let params = w.params();
-        let same = prepared_x == x.quant()
-            && prepared_w.scales() == params.scales()
-            && prepared_w.zero_points() == params.zero_points();
-        let rank = w.values().rank();
-        let channels = prepared_w.len();
-        if !same || w.axis() + 2 != rank || w.values().shape().get(w.axis()) != Some(&channels) {
-            return Err(crate::quant::params::quant_error(
-                crate::error::QuantProblem::NotPrepared,
-            ));
-        }
-        let options = MatMulOptions {
-            transpose_a: false,
-            transpose_b: true,
-        };
-        let y = dyn_product(self, x.values(), w.values(), bias, options)?;
-        Ok(Quantized::new(y, self.output()))
+        per_channel_fc(self, self.inputs(), x, w, bias, self.output())
     }
 }

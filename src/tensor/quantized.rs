@@ -10,15 +10,16 @@ use super::{JoinOf, Tensor};
 use crate::error::Error;
 use crate::op::CompareOp;
 use crate::quant::elementwise::{
-    broadcast_len, check_inputs, static_count, with_element_fn, TABLE_MIN,
+    check_inputs, output_is_large, static_count, with_element_fn, TABLE_MIN,
 };
-use crate::quant::matmul::{check_bias, product_into, ProductRequant, Walk};
+use crate::quant::matmul::{check_bias, check_per_channel, product_into, ProductRequant, Walk};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
     Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMatMul,
     QMatMulPerChannel, QMul, QRequant, QSub, Quant, QuantElement, Quantized, QuantizedPerAxis,
     Rounding,
 };
+use crate::rules::AutoBroadcast;
 use crate::typed::rules::{BroadcastOutput, Broadcasts, MatMulOutputT, MatMulShapeT, PerAxisShape};
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::{Data, DataMut};
@@ -378,7 +379,7 @@ macro_rules! prepared_run {
                     Some(n) => n >= TABLE_MIN,
                     None => {
                         let (sa, sb) = (a.values().shape(), b.values().shape());
-                        broadcast_len(sa.as_ref(), sb.as_ref()) >= TABLE_MIN
+                        output_is_large(sa.as_ref(), sb.as_ref(), AutoBroadcast::Numpy)
                     }
                 };
                 let values = with_element_fn!($kind self, large, |f| a
@@ -657,26 +658,6 @@ impl<E: QuantElement> QMatMul<E> {
     }
 }
 
-/// The error of per-channel weights that are not the prepared ones, or not quantized along
-/// their output axis (`rank - 2`: axis 0 of `[out, in]` weights).
-fn check_per_channel<E: QuantElement, const N: usize>(
-    prepared: (Quant<E>, PerAxis<'_, E, N>),
-    x: Quant<E>,
-    w_params: &PerAxis<'_, E, N>,
-    w_axis: usize,
-    w_rank: usize,
-) -> Result<(), Error> {
-    let same = prepared.0 == x
-        && prepared.1.scales() == w_params.scales()
-        && prepared.1.zero_points() == w_params.zero_points();
-    if !same || w_axis + 2 != w_rank {
-        return Err(crate::quant::params::quant_error(
-            crate::error::QuantProblem::NotPrepared,
-        ));
-    }
-    Ok(())
-}
-
 /// # Per-channel quantized products on static and mixed tensors
 ///
 /// TFLM's per-channel `FULLY_CONNECTED` (Q18): weights `[out, in]` quantized along axis 0, the
@@ -699,7 +680,16 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         D2: Data<E>,
         MatMulOutputT<S, S2, false, true>: Storable,
     {
-        check_per_channel(self.inputs(), x.quant(), w.params(), w.axis(), S2::RANK)?;
+        let (qx, qw) = self.inputs();
+        let dims = w.values().shape();
+        let w_params = w.params().to_dyn();
+        check_per_channel(
+            (qx, qw.to_dyn()),
+            x.quant(),
+            w_params,
+            w.axis(),
+            dims.as_ref(),
+        )?;
         let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
         Ok(Quantized::new(y, self.output()))
     }
@@ -719,7 +709,16 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         D2: Data<E>,
         O: DataMut<E>,
     {
-        check_per_channel(self.inputs(), x.quant(), w.params(), w.axis(), S2::RANK)?;
+        let (qx, qw) = self.inputs();
+        let dims = w.values().shape();
+        let w_params = w.params().to_dyn();
+        check_per_channel(
+            (qx, qw.to_dyn()),
+            x.quant(),
+            w_params,
+            w.axis(),
+            dims.as_ref(),
+        )?;
         typed_product_into::<_, _, _, _, _, _, _, false, true>(
             self,
             x.values(),
