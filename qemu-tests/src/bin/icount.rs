@@ -65,28 +65,6 @@ const QADD: QAdd<i8> = match QAdd::new(
     Err(_) => panic!("the parameters are valid"),
 };
 
-/// TFLM's int8 add with the parameters of `QADD`, the multipliers and shifts worked out
-/// beforehand: the per-element work of a plain loop (TFLM's reference kernel does this, plus
-/// its index arithmetic).
-#[inline(always)]
-fn hand_qadd(x: i8, y: i8) -> i8 {
-    fn high_mul(a: i32, b: i32) -> i32 {
-        if a == i32::MIN && b == i32::MIN {
-            return i32::MAX;
-        }
-        ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
-    }
-    fn divide_pot(x: i32, e: i32) -> i32 {
-        let mask = (1i32 << e) - 1;
-        let threshold = (mask >> 1) + (x < 0) as i32;
-        (x >> e) + ((x & mask) > threshold) as i32
-    }
-    let xa = divide_pot(high_mul((x as i32 + 5) << 20, 1_431_655_765), 1);
-    let yb = high_mul((y as i32 - 7) << 20, 1_073_741_824);
-    let raw = divide_pot(high_mul(xa + yb, 1_288_490_141), 19) + 3;
-    raw.clamp(-128, 127) as i8
-}
-
 /// SysTick ticks taken by `f` (at most 2^24 - 1 of them).
 fn ticks(syst: &mut SYST, f: impl FnOnce()) -> u32 {
     syst.set_reload(0x00ff_ffff);
@@ -155,7 +133,7 @@ fn main() -> ! {
     let hand = ticks(syst, || {
         for i in 0..N {
             for j in 0..N {
-                want[i][j] = hand_qadd(a[i][j], b[i][j]);
+                want[i][j] = qemu_tests::hand_qadd(a[i][j], b[i][j]);
             }
         }
     });
@@ -176,7 +154,7 @@ fn main() -> ! {
     let hand = ticks(syst, || {
         for i in 0..N {
             for j in 0..N {
-                want[i][j] = hand_qadd(a[i][j], row[j]);
+                want[i][j] = qemu_tests::hand_qadd(a[i][j], row[j]);
             }
         }
     });
@@ -196,7 +174,7 @@ fn main() -> ! {
     let hand = ticks(syst, || {
         for i in 0..N {
             for j in 0..N {
-                want[i][j] = hand_qadd(col[i][0], row[j]);
+                want[i][j] = qemu_tests::hand_qadd(col[i][0], row[j]);
             }
         }
     });
