@@ -116,6 +116,8 @@ pub enum Operation {
     },
     /// Quantization parameters, or what an operation derives from them (Q1-Q7).
     Quantize,
+    /// A fused layer's output against its input (G7, Q19).
+    Dense,
 }
 
 impl fmt::Display for Operation {
@@ -137,6 +139,7 @@ impl fmt::Display for Operation {
             Operation::Reduce { op } => f.write_str(op.name()),
             Operation::Quantize => f.write_str("quantize"),
             Operation::MatMul => f.write_str("matmul"),
+            Operation::Dense => f.write_str("dense"),
         }
     }
 }
@@ -607,6 +610,12 @@ impl fmt::Display for Error {
             _ if matches!(op, Operation::Shape { .. }) => return self.fmt_shape_op(f),
             _ if *op == Operation::MatMul => {
                 write!(f, "cannot multiply {lhs} by {rhs} (matmul): ")?
+            }
+            ErrorKind::ShapeMismatch if *op == Operation::Dense => {
+                return write!(
+                    f,
+                    "output {lhs} is not {rhs}, the dense layer's output for its input (G7)"
+                )
             }
             ErrorKind::ShapeMismatch if *op == Operation::Binary => {
                 return write!(

@@ -113,6 +113,7 @@ pub mod element;
 pub mod error;
 mod interop;
 pub mod interval;
+pub mod layer;
 pub mod op;
 pub mod primitive;
 pub mod quant;

@@ -1,5 +1,5 @@
 //! The int8 residual network as a shaped network on static shapes, TFLM's arithmetic (rules
-//! Q8, Q17, Q18), every parameter a constant read from `model.rs` (made from
+//! Q8, Q17, Q18, Q19), every parameter a constant read from `model.rs` (made from
 //! `residual_int8.tflite` by `make_model.py`):
 //!
 //! ```text
@@ -9,6 +9,7 @@
 //! The converter gave every layer per-channel weights. No allocator: the weights are read in
 //! place from `static`s, the activations live on the stack.
 
+use shaped::layer::QDensePerChannel;
 use shaped::quant::{PerAxis, QAdd, QMatMulPerChannel, Quant, Rounding};
 use shaped::{Const, Error, Tensor, TensorView};
 
@@ -29,45 +30,59 @@ const W0: PerAxis<'static, i8, 16> = PerAxis::new_const(&OP0_IN1_SCALES, &OP0_IN
 const W1: PerAxis<'static, i8, 8> = PerAxis::new_const(&OP1_IN1_SCALES, &OP1_IN1_ZERO_POINTS);
 const W3: PerAxis<'static, i8, 4> = PerAxis::new_const(&OP3_IN1_SCALES, &OP3_IN1_ZERO_POINTS);
 
-/// A prepared per-channel layer, or a compile error naming it.
+/// A fused per-channel layer (Q19) over its weights and bias, or a compile error naming it.
 macro_rules! layer {
-    ($name:literal, $n:literal, $input:expr, $w:expr, $output:expr, $act:expr) => {
-        match QMatMulPerChannel::<'static, i8, $n>::new(
-            q($input),
-            $w,
-            q($output),
-            $act,
-            Rounding::Double,
-        ) {
-            Ok(op) => op,
-            Err(_) => panic!(concat!($name, "'s parameters are valid")),
-        }
+    ($name:literal, $in:literal, $n:literal, $input:expr, $w:expr, $output:expr, $act:expr,
+     $weights:expr, $bias:expr) => {
+        QDensePerChannel::<'static, i8, $in, $n>::new(
+            match QMatMulPerChannel::<'static, i8, $n>::new(
+                q($input),
+                $w,
+                q($output),
+                $act,
+                Rounding::Double,
+            ) {
+                Ok(op) => op,
+                Err(_) => panic!(concat!($name, "'s parameters are valid")),
+            },
+            &$weights,
+            Some(&$bias),
+        )
     };
 }
 
-const FC0: QMatMulPerChannel<'static, i8, 16> = layer!(
+const FC0: QDensePerChannel<'static, i8, 8, 16> = layer!(
     "layer 0",
+    8,
     16,
     OP0_IN0_QUANT,
     W0,
     OP0_OUT_QUANT,
-    OP0_ACTIVATION
+    OP0_ACTIVATION,
+    OP0_IN1_DATA,
+    OP0_IN2_DATA
 );
-const FC1: QMatMulPerChannel<'static, i8, 8> = layer!(
+const FC1: QDensePerChannel<'static, i8, 16, 8> = layer!(
     "layer 1",
+    16,
     8,
     OP1_IN0_QUANT,
     W1,
     OP1_OUT_QUANT,
-    OP1_ACTIVATION
+    OP1_ACTIVATION,
+    OP1_IN1_DATA,
+    OP1_IN2_DATA
 );
-const FC3: QMatMulPerChannel<'static, i8, 4> = layer!(
+const FC3: QDensePerChannel<'static, i8, 8, 4> = layer!(
     "layer 3",
+    8,
     4,
     OP3_IN0_QUANT,
     W3,
     OP3_OUT_QUANT,
-    OP3_ACTIVATION
+    OP3_ACTIVATION,
+    OP3_IN1_DATA,
+    OP3_IN2_DATA
 );
 
 /// The skip connection: the second layer's output plus the network's input, each with its own
@@ -112,16 +127,10 @@ pub const INPUT: Quant<i8> = q(OP0_IN0_QUANT);
 /// layers' check of their operands' parameters, which these constants always pass.
 pub fn forward(x: [i8; 8]) -> Result<[i8; 4], Error> {
     let x = Tensor::<i8, (Const<1>, Const<8>)>::from([x]).quantized(INPUT);
-    let w0 = TensorView::<i8, (Const<16>, Const<8>)>::from(&OP0_IN1_DATA)
-        .quantized_per_axis::<0, 16>(W0);
-    let h0 = FC0.fully_connected(&x, &w0, Some(&OP0_IN2_DATA))?;
-    let w1 =
-        TensorView::<i8, (Const<8>, Const<16>)>::from(&OP1_IN1_DATA).quantized_per_axis::<0, 8>(W1);
-    let h1 = FC1.fully_connected(&h0, &w1, Some(&OP1_IN2_DATA))?;
+    let h0 = FC0.forward(&x)?;
+    let h1 = FC1.forward(&h0)?;
     let skip = SKIP.run(&h1, &x)?;
-    let w3 =
-        TensorView::<i8, (Const<4>, Const<8>)>::from(&OP3_IN1_DATA).quantized_per_axis::<0, 4>(W3);
-    let h3 = FC3.fully_connected(&skip, &w3, Some(&OP3_IN2_DATA))?;
+    let h3 = FC3.forward(&skip)?;
     let b = TensorView::<i8, (Const<4>,)>::from(&OP4_IN1_DATA).quantized(q(OP4_IN1_QUANT));
     let y: Tensor<i8, (Const<1>, Const<4>)> = *BIAS.run(&h3, &b)?.values();
     Ok(y.into_inner()[0])

@@ -109,7 +109,10 @@ pub fn text<const N: usize>(value: impl fmt::Display) -> FixedBuf<N> {
 
 /// The two-layer perceptron of `examples/dense_layer.rs` (16 -> 32 -> 4, ReLU between), with
 /// the same deterministic weights: its outputs are checked to the bit against the example's.
+pub mod hand_models;
+
 pub mod mlp {
+    use shaped::layer::{Dense, Identity, Relu};
     use shaped::{Shape, Tensor};
 
     /// A batch of inputs.
@@ -148,6 +151,15 @@ pub mod mlp {
         hidden.matmul(&l2.0) + l2.1
     }
 
+    /// The forward pass as two fused layers (`shaped::layer::Dense`): the same bits.
+    #[inline(always)]
+    pub fn layers(x: &Input, l1: &Layer1, l2: &Layer2) -> Output {
+        let (w1, b1) = (l1.0.into_inner(), l1.1.into_inner());
+        let (w2, b2) = (l2.0.into_inner(), l2.1.into_inner());
+        let hidden = Dense::new(&w1, Some(&b1), Relu).forward(x);
+        Dense::new(&w2, Some(&b2), Identity).forward(&hidden)
+    }
+
     /// By hand: the same network, each sum over `k` in order from its first term.
     #[inline(always)]
     pub fn hand(
@@ -156,20 +168,21 @@ pub mod mlp {
         (w2, b2): (&[[f32; 4]; 32], &[f32; 4]),
         out: &mut [[f32; 4]; 2],
     ) {
+        // Constant loop bounds, so that no index can fail (no panic path to link).
         for b in 0..2 {
             let mut hidden = [0.0f32; 32];
-            for (j, h) in hidden.iter_mut().enumerate() {
+            for j in 0..32 {
                 let mut s = x[b][0] * w1[0][j];
                 for i in 1..16 {
                     s += x[b][i] * w1[i][j];
                 }
                 let v = s + b1[j];
-                *h = if 0.0 > v { 0.0 } else { v };
+                hidden[j] = if 0.0 > v { 0.0 } else { v };
             }
             for o in 0..4 {
                 let mut s = hidden[0] * w2[0][o];
-                for (j, h) in hidden.iter().enumerate().skip(1) {
-                    s += h * w2[j][o];
+                for j in 1..32 {
+                    s += hidden[j] * w2[j][o];
                 }
                 out[b][o] = s + b2[o];
             }
@@ -188,6 +201,7 @@ pub mod mlp {
 /// same arithmetic as plain loops, each sum over `k` in order from its first term, as shaped
 /// adds them; `code_size.sh` measures both as whole firmware.
 pub mod controller {
+    use shaped::layer::{Clip, Dense, Relu};
     use shaped::{Shape, Tensor, TensorView};
 
     /// The sensor readings.
@@ -244,22 +258,41 @@ pub mod controller {
         (hidden.matmul(&w2) + b2).clip(-1.0, 1.0)
     }
 
+    /// The first layer, fused: `relu(x W1 + b1)` in one pass.
+    pub const LAYER1: Dense<'static, f32, Relu, 8, 16> = Dense::new(&W1, Some(&B1), Relu);
+    /// The second layer, fused: `clip(h W2 + b2, -1, 1)`.
+    pub const LAYER2: Dense<'static, f32, Clip<f32>, 16, 2> = Dense::new(
+        &W2,
+        Some(&B2),
+        Clip {
+            min: -1.0,
+            max: 1.0,
+        },
+    );
+
+    /// The same controller as two fused layers: the same bits as [`forward`].
+    #[inline(always)]
+    pub fn layers(x: &Input) -> Output {
+        LAYER2.forward(&LAYER1.forward(x))
+    }
+
     /// By hand: the same arithmetic in the same order.
     #[inline(always)]
     pub fn hand(x: &[f32; 8], out: &mut [f32; 2]) {
+        // Constant loop bounds, so that no index can fail (no panic path to link).
         let mut hidden = [0.0f32; 16];
-        for (j, h) in hidden.iter_mut().enumerate() {
+        for j in 0..16 {
             let mut s = x[0] * W1[0][j];
             for i in 1..8 {
                 s += x[i] * W1[i][j];
             }
             let v = s + B1[j];
-            *h = if 0.0 > v { 0.0 } else { v };
+            hidden[j] = if 0.0 > v { 0.0 } else { v };
         }
         for (o, y) in out.iter_mut().enumerate() {
             let mut s = hidden[0] * W2[0][o];
-            for (j, h) in hidden.iter().enumerate().skip(1) {
-                s += h * W2[j][o];
+            for j in 1..16 {
+                s += hidden[j] * W2[j][o];
             }
             let v = s + B2[o];
             // shaped's clip, written out (NaN stays NaN, as with `clamp`).
@@ -282,17 +315,7 @@ pub mod controller {
 /// The baseline of `code_size.sh` and `icount.sh`.
 #[inline(always)]
 pub fn hand_qadd(x: i8, y: i8) -> i8 {
-    fn high_mul(a: i32, b: i32) -> i32 {
-        if a == i32::MIN && b == i32::MIN {
-            return i32::MAX;
-        }
-        ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
-    }
-    fn divide_pot(x: i32, e: i32) -> i32 {
-        let mask = (1i32 << e) - 1;
-        let threshold = (mask >> 1) + (x < 0) as i32;
-        (x >> e) + ((x & mask) > threshold) as i32
-    }
+    use hand_models::{divide_pot, high_mul};
     let xa = divide_pot(high_mul((x as i32 + 5) << 20, 1_431_655_765), 1);
     let yb = high_mul((y as i32 - 7) << 20, 1_073_741_824);
     let raw = divide_pot(high_mul(xa + yb, 1_288_490_141), 19) + 3;

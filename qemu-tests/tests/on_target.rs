@@ -300,6 +300,20 @@ fn static_matmul_and_dense_layer(r: &mut Report) {
         y.as_slice(),
         &qemu_tests::mlp::EXPECTED,
     );
+    // The same networks as fused layers (G7): the same bits.
+    let y = qemu_tests::mlp::layers(&x, &l1, &l2);
+    r.eq(
+        "fused dense layers 16 -> 32 -> 4 match the example bit for bit",
+        y.as_slice(),
+        &qemu_tests::mlp::EXPECTED,
+    );
+    let c = qemu_tests::controller::input();
+    let bits = |t: [f32; 2]| t.map(f32::to_bits);
+    r.eq(
+        "the controller as fused layers gives its operators' bits",
+        &bits(qemu_tests::controller::layers(&c).into_inner()),
+        &bits(qemu_tests::controller::forward(&c).into_inner()),
+    );
 }
 
 fn static_views(r: &mut Report) {

@@ -3,7 +3,7 @@
 //! element is then a handful of integer operations ([`fixedpoint`](super::fixedpoint)).
 
 use super::fixedpoint::{
-    multiply_by_quantized_multiplier_double, multiply_by_quantized_multiplier_double_small,
+    multiply_by_quantized_multiplier_double_nonneg, multiply_by_quantized_multiplier_double_small,
     multiply_by_quantized_multiplier_single,
 };
 use super::multiplier::{quantize_multiplier, quantize_multiplier_below_one};
@@ -48,11 +48,13 @@ impl Requant {
         }
     }
 
+    /// `x` requantized. The multiplier is the derivation's, never negative, so the double
+    /// rounding form without its saturating case gives the same result.
     #[inline(always)]
     pub(crate) fn apply(self, x: i32, rounding: Rounding) -> i32 {
         match rounding {
             Rounding::Double => {
-                multiply_by_quantized_multiplier_double(x, self.multiplier, self.shift)
+                multiply_by_quantized_multiplier_double_nonneg(x, self.multiplier, self.shift)
             }
             Rounding::Single => {
                 multiply_by_quantized_multiplier_single(x, self.multiplier, self.shift)

@@ -56,6 +56,30 @@ pub const fn multiply_by_quantized_multiplier_double(x: i32, multiplier: i32, sh
     )
 }
 
+/// [`multiply_by_quantized_multiplier_double`] without its one saturating case: the high
+/// multiply of `x * 2^max(shift, 0)` (wrapping) by `multiplier` saturates only when both are
+/// `i32::MIN`, which a non-negative `multiplier` never is. So for every `multiplier >= 0` (every
+/// multiplier the derivation makes, Q3: 0 or in `[2^30, 2^31)`) and every `x` and `shift` the
+/// result is the general form's; for `multiplier == i32::MIN` and a shifted `x` of `i32::MIN`
+/// it is `i32::MIN` where the general form gives `i32::MAX` (then divided).
+///
+/// A fully connected layer requantizes each output through a per-channel table whose values
+/// the compiler cannot see through: the saturation test was three instructions and a branch per
+/// output in each Cortex-M4 layer (`qemu-tests/code_size.sh`).
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_double_nonneg(
+    x: i32,
+    multiplier: i32,
+    shift: i32,
+) -> i32 {
+    let left = if shift > 0 { shift as u32 } else { 0 };
+    let right = if shift < 0 { shift.unsigned_abs() } else { 0 };
+    let shifted = x.wrapping_mul(1i32.wrapping_shl(left));
+    // |shifted * multiplier| <= 2^62 unless both are i32::MIN: no overflow in 64 bits.
+    let high = ((shifted as i64 * multiplier as i64 + (1 << 30)) >> 31) as i32;
+    rounding_divide_by_pot(high, right)
+}
+
 /// [`multiply_by_quantized_multiplier_double`] for what an add or subtract asks of it: `|x| <
 /// 2^29`, a multiplier in `0..2^31` and `shift <= 0` (a real multiplier below one), with the
 /// same result in fewer steps. Under those bounds the high multiply cannot saturate
@@ -108,6 +132,16 @@ pub const fn multiply_by_quantized_multiplier_single(x: i32, multiplier: i32, sh
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small generator of test values from `state`.
+    fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        }
+    }
 
     #[test]
     fn high_mul_rounds_ties_up() {
@@ -174,13 +208,7 @@ mod tests {
             -536870911,
             999,
         ];
-        let mut state = 0x2468_ace1u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut next = xorshift(0x2468_ace1);
         let multipliers = [
             0,
             1,
@@ -213,6 +241,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The form without the saturating case equals the general one for every non-negative
+    /// multiplier: every shift, the ends of `x` (`i32::MIN` shifted left included), ties.
+    #[test]
+    fn the_nonnegative_double_rounding_equals_the_general_one() {
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -3,
+            1 << 30,
+            -(1 << 30),
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+        ];
+        let multipliers = [0, 1, 1 << 30, (1 << 30) + 1, 3 << 29, i32::MAX];
+        let mut next = xorshift(0x1357_9bdf);
+        let rounds = if cfg!(miri) { 2 } else { 5_000 };
+        for round in 0..rounds {
+            for shift in -40i32..=40 {
+                for (i, &edge) in edges.iter().enumerate() {
+                    let x = if round == 0 { edge } else { next() as i32 };
+                    let m = if round == 0 {
+                        multipliers[i % multipliers.len()]
+                    } else {
+                        (next() >> 1) as i32
+                    };
+                    assert_eq!(
+                        multiply_by_quantized_multiplier_double_nonneg(x, m, shift),
+                        multiply_by_quantized_multiplier_double(x, m, shift),
+                        "x {x}, multiplier {m}, shift {shift}"
+                    );
+                }
+            }
+        }
+        // The one difference, for a negative multiplier.
+        assert_eq!(
+            multiply_by_quantized_multiplier_double(i32::MIN, i32::MIN, 0),
+            i32::MAX
+        );
+        assert_eq!(
+            multiply_by_quantized_multiplier_double_nonneg(i32::MIN, i32::MIN, 0),
+            i32::MIN
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::elementwise::{scaled_product, Frame, Requant};
 use super::params::{quant_error, Activation, Quant, QuantElement, Rounding};
 use super::per_axis::{DynPerAxis, PerAxis};
 use crate::error::{Error, QuantProblem};
+use crate::util::{for_rows, Slot};
 
 /// A prepared quantized product with per-tensor weights (Q17): inputs quantized by `a` and
 /// `b`, output by `out`, one multiplier `sa sb / so` (computed in `f64` from the `f32`
@@ -512,6 +513,35 @@ fn strided<E: QuantElement>(
             c[i * n + j] = f.finish(op.column(j).apply(acc, f.rounding));
         }
     }
+}
+
+/// A dense layer's rows (Q19): each row of `OUT` outputs from its row of `IN` inputs and the
+/// weights `[out, in]`, each sum from `bias[j]` (or 0) with its terms in `k` order (Q17), then
+/// requantized by column. `out` holds as many rows as `x`. One loop nest, its sizes constants:
+/// what a hand-written kernel of the same arithmetic is, so a small layer on a microcontroller
+/// takes that loop's code.
+#[inline(always)]
+pub(crate) fn dense_rows<E: QuantElement, O: Slot<E>, const IN: usize, const OUT: usize>(
+    op: &impl ProductRequant<E>,
+    x: &[E],
+    w: &[[E; IN]; OUT],
+    bias: Option<&[i32; OUT]>,
+    out: &mut [O],
+) {
+    let f = op.frame();
+    let (a_offset, b_offset) = (f.a_offset, op.b_offset());
+    for_rows(x, out, |x: &[E; IN], y: &mut [O; OUT]| {
+        for j in 0..OUT {
+            let start = match bias {
+                Some(bias) => bias[j],
+                None => 0,
+            };
+            let acc = x.iter().zip(&w[j]).fold(start, |acc, (&p, &q)| {
+                acc.wrapping_add((p.to_i32() + a_offset) * (q.to_i32() + b_offset))
+            });
+            y[j].set(f.finish(op.column(j).apply(acc, f.rounding)));
+        }
+    });
 }
 
 /// The error of per-channel weights that are not the ones a product was prepared for (Q18):

@@ -183,6 +183,52 @@ pub(crate) fn fill_out_of_line<T, I, F: FnOnce(&mut [core::mem::MaybeUninit<T>],
     fill(slots, inputs)
 }
 
+/// Where a kernel writes an output element: an initialized element, or a slot of a result
+/// being built in place (`ResultStorage::written`), so that one kernel serves both without a
+/// zero fill first.
+pub(crate) trait Slot<T> {
+    /// Stores `value` here.
+    fn set(&mut self, value: T);
+}
+
+impl<T> Slot<T> for T {
+    #[inline(always)]
+    fn set(&mut self, value: T) {
+        *self = value;
+    }
+}
+
+impl<T> Slot<T> for core::mem::MaybeUninit<T> {
+    #[inline(always)]
+    fn set(&mut self, value: T) {
+        self.write(value);
+    }
+}
+
+/// `f` on each row of `IN` elements of `x` with the matching row of `OUT` of `out`, as
+/// arrays: their sizes are constants in `f`, so its loops need no bounds checks and no
+/// division (`chunks_exact` divides the length by the chunk size, and where LLVM keeps the
+/// `zip` of two of them out of line, as at opt-level "z", that division's panic linked 2.5 kB
+/// of `core::fmt` into a Cortex-M4 model firmware). Stops at the end of either; nothing for
+/// `OUT == 0`.
+#[inline(always)]
+pub(crate) fn for_rows<A, B, const IN: usize, const OUT: usize>(
+    mut x: &[A],
+    mut out: &mut [B],
+    mut f: impl FnMut(&[A; IN], &mut [B; OUT]),
+) {
+    if OUT == 0 {
+        return;
+    }
+    while let Some((y, rest)) = core::mem::take(&mut out).split_first_chunk_mut::<OUT>() {
+        let Some((row, more)) = x.split_first_chunk::<IN>() else {
+            return;
+        };
+        f(row, y);
+        (x, out) = (more, rest);
+    }
+}
+
 /// Whether `len` elements `T` are at least [`LARGE_BYTES`]: filled by [`fill_out_of_line`].
 pub(crate) const fn large<T>(len: usize) -> bool {
     len.saturating_mul(core::mem::size_of::<T>()) >= LARGE_BYTES

@@ -10,7 +10,14 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
-use qemu_tests::controller;
+use qemu_tests::{controller, hand_models};
+
+#[allow(dead_code)]
+#[path = "../../../examples/residual/network.rs"]
+mod residual;
+#[allow(dead_code)]
+#[path = "../../../examples/sine/network.rs"]
+mod sine;
 use shaped::{Shape, Tensor};
 
 type A44 = Tensor<f32, Shape![4, 4]>;
@@ -162,19 +169,46 @@ fn main() -> ! {
     // Equal to the bit (`==` would let -0.0 equal 0.0).
     let controller_ok = s.into_inner().map(f32::to_bits) == h.map(f32::to_bits);
 
+    // The fused layers: the same bits as the operators and the hand loops.
+    let layers_ok = controller::layers(black_box(&x))
+        .into_inner()
+        .map(f32::to_bits)
+        == h.map(f32::to_bits)
+        && {
+            let (x, l1, l2) = qemu_tests::mlp::parameters();
+            let y = qemu_tests::mlp::layers(black_box(&x), &l1, &l2).into_inner();
+            let mut h = [[0.0f32; 4]; 2];
+            hand_mlp_16_32_4(&x.into_inner(), (&w1, &b1), (&w2, &b2), &mut h);
+            y.map(|r| r.map(f32::to_bits)) == h.map(|r| r.map(f32::to_bits))
+        };
+
+    // The int8 models, shaped's and the hand-written ones, against TFLM's outputs.
+    let sine_ok = sine::expected().all(|(_, x, y)| {
+        sine::forward(black_box(x)) == Ok(y) && hand_models::sine::forward(x) == y
+    });
+    let residual_ok = residual::expected().all(|(x, y)| {
+        residual::forward(black_box(x)) == Ok(y) && hand_models::residual::forward(x) == y
+    });
+
     hprintln!(
-        "add agrees: {}, mul agrees: {}, mlp agrees: {}, controller agrees: {} ({:?})",
+        "add agrees: {}, mul agrees: {}, mlp agrees: {}, controller agrees: {} ({:?}), layers \
+         agree: {}, sine models give TFLM's outputs: {}, residual models: {}",
         add_ok,
         mul_ok,
         mlp_ok,
         controller_ok,
-        h
+        h,
+        layers_ok,
+        sine_ok,
+        residual_ok
     );
-    debug::exit(if add_ok && mul_ok && mlp_ok && controller_ok {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
+    debug::exit(
+        if add_ok && mul_ok && mlp_ok && controller_ok && layers_ok && sine_ok && residual_ok {
+            debug::EXIT_SUCCESS
+        } else {
+            debug::EXIT_FAILURE
+        },
+    );
     #[allow(clippy::empty_loop)]
     loop {}
 }

@@ -189,28 +189,37 @@ fn main() -> ! {
         out.as_slice() == want.as_flattened(),
     );
 
-    // Whole inferences of the models of `examples/`, each checked against TFLM's output.
-    let (mut count, mut total) = (0u32, 0u32);
+    // Whole inferences of the models of `examples/` and of their hand-fused twins
+    // (`qemu_tests::hand_models`), each checked against TFLM's output.
+    let (mut count, mut total, mut hand) = (0u32, 0u32, 0u32);
     for (_, input, want) in sine::expected().step_by(100) {
-        let mut got = Ok(0);
+        let (mut got, mut by_hand) = (Ok(0), 0);
         total += ticks(syst, || got = sine::forward(black_box(input)));
-        failed += (got != Ok(want)) as u32;
+        hand += ticks(syst, || {
+            by_hand = qemu_tests::hand_models::sine::forward(black_box(input))
+        });
+        failed += (got != Ok(want) || by_hand != want) as u32;
         count += 1;
     }
     hprintln!(
-        "sine model: {:.0} instructions per inference",
-        per_element(total, count as usize)
+        "sine model: {:.0} instructions per inference, hand-fused {:.0}",
+        per_element(total, count as usize),
+        per_element(hand, count as usize)
     );
-    let (mut count, mut total) = (0u32, 0u32);
+    let (mut count, mut total, mut hand) = (0u32, 0u32, 0u32);
     for (x, want) in residual::expected().step_by(100) {
-        let mut got = Ok([0; 4]);
+        let (mut got, mut by_hand) = (Ok([0; 4]), [0; 4]);
         total += ticks(syst, || got = residual::forward(black_box(x)));
-        failed += (got != Ok(want)) as u32;
+        hand += ticks(syst, || {
+            by_hand = qemu_tests::hand_models::residual::forward(black_box(x))
+        });
+        failed += (got != Ok(want) || by_hand != want) as u32;
         count += 1;
     }
     hprintln!(
-        "residual network: {:.0} instructions per inference",
-        per_element(total, count as usize)
+        "residual network: {:.0} instructions per inference, hand-fused {:.0}",
+        per_element(total, count as usize),
+        per_element(hand, count as usize)
     );
 
     if failed == 0 {

@@ -11,6 +11,7 @@
 //! | `matmul.rs` | G1-G5 | [`MatMulShape`], [`MatMulOutput`] |
 //! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
 //! | `quant.rs` | Q16 | [`PerAxisShape`] |
+//! | `dense.rs` | G7, Q19 | [`DenseShape`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
 //! (`ToUnsigned`), three type-level booleans are computed
@@ -30,6 +31,7 @@ pub use broadcast_op::{
     Bidirectional, BidirectionalDimRule, BidirectionalOutput, BroadcastToDim, BroadcastToShape,
     OneWayDimRule,
 };
+pub use dense::DenseShape;
 pub use manipulate::{
     AddDim, Axis, Concat, ConcatFits, Concatenated, Flatten, InRange, InsertAxis, IsPermutation,
     JoinDim, Narrow, NarrowDim, Narrowed, Permute, ReplaceAxis, ReshapeInto, Reverse, SameCount,
@@ -278,6 +280,7 @@ macro_rules! for_each_rank {
 
 // Declared after the macros above, which are then in scope in each of these files.
 mod broadcast_op;
+mod dense;
 mod manipulate;
 mod matmul;
 mod none;
