@@ -3,7 +3,8 @@
 //! intermediate result as a whole tensor (`(x.matmul(&w) + &b).relu()` makes three); a layer
 //! here writes each output element once, from its sum, with nothing in between: the same
 //! numbers, less code and less memory (the Cortex-M suite's `code_size.sh` compares both with
-//! hand-fused loops).
+//! hand-fused loops). Layers of 4096 multiply-adds or more run the operators' own product
+//! kernels (their blocked and AVX2 forms) and then the bias and activation in place.
 //!
 //! Layers are for static parameter shapes: the weights and bias are arrays whose sizes are
 //! type parameters (`static` data in flash on a microcontroller, read in place), prepared once
@@ -64,6 +65,27 @@ where
             |out| fill(x.as_slice(), out),
         )
     }
+}
+
+/// [`output`] filled with `init` first, for a kernel that writes into initialised elements
+/// (the shared product kernels of large layers; their zero fill is small beside the product).
+#[inline(always)]
+fn output_filled<T, V: Copy, S, D, const IN: usize, const OUT: usize>(
+    x: &Tensor<T, S, D>,
+    init: V,
+    fill: impl FnOnce(&[T], &mut [V]),
+) -> Stored<D::Family, V, S::Output<OUT>>
+where
+    S: DenseShape<IN>,
+    D: Data<T>,
+    S::Output<OUT>: Storable,
+{
+    let dims = output_dims::<OUT>(x.shape().as_ref());
+    <<S::Output<OUT> as Shape>::Kind as ResultStorage<S::Output<OUT>>>::filled::<D::Family, V>(
+        &dims[..S::RANK],
+        init,
+        |out| fill(x.as_slice(), out),
+    )
 }
 
 /// `x`'s dims with the last one replaced by `OUT`.

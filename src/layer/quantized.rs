@@ -1,12 +1,14 @@
 //! [`QDense`] and [`QDensePerChannel`]: TFLM's int8 `FULLY_CONNECTED` as a layer (Q19), the
 //! weights, bias and parameters bound once.
 
-use super::{check_output, output, DenseShape};
+use super::{check_output, output, output_filled, DenseShape};
 use crate::error::{Error, QuantProblem};
-use crate::quant::matmul::{dense_rows, ProductRequant};
+use crate::quant::elementwise::static_count;
+use crate::quant::matmul::{dense_is_wide, dense_rows, dense_wide, ProductRequant};
 use crate::quant::params::quant_error;
 use crate::quant::{QMatMul, QMatMulPerChannel, Quant, QuantElement, Quantized};
 use crate::tensor::{Storable, Stored, Tensor};
+use crate::typed::shape::Shape;
 use crate::typed::storage::{Data, DataMut};
 
 /// The result of a quantized layer with `OUT` outputs on `Tensor<E, S, D>`.
@@ -20,6 +22,24 @@ fn check_input<E: QuantElement>(prepared: Quant<E>, x: Quant<E>) -> Result<(), E
         Ok(())
     } else {
         Err(quant_error(QuantProblem::NotPrepared))
+    }
+}
+
+/// Whether a layer on an input of `x_len` elements of shape `S` runs the shared product
+/// kernel ([`dense_is_wide`]): a constant for static shapes.
+#[inline(always)]
+fn wide<S: Shape, const IN: usize, const OUT: usize>(x_len: usize) -> bool {
+    match const { static_count(S::STATIC_DIMS) } {
+        Some(_) => const { wide_count(static_count(S::STATIC_DIMS), OUT) },
+        None => IN > 0 && dense_is_wide(x_len.saturating_mul(OUT)),
+    }
+}
+
+/// [`wide`] for a static input of `count` elements.
+const fn wide_count(count: Option<usize>, out: usize) -> bool {
+    match count {
+        Some(n) => n > 0 && dense_is_wide(n.saturating_mul(out)),
+        None => false,
     }
 }
 
@@ -40,9 +60,16 @@ macro_rules! forward_methods {
             S::Output<OUT>: Storable,
         {
             check_input(self.input(), x.quant())?;
-            let y = output::<E, E, S, D, IN, OUT>(x.values(), |x, out| {
-                dense_rows(&self.op, x, self.weights, self.bias, out)
-            });
+            let x = x.values();
+            let y = if wide::<S, IN, OUT>(x.len()) {
+                output_filled::<E, E, S, D, IN, OUT>(x, E::saturate(0), |x, out| {
+                    dense_wide(&self.op, x, self.weights, self.bias, out)
+                })
+            } else {
+                output::<E, E, S, D, IN, OUT>(x, |x, out| {
+                    dense_rows(&self.op, x, self.weights, self.bias, out)
+                })
+            };
             Ok(Quantized::new(y, self.output()))
         }
 
@@ -62,13 +89,12 @@ macro_rules! forward_methods {
         {
             check_input(self.input(), x.quant())?;
             check_output::<E, E, S, D, O, IN, OUT>(x.values(), out)?;
-            dense_rows(
-                &self.op,
-                x.values().as_slice(),
-                self.weights,
-                self.bias,
-                out.as_mut_slice(),
-            );
+            let (x, out) = (x.values().as_slice(), out.as_mut_slice());
+            if wide::<S, IN, OUT>(x.len()) {
+                dense_wide(&self.op, x, self.weights, self.bias, out)
+            } else {
+                dense_rows(&self.op, x, self.weights, self.bias, out)
+            }
             Ok(())
         }
 

@@ -17,6 +17,9 @@ use crate::util::row_major_strides;
 /// blocked gemm for large `f32`/`f64` products).
 const SMALL: usize = 4096;
 
+/// [`SMALL`] for the layers, which give `matmul`'s bits (G7).
+pub(crate) const SMALL_PRODUCT: usize = SMALL;
+
 /// The storage family of the result of an operation on tensors stored in `D` and `D2` (the
 /// heap if either is on the heap, else the stack).
 pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Family>::Join<<D2 as Data<T>>::Family>;

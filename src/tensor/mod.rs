@@ -45,6 +45,7 @@ mod fmt;
 mod result;
 
 pub use matmul::JoinOf;
+pub(crate) use matmul::SMALL_PRODUCT;
 pub use ops::{
     AssignPath, BroadcastWith, Check, KindBroadcast, KindUpdate, Operand, OperatorPath, PathOutput,
     SameElement, UpdateWith,
