@@ -237,6 +237,11 @@ pub enum ErrorKind {
     Unsupported,
     /// Two shapes that must be equal (a reshape's element counts, a static conversion).
     ShapeMismatch,
+    /// Select (W2): the condition would grow the broadcast of the two values (its shape is
+    /// the error's first, that broadcast its second).
+    ConditionGrows,
+    /// Select (W2) under a broadcast mode it does not take (`Bidirectional`).
+    SelectMode,
     /// The binary primitive: more post-ops than [`MAX_POST_OPS`](crate::primitive::MAX_POST_OPS).
     TooManyPostOps {
         /// The supported maximum.
@@ -636,6 +641,20 @@ impl fmt::Display for Error {
             ErrorKind::ShapeMismatch => {
                 return write!(f, "shape {lhs} is not the static shape {rhs}")
             }
+            ErrorKind::ConditionGrows => {
+                return write!(
+                    f,
+                    "cannot select: condition {lhs} would grow {rhs}, the broadcast of the two \
+                     values ({op}, W2)"
+                )
+            }
+            ErrorKind::SelectMode => {
+                return write!(
+                    f,
+                    "cannot select {lhs} or {rhs}: select broadcasts by none, numpy or pdpd, \
+                     not {op} (W2)"
+                )
+            }
             ErrorKind::TooManyPostOps { max } => {
                 return write!(f, "the binary primitive takes at most {max} post-ops")
             }
@@ -739,7 +758,9 @@ impl fmt::Display for Error {
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::ShapeMismatch
             | ErrorKind::TooManyPostOps { .. }
-            | ErrorKind::AnySource => Ok(()),
+            | ErrorKind::AnySource
+            | ErrorKind::ConditionGrows
+            | ErrorKind::SelectMode => Ok(()),
         }
     }
 }

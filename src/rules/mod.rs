@@ -32,6 +32,7 @@ pub mod partial;
 mod pdpd;
 mod primitive;
 mod reduce;
+mod select;
 mod shape_buf;
 
 pub(crate) use broadcast_op::resolve_to;
@@ -54,6 +55,8 @@ pub use primitive::{binary_check_dst, binary_dst_shape, post_op_fits, BINARY_MAX
 #[cfg(feature = "alloc")]
 pub(crate) use reduce::reduced_shape;
 pub use reduce::{reduce_axes, reduce_shape, sum_to_axes};
+pub(crate) use select::resolve_select;
+pub use select::{select_shape, where_shape};
 pub use shape_buf::ShapeBuf;
 
 use crate::error::{Error, ErrorKind, Operation};

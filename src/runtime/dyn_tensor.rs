@@ -32,6 +32,25 @@ pub(crate) fn zip_inputs<T, U, V>(
     unchecked_inputs(lhs, rhs, mode, Here(f))
 }
 
+/// `where` (`mode` `None`, W1) or `select` (W2) into a new tensor.
+fn select_inputs<T: Clone>(
+    cond: ArrayRef<'_, bool>,
+    then: ArrayRef<'_, T>,
+    otherwise: ArrayRef<'_, T>,
+    mode: Option<AutoBroadcast>,
+) -> Result<DynTensor<T>, Error> {
+    let (dims, at) = rules::resolve_select::<{ rules::MAX_RANK }>(
+        cond.shape,
+        then.shape,
+        otherwise.shape,
+        mode,
+    )?;
+    let count = super::element_count::<T>(&dims)?;
+    let mut data = super::try_vec(count, &dims)?;
+    super::select::each(&dims, &cond, [&then, &otherwise], at, |v| data.push(v))?;
+    Ok(DynTensor::from_parts(&dims, data))
+}
+
 /// The operations of runtime shapes on two inputs run the same kernels on each.
 pub(crate) fn binary_inputs<T: Element>(
     lhs: ArrayRef<'_, T>,
@@ -353,6 +372,66 @@ impl<T> DynTensor<T> {
         f: impl FnMut(&T, &U) -> V,
     ) -> Result<DynTensor<V>, Error> {
         zip_inputs(self.view(), rhs.as_input(), mode, f)
+    }
+
+    /// numpy's `where` and ONNX's `Where` (W1): `then`'s element where `cond` holds, else
+    /// `otherwise`'s, the three shapes broadcast together by NUMPY (the condition may grow the
+    /// output). See [`select`](Self::select) for OpenVINO's and oneDNN's form.
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let cond = DynTensor::from_shape_vec([2, 1], vec![true, false])?;
+    /// let then = DynTensor::from_shape_vec([3], vec![1, 2, 3])?;
+    /// let y = DynTensor::where_cond(&cond, &then, &DynTensor::scalar(0))?;
+    /// assert_eq!((y.shape(), y.as_slice()), (&[2, 3][..], &[1, 2, 3, 0, 0, 0][..]));
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn where_cond(
+        cond: &(impl AsInput<bool> + ?Sized),
+        then: &(impl AsInput<T> + ?Sized),
+        otherwise: &(impl AsInput<T> + ?Sized),
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
+        select_inputs(cond.as_input(), then.as_input(), otherwise.as_input(), None)
+    }
+
+    /// OpenVINO's `Select` and oneDNN's `select` (W2): `then` and `otherwise` broadcast to
+    /// each other under `mode` (none, numpy, or pdpd with an axis), then `cond` one way onto
+    /// that result; a condition that would grow it is an error value.
+    ///
+    /// ```
+    /// use shaped::{AutoBroadcast, DynTensor};
+    /// let cond = DynTensor::from_shape_vec([2, 1], vec![true, false])?;
+    /// let then = DynTensor::from_shape_vec([2, 2], vec![1, 2, 3, 4])?;
+    /// let y = DynTensor::select(&cond, &then, &DynTensor::scalar(0), AutoBroadcast::Numpy)?;
+    /// assert_eq!(y.as_slice(), &[1, 2, 0, 0]);
+    /// let wide = DynTensor::from_shape_vec([3, 2, 2], vec![true; 12])?;
+    /// assert_eq!(
+    ///     DynTensor::select(&wide, &then, &DynTensor::scalar(0), AutoBroadcast::Numpy)
+    ///         .unwrap_err()
+    ///         .to_string(),
+    ///     "cannot select: condition [3, 2, 2] would grow [2, 2], the broadcast of the two \
+    ///      values (numpy, W2)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn select(
+        cond: &(impl AsInput<bool> + ?Sized),
+        then: &(impl AsInput<T> + ?Sized),
+        otherwise: &(impl AsInput<T> + ?Sized),
+        mode: AutoBroadcast,
+    ) -> Result<DynTensor<T>, Error>
+    where
+        T: Clone,
+    {
+        select_inputs(
+            cond.as_input(),
+            then.as_input(),
+            otherwise.as_input(),
+            Some(mode),
+        )
     }
 
     /// An arithmetic operation, broadcast under `mode`. Integer division by zero and negative

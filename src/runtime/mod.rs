@@ -41,6 +41,7 @@ mod prepared;
 #[cfg(feature = "alloc")]
 mod quantized;
 pub(crate) mod reduce;
+pub(crate) mod select;
 // Only where there is a wider copy to choose: x86 with `std` to detect the CPU's features.
 #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
 pub(crate) mod wide;
@@ -55,6 +56,7 @@ pub use matmul::matmul_into;
 pub(crate) use matmul::matmul_into_uninit;
 pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;
+pub use select::{select_into, where_into};
 
 #[cfg(feature = "alloc")]
 use crate::error::{Error, ErrorKind, Operation};

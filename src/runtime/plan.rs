@@ -144,7 +144,7 @@ pub struct Plan<const CAP: usize> {
 }
 
 /// Strides of `input` laid out in the output's index space by `placement`.
-fn aligned_strides<T, const CAP: usize>(
+pub(crate) fn aligned_strides<T, const CAP: usize>(
     input: &ArrayRef<'_, T>,
     placement: Placement<'_>,
     out_rank: usize,
