@@ -66,7 +66,7 @@
 //! # }
 //! ```
 
-pub use crate::tensor::{Stored, Tensor, TensorView};
+pub use crate::tensor::{SelectOutput, Stored, Tensor, TensorView, WhereOutput};
 
 pub use crate::tensor::Storable;
 /// The machinery behind the operators and the result types: named in the signatures of

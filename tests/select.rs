@@ -245,3 +245,79 @@ fn w1_w2_edges() {
         "shape [3, 2] needs 6 elements, but the buffer holds 5 (numpy)"
     );
 }
+
+/// W1 and W2 on static shapes: the same elements as the runtime path.
+#[test]
+fn w1_w2_static_shapes_agree_with_the_runtime_path() {
+    use shaped::{Shape, Tensor};
+    let cond =
+        Tensor::<bool, Shape![2, 1, 3]>::from([[[true, false, true]], [[false, true, true]]]);
+    let then = Tensor::<i32, Shape![4, 1]>::from([[1], [2], [3], [4]]);
+    let other = Tensor::<i32, Shape![3]>::from([-1, -2, -3]);
+    let y: Tensor<i32, Shape![2, 4, 3]> = cond.where_cond(&then, &other);
+    let dyn_y = DynTensor::where_cond(&cond.to_dyn(), &then.to_dyn(), &other.to_dyn()).unwrap();
+    assert_eq!(dyn_y.shape(), &[2, 4, 3]);
+    assert_eq!(y.as_slice(), dyn_y.as_slice());
+    assert_eq!(y[[1, 2, 0]], -1);
+    assert_eq!(y[[1, 2, 1]], 3);
+
+    // Select: the condition [3] onto the values' [4, 3].
+    let c = Tensor::<bool, Shape![3]>::from([false, true, false]);
+    let a = Tensor::<f32, Shape![4, 3]>::from_fn(|[i, j]| (i * 3 + j) as f32);
+    let b = Tensor::<f32, Shape![1]>::from([0.5]);
+    let y: Tensor<f32, Shape![4, 3]> = c.select(&a, &b);
+    let dyn_y =
+        DynTensor::select(&c.to_dyn(), &a.to_dyn(), &b.to_dyn(), AutoBroadcast::Numpy).unwrap();
+    assert_eq!(y.as_slice(), dyn_y.as_slice());
+    assert_eq!(y.into_inner()[3], [0.5, 10.0, 0.5]);
+}
+
+/// W1 and W2 on mixed shapes (every dim `Dyn`): the runtime path's elements, and its error
+/// text as the panic message on a mismatch.
+#[test]
+fn w1_w2_mixed_shapes_agree_with_the_runtime_path() {
+    use shaped::{Shape, Tensor};
+    let mut rng = Lcg(43);
+    let dims = |rng: &mut Lcg| [rng.below(3) + 1, rng.below(3) + 1];
+    for _ in 0..400 {
+        let (cd, td, ed) = (dims(&mut rng), dims(&mut rng), dims(&mut rng));
+        let cond: Vec<bool> = (0..count(&cd)).map(|_| rng.below(2) == 1).collect();
+        let then: Vec<i64> = (0..count(&td)).map(|i| i as i64).collect();
+        let other: Vec<i64> = (0..count(&ed)).map(|i| 100 + i as i64).collect();
+        let c = Tensor::<bool, Shape![_, _]>::from_shape_vec(cd, cond.clone()).unwrap();
+        let t = Tensor::<i64, Shape![_, _]>::from_shape_vec(td, then.clone()).unwrap();
+        let e = Tensor::<i64, Shape![_, _]>::from_shape_vec(ed, other.clone()).unwrap();
+        let (dc, dt, de) = (
+            DynTensor::from_shape_vec(cd, cond).unwrap(),
+            DynTensor::from_shape_vec(td, then).unwrap(),
+            DynTensor::from_shape_vec(ed, other).unwrap(),
+        );
+        for select in [false, true] {
+            let want = if select {
+                DynTensor::select(&dc, &dt, &de, AutoBroadcast::Numpy)
+            } else {
+                DynTensor::where_cond(&dc, &dt, &de)
+            };
+            let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if select {
+                    let y = c.select(&t, &e);
+                    (y.shape().to_vec(), y.as_slice().to_vec())
+                } else {
+                    let y = c.where_cond(&t, &e);
+                    (y.shape().to_vec(), y.as_slice().to_vec())
+                }
+            }));
+            match (want, got) {
+                (Ok(w), Ok((shape, values))) => {
+                    assert_eq!(shape, w.shape());
+                    assert_eq!(values, w.as_slice());
+                }
+                (Err(e), Err(panic)) => {
+                    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+                    assert_eq!(message, e.to_string());
+                }
+                (w, g) => panic!("{cd:?} {td:?} {ed:?}: {w:?} against {:?}", g.is_ok()),
+            }
+        }
+    }
+}

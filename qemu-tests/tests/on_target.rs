@@ -30,6 +30,7 @@ fn main() -> ! {
     static_matmul_and_dense_layer(&mut r);
     dynamic_all_four_modes(&mut r);
     broadcast_op_modes(&mut r);
+    select_by_condition(&mut r);
     binary_primitive(&mut r);
     errors_and_32_bit_overflow(&mut r);
     display_into_a_fixed_buffer(&mut r);
@@ -469,6 +470,45 @@ fn broadcast_op_modes(r: &mut Report) {
         "broadcast_to numpy: target rank too small",
         &e.kind(),
         &ErrorKind::TargetRankTooSmall,
+    );
+}
+
+/// Selection by a condition (W1, W2) without an allocator: the runtime kernels into a buffer
+/// and the static methods.
+fn select_by_condition(r: &mut Report) {
+    let mut out = [0i32; 6];
+    runtime::where_into(
+        ArrayRef::new(&[3], &[true, false, true]).unwrap(),
+        ArrayRef::new(&[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap(),
+        ArrayRef::new(&[], &[0]).unwrap(),
+        &mut out,
+    )
+    .unwrap();
+    r.eq("where_into broadcasts all three", &out, &[1, 0, 3, 4, 0, 6]);
+    let mut out = [0i32; 3];
+    let e = runtime::select_into(
+        ArrayRef::new(&[2, 3], &[true; 6]).unwrap(),
+        ArrayRef::new(&[3], &[1, 2, 3]).unwrap(),
+        ArrayRef::new(&[1], &[0]).unwrap(),
+        AutoBroadcast::Numpy,
+        &mut out,
+    )
+    .unwrap_err();
+    r.eq(
+        "select_into: the condition may not grow",
+        &e.kind(),
+        &ErrorKind::ConditionGrows,
+    );
+    let mask = Tensor::<bool, Shape![2, 1]>::from([[true], [false]]);
+    let a = Tensor::<f32, Shape![2, 2]>::from([[1.0, 2.0], [3.0, 4.0]]);
+    let b = Tensor::<f32, Shape![]>::splat(-1.0);
+    r.eq(
+        "static where_cond and select",
+        &(
+            mask.where_cond(&a, &b).into_inner(),
+            mask.select(&a, &b).into_inner(),
+        ),
+        &([[1.0, 2.0], [-1.0, -1.0]], [[1.0, 2.0], [-1.0, -1.0]]),
     );
 }
 

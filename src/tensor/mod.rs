@@ -39,6 +39,7 @@ mod convert;
 
 mod quantized;
 
+mod select;
 mod try_ops;
 
 mod fmt;
@@ -51,6 +52,7 @@ pub use ops::{
     SameElement, UpdateWith,
 };
 pub use result::{ResultStorage, Storable, Stored};
+pub use select::{SelectOutput, WhereOutput};
 
 #[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
 pub(crate) use construct::shape_for;
