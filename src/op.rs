@@ -12,6 +12,8 @@
 //! | less than | `a.lt(b)` | `try_lt` | [`CompareOp::Lt`] | `Alg::Lt` |
 //! | maximum | `a.maximum(b)` | `try_maximum` | [`BinaryOp::Maximum`] | `Alg::Maximum` |
 //! | logical and | `a.and(b)`, `a & b` | `try_and` | [`LogicalOp::And`] | - |
+//! | logical not | `!a` | `!a` | `!a` | - |
+//! | select | `c.select(a, b)`, `c.where_cond(a, b)` | the same | `DynTensor::select`, `DynTensor::where_cond` | - |
 
 /// An arithmetic operation, for `DynTensor::binary` and the
 /// runtime kernels. Element semantics (wrapping integers, errors for zero divisors) are those

@@ -544,6 +544,60 @@ impl DynTensor<bool> {
     ) -> Result<DynTensor<bool>, Error> {
         logical_inputs(self.view(), rhs.as_input(), op, mode)
     }
+
+    /// `self and rhs`, NUMPY-broadcast, an error value on a mismatch (as `&` panics with it).
+    ///
+    /// ```
+    /// use shaped::DynTensor;
+    /// let a = DynTensor::from_shape_vec([2, 1], vec![true, false])?;
+    /// let b = DynTensor::from_shape_vec([2], vec![true, false])?;
+    /// assert_eq!(a.try_and(&b)?.as_slice(), &[true, false, false, false]);
+    /// let c = DynTensor::from_shape_vec([3], vec![true; 3])?;
+    /// assert_eq!(
+    ///     b.try_and(&c).unwrap_err().to_string(),
+    ///     "cannot broadcast [2] with [3] (numpy): axis 0 has 2 vs 3"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn try_and(&self, rhs: &(impl AsInput<bool> + ?Sized)) -> Result<DynTensor<bool>, Error> {
+        self.logical(rhs, LogicalOp::And, AutoBroadcast::Numpy)
+    }
+
+    /// `self or rhs`, NUMPY-broadcast, an error value on a mismatch.
+    pub fn try_or(&self, rhs: &(impl AsInput<bool> + ?Sized)) -> Result<DynTensor<bool>, Error> {
+        self.logical(rhs, LogicalOp::Or, AutoBroadcast::Numpy)
+    }
+
+    /// `self xor rhs`, NUMPY-broadcast, an error value on a mismatch.
+    pub fn try_xor(&self, rhs: &(impl AsInput<bool> + ?Sized)) -> Result<DynTensor<bool>, Error> {
+        self.logical(rhs, LogicalOp::Xor, AutoBroadcast::Numpy)
+    }
+}
+
+/// `!t`, elementwise: logical not of `bool`s, bitwise not of integers.
+///
+/// ```
+/// use shaped::DynTensor;
+/// let mask = DynTensor::from_shape_vec([2], vec![true, false])?;
+/// assert_eq!((!&mask).as_slice(), &[false, true]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+impl<T: Copy + core::ops::Not<Output = T>> core::ops::Not for &DynTensor<T> {
+    type Output = DynTensor<T>;
+    fn not(self) -> DynTensor<T> {
+        DynTensor::from_parts(&self.shape, self.data.iter().map(|&x| !x).collect())
+    }
+}
+
+/// `!t` in place.
+impl<T: Copy + core::ops::Not<Output = T>> core::ops::Not for DynTensor<T> {
+    type Output = DynTensor<T>;
+    fn not(mut self) -> DynTensor<T> {
+        for x in &mut self.data {
+            *x = !*x;
+        }
+        self
+    }
 }
 
 macro_rules! try_binary {

@@ -862,6 +862,44 @@ where
     }
 }
 
+/// `!t`, elementwise: logical not of a `bool` tensor, bitwise not of an integer one (numpy's
+/// `logical_not` and `invert`).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let mask = Tensor::<bool, Shape![3]>::from([true, false, true]);
+/// assert_eq!((!&mask).into_inner(), [false, true, false]);
+/// assert_eq!((!Tensor::<u8, Shape![2]>::from([0, 0x0f])).into_inner(), [0xff, 0xf0]);
+/// ```
+impl<T, S, D> ops::Not for &Tensor<T, S, D>
+where
+    S: Storable,
+    D: Data<T>,
+    T: Copy + Send + Sync + ops::Not<Output = T>,
+{
+    type Output = Stored<D::Family, T, S>;
+    #[inline(always)]
+    #[track_caller]
+    fn not(self) -> Self::Output {
+        self.map_apply(Split(|x: &T, _: &()| !*x))
+    }
+}
+
+/// `!t` on an owned tensor.
+impl<T, S, D> ops::Not for Tensor<T, S, D>
+where
+    S: Storable,
+    D: Data<T>,
+    T: Copy + Send + Sync + ops::Not<Output = T>,
+{
+    type Output = Stored<D::Family, T, S>;
+    #[inline(always)]
+    #[track_caller]
+    fn not(self) -> Self::Output {
+        !&self
+    }
+}
+
 macro_rules! scalar_lhs_operator {
     ($($t:ty)*) => {$(
         scalar_lhs_operator!(@each $t; Add add false, Sub sub false, Mul mul false, Div div true, Rem rem true);
