@@ -220,8 +220,8 @@ impl<T: Element, A: Activation<T>, const IN: usize, const OUT: usize> Dense<'_, 
     /// One row: each output's sum in `k` order from its first term (an empty sum is zero,
     /// G6), its bias, its activation. Indexed by the two loop counters, as a hand-written
     /// layer is: every bound is a constant at every opt-level (at "z", a sum over zipped
-    /// iterators in a function of its own kept a bounds check, whose panic linked 2.8 kB of
-    /// `core::fmt` into a Cortex-M firmware), and on x86 the outputs vectorize across `j`
+    /// iterators kept a bounds check, whose panic linked `core::fmt`: the Cortex-M controller
+    /// took 3228 bytes instead of 1104), and on x86 the outputs vectorize across `j`
     /// (2.7x faster than a sum over `x` and the weight rows zipped, `benches/layers.rs`).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
@@ -246,8 +246,8 @@ impl<T: Element, A: Activation<T>, const IN: usize, const OUT: usize> Dense<'_, 
     /// Whether the input (of `x_len` elements, of shape `S`) makes a product of
     /// [`SMALL_PRODUCT`] multiply-adds or more, which `matmul` computes with its shared
     /// kernel. A constant for static shapes, so that a small static layer never compiles the
-    /// shared kernel's call (at opt-level "s" a count at run time kept it, and its 2 kB, in a
-    /// Cortex-M firmware: `qemu-tests/code_size.sh`).
+    /// shared kernel's call (a count at run time is what once kept it in the Cortex-M
+    /// controller's firmware at opt-level "s": 13 kB, `qemu-tests/README.md`).
     #[inline(always)]
     fn large<S: Shape>(x_len: usize) -> bool {
         match const { static_count(S::STATIC_DIMS) } {
