@@ -4,7 +4,7 @@
 use super::{check_output, output, output_filled, DenseShape};
 use crate::error::{Error, QuantProblem};
 use crate::quant::elementwise::static_count;
-use crate::quant::matmul::{dense_is_wide, dense_rows, dense_wide, ProductRequant};
+use crate::quant::matmul::{dense_is_wide, dense_rows, dense_wide};
 use crate::quant::params::quant_error;
 use crate::quant::{QMatMul, QMatMulPerChannel, Quant, QuantElement, Quantized};
 use crate::tensor::{Storable, Stored, Tensor};
@@ -244,6 +244,3 @@ impl<'w, E: QuantElement, const IN: usize, const OUT: usize> QDensePerChannel<'w
 
     forward_methods!();
 }
-
-// The kernel reads the requantization through the product's trait.
-const _: fn(&QMatMul<i8>) -> &dyn ProductRequant<i8> = |op| op;

@@ -58,49 +58,46 @@ pub(crate) fn resolve_select<const CAP: usize>(
     otherwise: &[usize],
     mode: Option<AutoBroadcast>,
 ) -> Result<(ShapeBuf<CAP>, [Placement<'static>; 3]), Error> {
-    let right = |out: &ShapeBuf<CAP>, rank: usize| Placement::At(out.len() - rank);
-    match mode {
+    // PDPD places `otherwise` and `cond` where its rule says; every other mode right-aligns.
+    let (out, placed) = match mode {
         None => {
             let first = resolve::<CAP>(cond, then, AutoBroadcast::Numpy)?.out;
-            let out = resolve::<CAP>(&first, otherwise, AutoBroadcast::Numpy)?.out;
-            let at = [
-                right(&out, cond.len()),
-                right(&out, then.len()),
-                right(&out, otherwise.len()),
-            ];
-            Ok((out, at))
+            (
+                resolve::<CAP>(&first, otherwise, AutoBroadcast::Numpy)?.out,
+                None,
+            )
         }
-        Some(AutoBroadcast::Bidirectional) => Err(Error::new(
-            ErrorKind::SelectMode,
-            Operation::Bidirectional,
-            then,
-            otherwise,
-        )),
+        Some(AutoBroadcast::Bidirectional) => {
+            return Err(Error::new(
+                ErrorKind::SelectMode,
+                Operation::Bidirectional,
+                then,
+                otherwise,
+            ))
+        }
         Some(mode) => {
             let values = resolve::<CAP>(then, otherwise, mode)?;
-            let out = values.out;
-            let with_cond = resolve::<CAP>(&out, cond, mode)?;
-            if with_cond.out != out {
+            let with_cond = resolve::<CAP>(&values.out, cond, mode)?;
+            if with_cond.out != values.out {
                 return Err(Error::new(
                     ErrorKind::ConditionGrows,
                     mode.operation(),
                     cond,
-                    &out,
+                    &values.out,
                 ));
             }
-            let at = match mode {
+            let placed = match mode {
                 AutoBroadcast::Pdpd { .. } => {
-                    [owned(with_cond.rhs), Placement::At(0), owned(values.rhs)]
+                    Some([owned(with_cond.rhs), Placement::At(0), owned(values.rhs)])
                 }
-                _ => [
-                    right(&out, cond.len()),
-                    right(&out, then.len()),
-                    right(&out, otherwise.len()),
-                ],
+                _ => None,
             };
-            Ok((out, at))
+            (values.out, placed)
         }
-    }
+    };
+    let at = placed
+        .unwrap_or_else(|| [cond, then, otherwise].map(|s| Placement::At(out.len() - s.len())));
+    Ok((out, at))
 }
 
 /// A placement the elementwise rules made (always `At`: only the Broadcast op's explicit mode

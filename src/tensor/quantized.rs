@@ -663,6 +663,25 @@ impl<E: QuantElement> QMatMul<E> {
 /// TFLM's per-channel `FULLY_CONNECTED` (Q18): weights `[out, in]` quantized along axis 0, the
 /// number of scales checked against `out` at compile time.
 impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
+    /// The error of operands whose parameters are not the prepared ones, or weights not
+    /// quantized along their output axis (Q18). Inlined, as `check_per_channel` is.
+    #[inline(always)]
+    fn check_operands<S: Shape, D: Data<E>, S2: Shape, D2: Data<E>>(
+        &self,
+        x: &Quantized<Tensor<E, S, D>, E>,
+        w: &QuantizedPerAxis<Tensor<E, S2, D2>, PerAxis<'p, E, N>>,
+    ) -> Result<(), Error> {
+        let (qx, qw) = self.inputs();
+        let dims = w.values().shape();
+        check_per_channel(
+            (qx, qw.to_dyn()),
+            x.quant(),
+            w.params().to_dyn(),
+            w.axis(),
+            dims.as_ref(),
+        )
+    }
+
     /// `x` times the transpose of `w` plus `bias`, each output column requantized by its own
     /// multiplier (Q18). An error value when the operands carry other parameters than the
     /// prepared ones (or `w` is not quantized along its output axis), or the bias has another
@@ -680,16 +699,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         D2: Data<E>,
         MatMulOutputT<S, S2, false, true>: Storable,
     {
-        let (qx, qw) = self.inputs();
-        let dims = w.values().shape();
-        let w_params = w.params().to_dyn();
-        check_per_channel(
-            (qx, qw.to_dyn()),
-            x.quant(),
-            w_params,
-            w.axis(),
-            dims.as_ref(),
-        )?;
+        self.check_operands(x, w)?;
         let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
         Ok(Quantized::new(y, self.output()))
     }
@@ -709,16 +719,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         D2: Data<E>,
         O: DataMut<E>,
     {
-        let (qx, qw) = self.inputs();
-        let dims = w.values().shape();
-        let w_params = w.params().to_dyn();
-        check_per_channel(
-            (qx, qw.to_dyn()),
-            x.quant(),
-            w_params,
-            w.axis(),
-            dims.as_ref(),
-        )?;
+        self.check_operands(x, w)?;
         typed_product_into::<_, _, _, _, _, _, _, false, true>(
             self,
             x.values(),
