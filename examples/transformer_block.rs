@@ -82,7 +82,7 @@ impl Block {
         let attended = attended.reshape::<Shape![2, 16, 64]>();
         let x = x + &(attended.matmul(&self.wo.0) + &self.wo.1);
         let h = layer_norm(&x, &self.ln2);
-        let m = (h.matmul(&self.w1.0) + &self.w1.1).gelu();
+        let m = (h.matmul(&self.w1.0) + &self.w1.1).gelu_tanh();
         &x + &(m.matmul(&self.w2.0) + &self.w2.1)
     }
 }

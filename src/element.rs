@@ -235,10 +235,14 @@ pub trait Real:
     /// The natural logarithm.
     #[cfg(any(feature = "std", feature = "libm"))]
     fn ln(self) -> Self;
+    /// The error function, `2/sqrt(pi) * integral from 0 to x of e^(-t^2) dt` (the `libm`
+    /// crate's `erf`/`erff`, as C's libm computes it).
+    #[cfg(any(feature = "std", feature = "libm"))]
+    fn erf(self) -> Self;
 }
 
 macro_rules! impl_real {
-    ($($t:ty, $bits:ty;)*) => {$(
+    ($($t:ty, $bits:ty, $erf:path;)*) => {$(
         impl Real for $t {
             type Compute = $t;
             #[inline(always)]
@@ -289,10 +293,25 @@ macro_rules! impl_real {
             fn ln(self) -> Self {
                 num_traits::Float::ln(self)
             }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn erf(self) -> Self {
+                $erf(self)
+            }
         }
     )*};
 }
-impl_real!(f32, u32; f64, u64;);
+impl_real!(f32, u32, erf_f32; f64, u64, libm::erf;);
+
+/// `erf` of an `f32`, computed in `f64` and rounded once: the correctly rounded value in all
+/// but rare cases, and ONNX's reference (`math.erf` of the widened value, rounded to `float32`)
+/// bit for bit on every case of `tests/reference/unary.txt`, where `libm::erff` was one unit
+/// in the last place off on 24 of 777.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+fn erf_f32(x: f32) -> f32 {
+    libm::erf(f64::from(x)) as f32
+}
 
 // The one definition of each unary function (`unary_functions!` lists them), shared by the tensors' methods and the binary
 // primitive's eltwise post-ops.
@@ -334,17 +353,37 @@ pub(crate) fn sigmoid<T: Real>(x: T) -> T {
     T::from_compute(wide(x.to_compute()))
 }
 
-/// GELU, tanh form (oneDNN's `gelu_tanh`): `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
-/// computed in `T::Compute` and rounded once.
+/// GELU, exact form (ONNX's `Gelu` by default, oneDNN's `gelu_erf`, PyTorch's default):
+/// `0.5 x (1 + erf(x / sqrt(2)))`, computed in `T::Compute` and rounded once.
 #[cfg(any(feature = "std", feature = "libm"))]
 #[inline(always)]
 pub(crate) fn gelu<T: Real>(x: T) -> T {
     #[inline(always)]
     fn wide<C: Real>(x: C) -> C {
+        // `x / sqrt(2)`, not `x * (1 / sqrt(2))`: ONNX's function body divides, and the
+        // product rounds differently on 35 of 250 f32 inputs.
         let half = C::from_f64(0.5);
-        let k = C::from_f64(0.797_884_560_802_865_4); // sqrt(2 / pi)
+        let sqrt2 = C::from_f64(core::f64::consts::SQRT_2);
+        half * x * (C::ONE + (x / sqrt2).erf())
+    }
+    T::from_compute(wide(x.to_compute()))
+}
+
+/// GELU, tanh form (ONNX's `Gelu` with `approximate="tanh"`, oneDNN's `gelu_tanh`):
+/// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, computed in `T::Compute` and rounded once.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+pub(crate) fn gelu_tanh<T: Real>(x: T) -> T {
+    #[inline(always)]
+    fn wide<C: Real>(x: C) -> C {
+        // ONNX's function body step by step: `sqrt(2/pi)` as the square root of `2/pi` in
+        // the compute type (0.7978845 in f32, one unit below the nearest float to
+        // sqrt(2/pi), 0.7978846 in oneDNN; the difference is amplified where `1 + tanh`
+        // cancels, up to 40 units in the result at x = -1.5), and `c * x^3` with `x^3` first.
+        let half = C::from_f64(0.5);
+        let k = C::from_f64(core::f64::consts::FRAC_2_PI).sqrt();
         let c = C::from_f64(0.044_715);
-        half * x * (C::ONE + (k * (x + c * x * x * x)).tanh())
+        half * x * (C::ONE + (k * (x + c * (x * x * x))).tanh())
     }
     T::from_compute(wide(x.to_compute()))
 }
@@ -369,9 +408,16 @@ macro_rules! unary_functions {
                 or `libm`." |x| $crate::element::Real::tanh(x);
             [any(feature = "std", feature = "libm")] sigmoid "`1 / (1 + e^-x)` \
                 (`Eltwise::Sigmoid`); needs `std` or `libm`." |x| $crate::element::sigmoid(x);
-            [any(feature = "std", feature = "libm")] gelu "GELU, tanh form: \
-                `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (`Eltwise::Gelu`); needs `std` \
-                or `libm`." |x| $crate::element::gelu(x);
+            [any(feature = "std", feature = "libm")] erf "`erf(x)`, the error function \
+                (`Eltwise::Erf`; ONNX's `Erf`); needs `std` or `libm`."
+                |x| $crate::element::Real::erf(x);
+            [any(feature = "std", feature = "libm")] gelu "GELU, exact form: \
+                `0.5 x (1 + erf(x / sqrt(2)))` (`Eltwise::GeluErf`; ONNX's default `Gelu`, \
+                PyTorch's default); needs `std` or `libm`." |x| $crate::element::gelu(x);
+            [any(feature = "std", feature = "libm")] gelu_tanh "GELU, tanh approximation: \
+                `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (`Eltwise::GeluTanh`; ONNX's \
+                `Gelu` with `approximate=\"tanh\"`); needs `std` or `libm`."
+                |x| $crate::element::gelu_tanh(x);
         }
     };
 }

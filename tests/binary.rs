@@ -281,11 +281,14 @@ fn every_eltwise_post_op() {
     close(Eltwise::Tanh, f32::tanh);
     close(Eltwise::Sigmoid, |v| 1.0 / (1.0 + (-v).exp()));
     close(Eltwise::Ln, f32::ln);
-    close(Eltwise::Gelu, |v| {
+    close(Eltwise::GeluTanh, |v| {
         0.5 * v * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (v + 0.044715 * v * v * v)).tanh())
     });
+    // The exact form through C's erf (std has none on stable): ONNX's reference values.
+    assert_eq!(Eltwise::GeluErf.apply(1.0f64), 0.841_344_746_068_542_9);
+    assert_eq!(Eltwise::Erf.apply(0.5f32), 0.520_499_9);
     // gelu(2) by the tanh form, computed independently.
-    assert!((Eltwise::Gelu.apply(2.0f64) - 1.954_597_694_087_775).abs() < 1e-12);
+    assert!((Eltwise::GeluTanh.apply(2.0f64) - 1.954_597_694_087_775).abs() < 1e-12);
 }
 
 #[test]

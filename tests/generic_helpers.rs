@@ -129,7 +129,7 @@ fn generic_broadcasts_run_on_static_and_mixed_batches() {
     let w = Tensor::<f32, Shape![2, 3]>::from([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]);
     let b = Tensor::<f32, Shape![3]>::from([0.0, 2.0, -1.0]);
     let y = dense_gelu(&x, &w, &b);
-    // x w + b = [[1, 0, -2], [0, 6, 3]]; gelu(0) = 0, gelu(1) = 0.8413447 (tanh form: 0.841192).
+    // x w + b = [[1, 0, -2], [0, 6, 3]]; gelu(0) = 0, gelu(1) = 0.8413447 (exact form).
     assert_eq!(y.shape().as_ref(), &[2, 3]);
     assert_eq!(y[[0, 1]], 0.0);
     assert!((y[[0, 0]] - 0.8412).abs() < 1e-3, "{}", y[[0, 0]]);

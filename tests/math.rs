@@ -63,7 +63,9 @@ same_as_eltwise! {
     ln Eltwise::Ln;
     tanh Eltwise::Tanh;
     sigmoid Eltwise::Sigmoid;
-    gelu Eltwise::Gelu;
+    erf Eltwise::Erf;
+    gelu Eltwise::GeluErf;
+    gelu_tanh Eltwise::GeluTanh;
 }
 
 #[test]
@@ -83,7 +85,8 @@ fn formulas_hold_at_known_points() {
     assert_eq!(x.sqrt()[[3]], 2.0);
     assert_eq!(x.exp()[[0]], 1.0);
     assert_eq!(x.sigmoid()[[0]], 0.5);
-    assert!((x.gelu()[[1]] - 0.841_191_990_607_477_2).abs() < 1e-12);
+    assert!((x.gelu_tanh()[[1]] - 0.841_191_990_607_477_2).abs() < 1e-12);
+    assert!((x.gelu()[[1]] - 0.841_344_746_068_542_9).abs() < 1e-15);
     assert!((x.tanh()[[2]] + 0.761_594_155_955_764_9).abs() < 1e-12);
     assert_eq!((-&x).abs().as_slice(), x.abs().as_slice());
     // Chains keep the type, and the unary functions compose with broadcasting.

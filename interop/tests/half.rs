@@ -110,6 +110,8 @@ macro_rules! unary_checks {
             assert_eq!(t.tanh(), round(w.tanh()));
             assert_eq!(t.sigmoid(), round(w.sigmoid()));
             assert_eq!(t.gelu(), round(w.gelu()));
+            assert_eq!(t.gelu_tanh(), round(w.gelu_tanh()));
+            assert_eq!(t.erf(), round(w.erf()));
             assert_eq!(t.relu(), round(w.relu()));
             assert_eq!(t.abs(), round(w.abs()));
             assert_eq!(t.abs().sqrt(), round(w.abs().sqrt()));
@@ -134,7 +136,7 @@ fn run<T: Real>(dims: [usize; 4], layout: Layout, a: &[T], b: &[T], c: &[T], dst
         .post_op(Eltwise::Relu)
         .post_op(PostOp::binary(Alg::Mul, &mc))
         .post_op(PostOp::Sum { scale: 0.5 })
-        .post_op(Eltwise::Gelu)
+        .post_op(Eltwise::GeluTanh)
         .run_into(&ma, &mb, &mut md)
         .unwrap();
 }
@@ -172,8 +174,8 @@ macro_rules! primitive_checks {
             // A lone eltwise and algorithm, too.
             let x = <$t>::from_f32(0.3);
             assert_eq!(
-                Eltwise::Gelu.apply(x),
-                <$t>::from_f32(Eltwise::Gelu.apply(x.to_f32()))
+                Eltwise::GeluTanh.apply(x),
+                <$t>::from_f32(Eltwise::GeluTanh.apply(x.to_f32()))
             );
             assert_eq!(
                 Alg::Div.apply(x, <$t>::from_f32(3.0)),

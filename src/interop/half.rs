@@ -131,6 +131,11 @@ macro_rules! impl_half {
             fn ln(self) -> Self {
                 <$t>::from_f32(Real::ln(self.to_f32()))
             }
+            #[cfg(any(feature = "std", feature = "libm"))]
+            #[inline(always)]
+            fn erf(self) -> Self {
+                <$t>::from_f32(Real::erf(self.to_f32()))
+            }
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = "half")))]

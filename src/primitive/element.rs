@@ -177,10 +177,17 @@ pub enum Eltwise {
     /// `ln(x)`, the natural logarithm.
     #[cfg(any(feature = "std", feature = "libm"))]
     Ln,
-    /// GELU, tanh form (oneDNN's `gelu_tanh`):
+    /// `erf(x)`, the error function.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    Erf,
+    /// GELU, exact form (oneDNN's `gelu_erf`, ONNX's default `Gelu`):
+    /// `0.5 x (1 + erf(x / sqrt(2)))`.
+    #[cfg(any(feature = "std", feature = "libm"))]
+    GeluErf,
+    /// GELU, tanh approximation (oneDNN's `gelu_tanh`):
     /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
     #[cfg(any(feature = "std", feature = "libm"))]
-    Gelu,
+    GeluTanh,
 }
 
 impl Eltwise {
@@ -238,7 +245,11 @@ impl Eltwise {
             #[cfg(any(feature = "std", feature = "libm"))]
             Eltwise::Ln => each(out, T::ln),
             #[cfg(any(feature = "std", feature = "libm"))]
-            Eltwise::Gelu => each(out, element::gelu),
+            Eltwise::Erf => each(out, T::erf),
+            #[cfg(any(feature = "std", feature = "libm"))]
+            Eltwise::GeluErf => each(out, element::gelu),
+            #[cfg(any(feature = "std", feature = "libm"))]
+            Eltwise::GeluTanh => each(out, element::gelu_tanh),
         }
     }
 }

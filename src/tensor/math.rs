@@ -1,5 +1,5 @@
 //! Unary math on static and mixed tensors: `abs`, `relu`, `clip`, and with `std` or `libm`
-//! `sqrt`, `exp`, `ln`, `tanh`, `sigmoid`, `gelu`. Each is the same formula as the binary
+//! `sqrt`, `exp`, `ln`, `tanh`, `sigmoid`, `erf`, `gelu` (exact) and `gelu_tanh`. Each is the same formula as the binary
 //! primitive's eltwise post-op of that name (`element::unary_functions!`). `-t` is the `Neg`
 //! operator. A static result is stored like `self`; these cannot fail. With feature `rayon`,
 //! a large heap-backed or mixed result is computed on several threads.
