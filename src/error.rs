@@ -258,6 +258,10 @@ pub enum ErrorKind {
         /// The rank of the shape.
         rank: usize,
     },
+    /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
+    /// (R5): [`Axes::All`](crate::rules::Axes::All) or
+    /// [`Axes::Nothing`](crate::rules::Axes::Nothing) says which.
+    NoAxes,
     /// A reduction axis given twice.
     DuplicateAxis {
         /// The axis (counted from 0).
@@ -736,6 +740,10 @@ impl fmt::Display for Error {
                 write!(f, "axis {axis} is out of range for rank {rank}")
             }
             ErrorKind::DuplicateAxis { axis } => write!(f, "axis {axis} is given twice"),
+            ErrorKind::NoAxes => f.write_str(
+                "no axes given: Axes::All reduces every axis (numpy's axis=None, ONNX's \
+                 default), Axes::Nothing none (numpy's axis=()) (R5)",
+            ),
             ErrorKind::EmptyReduction { axis } => write!(
                 f,
                 "axis {axis} has no elements, and {op} of no elements has no value"

@@ -34,7 +34,7 @@
 //! assert_eq!(e.to_string(), "cannot broadcast [3, 1, 5] with [4, 4, 5] (numpy): axis 0 has 3 vs 4");
 //! ```
 //!
-//! Reductions and shape manipulation keep the shapes in the types (rules R1-R4, M1-M7):
+//! Reductions and shape manipulation keep the shapes in the types (rules R1-R6, M1-M7):
 //!
 //! ```
 //! use shaped::{Axes, Shape, Tensor};
@@ -128,7 +128,7 @@ pub use element::Float;
 pub use element::{Boolean, Element, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
 pub use op::{BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
-pub use rules::{broadcast_shapes, AutoBroadcast, BroadcastToMode, ShapeBuf};
+pub use rules::{broadcast_shapes, AutoBroadcast, Axes, BroadcastToMode, ShapeBuf};
 #[cfg(feature = "alloc")]
 pub use runtime::dyn_tensor::DynTensor;
 #[cfg(feature = "alloc")]

@@ -86,6 +86,14 @@ fn every_reduction_matches_the_reference_on_random_shapes() {
                     }
                 })
                 .collect();
+            // Every axis said as `Axes::All` half the time; rank 0 has only `Nothing` (R5).
+            let sel = if axes.len() == rank && rng.below(2) == 0 {
+                shaped::Axes::All
+            } else if given.is_empty() {
+                shaped::Axes::Nothing
+            } else {
+                shaped::Axes::List(&given)
+            };
             let count: usize = axes.iter().map(|&a| shape[a]).product();
             let out_empty = drop_reduced(&shape, &reduced).iter().product::<usize>() == 0;
             for keepdims in [false, true] {
@@ -97,16 +105,16 @@ fn every_reduction_matches_the_reference_on_random_shapes() {
                     }
                 };
                 let (s, want) = reference(&shape, &ints, &reduced, 0i64, |a, _, v| a + v);
-                let got = ti.sum(&given, keepdims).unwrap();
+                let got = ti.sum(sel, keepdims).unwrap();
                 assert_eq!(
                     (got.shape(), got.as_slice()),
                     (&want_shape(s)[..], &want[..]),
                     "sum {shape:?} {given:?}"
                 );
                 let (_, want) = reference(&shape, &ints, &reduced, 1i64, |a, _, v| a * v);
-                assert_eq!(ti.prod(&given, keepdims).unwrap().as_slice(), &want[..]);
+                assert_eq!(ti.prod(sel, keepdims).unwrap().as_slice(), &want[..]);
                 let (_, want) = reference(&shape, &floats, &reduced, 0.0, |a, _, v| a + v);
-                let mean = tf.mean(&given, keepdims).unwrap();
+                let mean = tf.mean(sel, keepdims).unwrap();
                 for (m, w) in mean.as_slice().iter().zip(&want) {
                     let w = w / count as f64;
                     assert!(
@@ -115,11 +123,11 @@ fn every_reduction_matches_the_reference_on_random_shapes() {
                     );
                 }
                 let (_, want) = reference(&shape, &bools, &reduced, true, |a, _, v| a && v);
-                assert_eq!(tb.all(&given, keepdims).unwrap().as_slice(), &want[..]);
+                assert_eq!(tb.all(sel, keepdims).unwrap().as_slice(), &want[..]);
                 let (_, want) = reference(&shape, &bools, &reduced, false, |a, _, v| a || v);
-                assert_eq!(tb.any(&given, keepdims).unwrap().as_slice(), &want[..]);
+                assert_eq!(tb.any(sel, keepdims).unwrap().as_slice(), &want[..]);
                 if count == 0 && !out_empty {
-                    let e = ti.max(&given, keepdims).unwrap_err();
+                    let e = ti.max(sel, keepdims).unwrap_err();
                     assert!(matches!(e.kind(), ErrorKind::EmptyReduction { .. }));
                 } else {
                     let (_, want) =
@@ -127,13 +135,13 @@ fn every_reduction_matches_the_reference_on_random_shapes() {
                             Some(a.map_or(v, |a| a.max(v)))
                         });
                     let want: Vec<i64> = want.into_iter().flatten().collect();
-                    assert_eq!(ti.max(&given, keepdims).unwrap().as_slice(), &want[..]);
+                    assert_eq!(ti.max(sel, keepdims).unwrap().as_slice(), &want[..]);
                     let (_, want) =
                         reference(&shape, &ints, &reduced, None, |a: Option<i64>, _, v| {
                             Some(a.map_or(v, |a| a.min(v)))
                         });
                     let want: Vec<i64> = want.into_iter().flatten().collect();
-                    assert_eq!(ti.min(&given, keepdims).unwrap().as_slice(), &want[..]);
+                    assert_eq!(ti.min(sel, keepdims).unwrap().as_slice(), &want[..]);
                     if axes.len() == 1 {
                         let (_, want) = reference(
                             &shape,
@@ -147,6 +155,20 @@ fn every_reduction_matches_the_reference_on_random_shapes() {
                         );
                         let want: Vec<usize> = want.into_iter().flatten().map(|(k, _)| k).collect();
                         assert_eq!(ti.argmax(given[0], keepdims).unwrap().as_slice(), &want[..]);
+                        // The last of the largest (R6).
+                        let (_, want) = reference(
+                            &shape,
+                            &ints,
+                            &reduced,
+                            None,
+                            |a: Option<(usize, i64)>, k, v| match a {
+                                Some((_, b)) if v < b => a,
+                                _ => Some((k, v)),
+                            },
+                        );
+                        let want: Vec<usize> = want.into_iter().flatten().map(|(k, _)| k).collect();
+                        let got = ti.argmax_last(given[0], keepdims).unwrap();
+                        assert_eq!(got.as_slice(), &want[..]);
                     }
                 }
                 cases += 1;
@@ -199,8 +221,12 @@ fn nan_and_empty_reductions_follow_numpy() {
     let e03 = DynTensor::<i32>::from_shape_vec([0, 3], vec![]).unwrap();
     assert!(e03.max(&[0], false).is_err());
     assert_eq!(e03.max(&[1], false).unwrap().shape(), &[0]);
-    // Reducing no axes changes nothing.
-    assert_eq!(d.sum(&[], true).unwrap().as_slice()[0], 1.0);
+    // Reducing no axes changes nothing; an empty list is refused (R5).
+    assert_eq!(
+        d.sum(shaped::Axes::Nothing, true).unwrap().as_slice()[0],
+        1.0
+    );
+    assert_eq!(d.sum(&[], true).unwrap_err().kind(), ErrorKind::NoAxes);
 }
 
 #[test]
@@ -236,7 +262,14 @@ fn axis_errors_name_the_axis_and_the_rank() {
         assert_eq!((e.kind(), e.to_string().as_str()), (kind, text));
     }
     let scalar = DynTensor::scalar(5);
-    assert_eq!(scalar.sum(&[], false).unwrap().as_slice(), &[5]);
+    assert_eq!(
+        scalar.sum(shaped::Axes::Nothing, false).unwrap().as_slice(),
+        &[5]
+    );
+    assert_eq!(
+        scalar.sum(shaped::Axes::All, false).unwrap().as_slice(),
+        &[5]
+    );
     assert!(scalar.sum(&[0], false).is_err());
     assert!(d.argmax(2, false).is_err());
 }
@@ -491,4 +524,270 @@ fn r1_static_negative_axes_count_from_the_end() {
     let col = Tensor::<f32, Shape![3, 1]>::from([[1.0], [2.0], [3.0]]);
     let v: shaped::TensorView<f32, Shape![3]> = col.squeeze::<-1>();
     assert_eq!(v.as_slice(), &[1.0, 2.0, 3.0]);
+}
+
+/// R5: every reduction takes `Axes::All` (every axis), `Axes::Nothing` (none: the input
+/// unchanged) or a non-empty list; the empty list is an error with the same text for each.
+#[test]
+fn r5_the_axes_of_a_reduction_are_said_never_guessed() {
+    use shaped::Axes;
+    let d = DynTensor::from_shape_vec([2, 3], vec![1, -2, 3, 4, 5, -6]).unwrap();
+    let f = DynTensor::from_shape_vec([2, 3], vec![1.0f64, -2.0, 3.0, 4.0, 5.0, -6.0]).unwrap();
+    let b = DynTensor::from_shape_vec([2, 3], vec![true, true, false, true, true, true]).unwrap();
+    // Every axis: one element, and [1, 1] with keepdims.
+    assert_eq!(d.sum(Axes::All, false).unwrap().as_slice(), &[5]);
+    assert_eq!(d.sum(Axes::All, true).unwrap().shape(), &[1, 1]);
+    assert_eq!(d.prod(Axes::All, false).unwrap().as_slice(), &[720]);
+    assert_eq!(d.max(Axes::All, false).unwrap().as_slice(), &[5]);
+    assert_eq!(d.min(Axes::All, false).unwrap().as_slice(), &[-6]);
+    assert_eq!(f.mean(Axes::All, false).unwrap().as_slice(), &[5.0 / 6.0]);
+    assert_eq!(b.all(Axes::All, false).unwrap().as_slice(), &[false]);
+    assert_eq!(b.any(Axes::All, false).unwrap().as_slice(), &[true]);
+    // The same as listing every axis.
+    assert_eq!(
+        d.sum(Axes::All, true).unwrap(),
+        d.sum(&[0, 1], true).unwrap()
+    );
+    // No axis: the input, whatever keepdims says.
+    for keep in [false, true] {
+        assert_eq!(d.sum(Axes::Nothing, keep).unwrap(), d);
+        assert_eq!(d.max(Axes::Nothing, keep).unwrap(), d);
+        assert_eq!(f.mean(Axes::Nothing, keep).unwrap(), f);
+        assert_eq!(b.all(Axes::Nothing, keep).unwrap(), b);
+    }
+    // The empty list, as a slice, a Vec or a literal.
+    let text = "no axes given: Axes::All reduces every axis (numpy's axis=None, ONNX's default), \
+                Axes::Nothing none (numpy's axis=()) (R5)";
+    let none: Vec<i64> = Vec::new();
+    let errors = [
+        ("sum", d.sum(&none, false).unwrap_err()),
+        ("sum", d.sum(&[], true).unwrap_err()),
+        ("prod", d.prod(&none[..], false).unwrap_err()),
+        ("max", d.max(Axes::List(&[]), false).unwrap_err()),
+        ("min", d.min(&none, false).unwrap_err()),
+        ("mean", f.mean(&none, false).unwrap_err()),
+        ("all", b.all(&none, false).unwrap_err()),
+        ("any", b.any(&none, false).unwrap_err()),
+        ("max", d.max_initial(&none, false, 0).unwrap_err()),
+    ];
+    for (op, e) in errors {
+        assert_eq!(e.kind(), ErrorKind::NoAxes);
+        assert_eq!(
+            e.to_string(),
+            format!("cannot reduce [2, 3] ({op}): {text}")
+        );
+    }
+    // Rank 0: every axis is none of them; an empty input with every axis gives the identity.
+    let s = DynTensor::scalar(7);
+    assert_eq!(s.sum(Axes::All, true).unwrap().as_slice(), &[7]);
+    assert_eq!(s.sum(Axes::All, true).unwrap().shape(), &[] as &[usize]);
+    let e = DynTensor::<i32>::from_shape_vec([0, 4], vec![]).unwrap();
+    assert_eq!(e.sum(Axes::All, false).unwrap().as_slice(), &[0]);
+    assert_eq!(
+        e.max(Axes::All, false).unwrap_err().kind(),
+        ErrorKind::EmptyReduction { axis: 0 }
+    );
+    assert_eq!(
+        shaped::rules::reduce_axes(&[1; 64], Axes::All, shaped::ReduceOp::Sum).unwrap(),
+        u64::MAX
+    );
+}
+
+/// R3: `max` and `min` from an initial value, numpy's `initial=`: it joins the elements, and
+/// an empty axis gives it; the static, mixed and runtime paths agree, below and above the
+/// size where the static path changes kernels.
+#[test]
+fn r3_max_and_min_from_an_initial_value() {
+    use shaped::{Axes, Shape, Tensor};
+    let d = DynTensor::from_shape_vec([2, 3], vec![1, 7, 3, -4, -2, -9]).unwrap();
+    assert_eq!(d.max_initial(&[1], false, 0).unwrap().as_slice(), &[7, 0]);
+    assert_eq!(d.min_initial(&[1], true, -5).unwrap().as_slice(), &[-5, -9]);
+    assert_eq!(d.min_initial(&[1], true, -5).unwrap().shape(), &[2, 1]);
+    assert_eq!(
+        d.max_initial(Axes::All, false, 100).unwrap().as_slice(),
+        &[100]
+    );
+    // numpy: np.max(x, axis=(), initial=0) is the elementwise maximum with 0.
+    assert_eq!(
+        d.max_initial(Axes::Nothing, false, 0).unwrap().as_slice(),
+        &[1, 7, 3, 0, 0, 0]
+    );
+    // An empty axis: the initial value, where `max` has none; ONNX's ReduceMax of nothing.
+    let e = DynTensor::<f32>::from_shape_vec([3, 0], vec![]).unwrap();
+    assert_eq!(
+        e.max(&[1], false).unwrap_err().kind(),
+        ErrorKind::EmptyReduction { axis: 1 }
+    );
+    assert_eq!(
+        e.max_initial(&[1], false, f32::NEG_INFINITY)
+            .unwrap()
+            .as_slice(),
+        &[f32::NEG_INFINITY; 3]
+    );
+    assert_eq!(
+        e.min_initial(&[-1, 0], true, f32::INFINITY)
+            .unwrap()
+            .as_slice(),
+        &[f32::INFINITY]
+    );
+    assert_eq!(
+        e.min_initial(&[-1, 0], true, f32::INFINITY)
+            .unwrap()
+            .shape(),
+        &[1, 1]
+    );
+    // NaN: the initial value counts as the first element, so a NaN one gives NaN, and a NaN
+    // element beats a number.
+    let n = DynTensor::from_shape_vec([2], vec![1.0f32, f32::NAN]).unwrap();
+    assert!(n.max_initial(&[0], false, 5.0).unwrap().as_slice()[0].is_nan());
+    let one = DynTensor::from_shape_vec([1], vec![1.0f32]).unwrap();
+    assert!(one.max_initial(&[0], false, f32::NAN).unwrap().as_slice()[0].is_nan());
+    // Ties keep the first: -0.0 from the initial value before 0.0 from the data.
+    let z = DynTensor::from_shape_vec([1], vec![0.0f32]).unwrap();
+    assert_eq!(
+        z.max_initial(&[0], false, -0.0).unwrap().as_slice()[0].to_bits(),
+        (-0.0f32).to_bits()
+    );
+
+    // The typed paths against the runtime one, small (in-order fold) and large (the kernels).
+    let small = Tensor::<i32, Shape![4, 5]>::from_fn(|[i, j]| ((i * 7 + j * 3) % 11) as i32 - 5);
+    let big =
+        Tensor::<f32, Shape![64, 80]>::from_fn(|[i, j]| ((i * 37 + j * 11) % 101) as f32 - 50.0);
+    for init in [-3, 0, 4, 9] {
+        let ds = DynTensor::from_shape_vec([4, 5], small.as_slice().to_vec()).unwrap();
+        let mixed =
+            Tensor::<i32, Shape![_, 5]>::from_shape_vec([4, 5], small.as_slice().to_vec()).unwrap();
+        let want = ds.max_initial(&[1], false, init).unwrap();
+        assert_eq!(
+            small.max_axis_initial::<1>(init).as_slice(),
+            want.as_slice()
+        );
+        assert_eq!(
+            mixed.max_axis_initial::<1>(init).as_slice(),
+            want.as_slice()
+        );
+        let want = ds.min_initial(&[0], true, init).unwrap();
+        assert_eq!(
+            small.min_keepdims_initial::<0>(init).as_slice(),
+            want.as_slice()
+        );
+        assert_eq!(
+            mixed.min_keepdims_initial::<0>(init).as_slice(),
+            want.as_slice()
+        );
+        let db = DynTensor::from_shape_vec([64, 80], big.as_slice().to_vec()).unwrap();
+        let fi = init as f32 * 12.0;
+        assert_eq!(
+            big.max_keepdims_initial::<0>(fi).as_slice(),
+            db.max_initial(&[0], true, fi).unwrap().as_slice()
+        );
+        assert_eq!(
+            big.min_axis_initial::<-1>(fi).as_slice(),
+            db.min_initial(&[-1], false, fi).unwrap().as_slice()
+        );
+    }
+    // A `Dyn` axis that turns out empty gives the initial value, never a panic.
+    let em = Tensor::<f32, Shape![_, 3]>::from_shape_vec([0, 3], vec![]).unwrap();
+    assert_eq!(em.max_axis_initial::<0>(-1.0).as_slice(), &[-1.0; 3]);
+    let es = Tensor::<f32, Shape![2, 0]>::from([[], []]);
+    assert_eq!(es.min_keepdims_initial::<1>(2.5).as_slice(), &[2.5; 2]);
+}
+
+/// R6: `argmax`/`argmin` take the first of equal extremes, `argmax_last`/`argmin_last` the
+/// last (ONNX's `select_last_index`); NaN is an extreme both ways. The static, mixed and
+/// runtime paths agree, on the in-order fold and on the shared kernel.
+#[test]
+fn r6_arg_extremes_choose_the_first_or_the_last_of_equals() {
+    use shaped::{Shape, Tensor};
+    let nan = f32::NAN;
+    let d = DynTensor::from_shape_vec(
+        [3, 4],
+        vec![5.0, 1.0, 5.0, 0.0, 2.0, nan, 7.0, nan, 1.0, 1.0, 1.0, 1.0],
+    )
+    .unwrap();
+    assert_eq!(d.argmax(-1, false).unwrap().as_slice(), &[0, 1, 0]);
+    assert_eq!(d.argmax_last(-1, false).unwrap().as_slice(), &[2, 3, 3]);
+    assert_eq!(d.argmin(-1, false).unwrap().as_slice(), &[3, 1, 0]);
+    assert_eq!(d.argmin_last(-1, true).unwrap().as_slice(), &[3, 3, 3]);
+    assert_eq!(d.argmin_last(-1, true).unwrap().shape(), &[3, 1]);
+    // Along the first axis: column 1 holds a NaN in the middle.
+    assert_eq!(d.argmax(0, false).unwrap().as_slice(), &[0, 1, 1, 1]);
+    assert_eq!(d.argmax_last(0, false).unwrap().as_slice(), &[0, 1, 1, 1]);
+    assert_eq!(d.argmin_last(0, false).unwrap().as_slice(), &[2, 1, 2, 1]);
+    let e = DynTensor::<i32>::from_shape_vec([2, 0], vec![]).unwrap();
+    assert_eq!(
+        e.argmax_last(1, false).unwrap_err().to_string(),
+        "cannot reduce [2, 0] (argmax): axis 1 has no elements, and argmax of no elements has no value"
+    );
+
+    let s = Tensor::<f32, Shape![3, 4]>::from_fn(|[i, j]| d.as_slice()[i * 4 + j]);
+    let m = Tensor::<f32, Shape![_, 4]>::from_shape_vec([3, 4], d.as_slice().to_vec()).unwrap();
+    assert_eq!(s.argmax_last_axis::<1>().as_slice(), &[2, 3, 3]);
+    assert_eq!(m.argmax_last_axis::<1>().as_slice(), &[2, 3, 3]);
+    assert_eq!(s.argmin_last_keepdims::<0>().as_slice(), &[2, 1, 2, 1]);
+    assert_eq!(m.argmin_last_keepdims::<0>().as_slice(), &[2, 1, 2, 1]);
+    assert_eq!(s.argmax_axis::<1>().as_slice(), &[0, 1, 0]);
+
+    // Many ties, above the static kernel threshold: every path gives the runtime's indices.
+    let big = Tensor::<i8, Shape![64, 80]>::from_fn(|[i, j]| ((i * 5 + j * 3) % 4) as i8);
+    let db = DynTensor::from_shape_vec([64, 80], big.as_slice().to_vec()).unwrap();
+    let mb =
+        Tensor::<i8, Shape![_, 80]>::from_shape_vec([64, 80], big.as_slice().to_vec()).unwrap();
+    for axis in [0usize, 1] {
+        let a = axis as i64;
+        let runs = [
+            (
+                db.argmax(a, false).unwrap(),
+                db.argmax_last(a, false).unwrap(),
+            ),
+            (
+                db.argmin(a, false).unwrap(),
+                db.argmin_last(a, false).unwrap(),
+            ),
+        ];
+        let (first, last) = &runs[0];
+        // Each lane's first and last index of its maximum, by hand.
+        let lanes = if axis == 0 { 80 } else { 64 };
+        for lane in 0..lanes {
+            let at = |k: usize| {
+                if axis == 0 {
+                    big.as_slice()[k * 80 + lane]
+                } else {
+                    big.as_slice()[lane * 80 + k]
+                }
+            };
+            let n = if axis == 0 { 64 } else { 80 };
+            let top = (0..n).map(at).max().unwrap();
+            assert_eq!(
+                first.as_slice()[lane],
+                (0..n).position(|k| at(k) == top).unwrap()
+            );
+            assert_eq!(
+                last.as_slice()[lane],
+                (0..n).rposition(|k| at(k) == top).unwrap()
+            );
+        }
+        let typed = if axis == 0 {
+            [
+                big.argmax_axis::<0>().as_slice().to_vec(),
+                big.argmax_last_axis::<0>().as_slice().to_vec(),
+                big.argmin_axis::<0>().as_slice().to_vec(),
+                big.argmin_last_axis::<0>().as_slice().to_vec(),
+                mb.argmax_last_axis::<0>().as_slice().to_vec(),
+            ]
+        } else {
+            [
+                big.argmax_axis::<1>().as_slice().to_vec(),
+                big.argmax_last_axis::<1>().as_slice().to_vec(),
+                big.argmin_axis::<1>().as_slice().to_vec(),
+                big.argmin_last_axis::<1>().as_slice().to_vec(),
+                mb.argmax_last_axis::<1>().as_slice().to_vec(),
+            ]
+        };
+        assert_eq!(typed[0], runs[0].0.as_slice());
+        assert_eq!(typed[1], runs[0].1.as_slice());
+        assert_eq!(typed[2], runs[1].0.as_slice());
+        assert_eq!(typed[3], runs[1].1.as_slice());
+        assert_eq!(typed[4], runs[0].1.as_slice());
+    }
 }

@@ -14,7 +14,7 @@
 //! | `broadcast_op.rs` | B1-B5 | [`broadcast_to_shape`] with a [`BroadcastToMode`] |
 //! | `primitive.rs` | O1-O6 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`] |
 //! | `partial.rs` | I1-I4 | [`partial::broadcast_partial`] |
-//! | `reduce.rs` | R1-R4: reductions; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`] |
+//! | `reduce.rs` | R1-R6: reductions and the axes they take; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`], [`Axes`] |
 //! | `matmul.rs` | G1-G6: matrix products | [`matmul_shape`] with [`MatMulOptions`] |
 //! | `manipulate.rs` | M1-M7: reshape, insert/squeeze, permute, narrow, concat, stack | [`reshape_shape`], [`insert_axis_shape`], [`squeeze_shape`], [`permute_shape`], [`narrow_shape`], [`concat_shape`], [`stack_shape`] |
 //!
@@ -54,7 +54,7 @@ pub(crate) use pdpd::resolve_axis;
 pub use primitive::{binary_check_dst, binary_dst_shape, post_op_fits, BINARY_MAX_NDIMS};
 #[cfg(feature = "alloc")]
 pub(crate) use reduce::reduced_shape;
-pub use reduce::{reduce_axes, reduce_shape, sum_to_axes};
+pub use reduce::{reduce_axes, reduce_shape, sum_to_axes, Axes};
 pub(crate) use select::resolve_select;
 pub use select::{select_shape, where_shape};
 pub use shape_buf::ShapeBuf;

@@ -5,14 +5,69 @@ use super::{broadcast_op, BroadcastToMode, ShapeBuf, MAX_RANK};
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::ReduceOp;
 
+/// Which axes a reduction takes (R5): every axis, none, or a list.
+///
+/// A list converts from an array or a slice of `i64` (`&[-1]`, `&axes[..]`), so
+/// `t.sum(&[0, 1], false)` reads as before; an empty list is an error
+/// ([`ErrorKind::NoAxes`]) because numpy reads `axis=()` as "reduce nothing" and ONNX reads an
+/// empty `axes` as "reduce everything" (unless `noop_with_empty_axes`): say [`Axes::All`] or
+/// [`Axes::Nothing`].
+///
+/// ```
+/// use shaped::rules::Axes;
+/// use shaped::DynTensor;
+/// let d = DynTensor::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6]).unwrap();
+/// assert_eq!(d.sum(Axes::All, false).unwrap().as_slice(), &[21]);
+/// assert_eq!(d.sum(Axes::Nothing, false).unwrap().as_slice(), d.as_slice());
+/// assert_eq!(d.sum(&[1], false).unwrap().as_slice(), &[6, 15]);
+/// let none: &[i64] = &[];
+/// let e = d.sum(none, false).unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "cannot reduce [2, 3] (sum): no axes given: Axes::All reduces every axis (numpy's \
+///      axis=None, ONNX's default), Axes::Nothing none (numpy's axis=()) (R5)"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axes<'a> {
+    /// Every axis: numpy's `axis=None`, ONNX's empty `axes` by default. A rank-0 input has
+    /// none, and is returned unchanged.
+    All,
+    /// No axis: the input unchanged (numpy's `axis=()`, ONNX's `noop_with_empty_axes=1`).
+    Nothing,
+    /// These axes (R1: negative from the end, each once, not empty).
+    List(&'a [i64]),
+}
+
+impl<'a> From<&'a [i64]> for Axes<'a> {
+    fn from(axes: &'a [i64]) -> Self {
+        Axes::List(axes)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [i64; N]> for Axes<'a> {
+    fn from(axes: &'a [i64; N]) -> Self {
+        Axes::List(axes)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'a> From<&'a alloc::vec::Vec<i64>> for Axes<'a> {
+    fn from(axes: &'a alloc::vec::Vec<i64>) -> Self {
+        Axes::List(axes)
+    }
+}
+
 /// The axes of a rank-`rank` shape that a reduction takes, as a bit set: bit `i` for axis `i`.
-/// Negative axes count from the end, as in numpy; an axis outside `-rank..rank` or given twice
-/// is an error.
+/// Negative axes count from the end, as in numpy; an axis outside `-rank..rank` or given twice,
+/// or an empty list (R5), is an error.
 ///
 /// ```
 /// use shaped::op::ReduceOp;
-/// use shaped::rules::{reduce_axes, reduce_shape};
+/// use shaped::rules::{reduce_axes, reduce_shape, Axes};
 /// assert_eq!(reduce_axes(&[2, 3, 4], &[-1, 0], ReduceOp::Sum).unwrap(), 0b101);
+/// assert_eq!(reduce_axes(&[2, 3, 4], Axes::All, ReduceOp::Sum).unwrap(), 0b111);
+/// assert_eq!(reduce_axes(&[2, 3, 4], Axes::Nothing, ReduceOp::Sum).unwrap(), 0);
 /// assert_eq!(reduce_shape(&[2, 3, 4], &[-1], true, ReduceOp::Sum).unwrap(), [2, 3, 1]);
 /// assert_eq!(reduce_shape(&[2, 3, 4], &[1], false, ReduceOp::Sum).unwrap(), [2, 4]);
 /// let e = reduce_axes(&[2, 3], &[2], ReduceOp::Max).unwrap_err();
@@ -20,12 +75,23 @@ use crate::op::ReduceOp;
 /// let e = reduce_axes(&[2, 3], &[1, -1], ReduceOp::Sum).unwrap_err();
 /// assert_eq!(e.to_string(), "cannot reduce [2, 3] (sum): axis 1 is given twice");
 /// ```
-pub fn reduce_axes(shape: &[usize], axes: &[i64], op: ReduceOp) -> Result<u64, Error> {
+pub fn reduce_axes<'a>(
+    shape: &[usize],
+    axes: impl Into<Axes<'a>>,
+    op: ReduceOp,
+) -> Result<u64, Error> {
     let err = |kind| Error::new(kind, Operation::Reduce { op }, shape, &[]);
     if shape.len() > MAX_RANK {
         return Err(err(ErrorKind::RankLimit { max: MAX_RANK }));
     }
     let rank = shape.len();
+    let axes = match axes.into() {
+        // The low `rank` bits (none for rank 0, all 64 at `MAX_RANK` 64).
+        Axes::All => return Ok(u64::MAX.checked_shr(64 - rank as u32).unwrap_or(0)),
+        Axes::Nothing => return Ok(0),
+        Axes::List([]) => return Err(err(ErrorKind::NoAxes)),
+        Axes::List(axes) => axes,
+    };
     let mut mask = 0u64;
     for &axis in axes {
         let a = super::manipulate::resolve_axis(axis, rank)
@@ -56,9 +122,9 @@ pub(crate) fn reduced_shape(shape: &[usize], mask: u64, keepdims: bool) -> Shape
 }
 
 /// The shape a reduction over `axes` leaves, or the error of [`reduce_axes`].
-pub fn reduce_shape(
+pub fn reduce_shape<'a>(
     shape: &[usize],
-    axes: &[i64],
+    axes: impl Into<Axes<'a>>,
     keepdims: bool,
     op: ReduceOp,
 ) -> Result<ShapeBuf, Error> {

@@ -19,7 +19,7 @@ use {
     crate::element::Real,
     crate::error::{Error, ErrorKind, Operation},
     crate::op::ReduceOp,
-    crate::rules::{self, reduce_axes, sum_to_axes},
+    crate::rules::{self, reduce_axes, sum_to_axes, Axes},
     alloc::vec::Vec,
 };
 
@@ -398,8 +398,6 @@ fn run_extreme<T: PartialOrd + Copy>(run: &[T], pick: &impl Fn(T, T) -> T) -> T 
     for &v in lanes[1..].iter().chain(rest) {
         value = pick(value, v);
     }
-    #[allow(clippy::eq_op)] // `x != x` is the NaN test for any PartialOrd element
-    let is_nan = |x: T| x != x;
     let hit = |x: T| if is_nan(value) { is_nan(x) } else { x == value };
     // Sixteen at a time, without a branch inside, so the scan vectorizes too.
     let mut chunks = run.chunks_exact(LANES);
@@ -454,17 +452,51 @@ fn extreme_rows<T: Copy + Send + Sync>(
     );
 }
 
-/// The index along `axis` of the first element that `better` prefers to every earlier one (the
-/// first NaN wins outright, as in numpy's `argmax`), into `out`. An empty axis writes nothing.
+/// NaN test for any `PartialOrd` element: NaN is the one value not equal to itself.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn is_nan<T: PartialOrd + Copy>(x: T) -> bool {
+    x != x
+}
+
+/// Which element `argmax` and `argmin` choose among equals (R6), as a test of whether the
+/// element `x` met later along the axis replaces the one chosen so far, `best`. NaN is an
+/// extreme of both directions, as in numpy (`argmax` and `argmin` of a lane with a NaN are a
+/// NaN's index).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Choice {
+    /// The first of the largest elements (numpy's `argmax`, ONNX's by default).
+    FirstMax,
+    /// The last of the largest (ONNX's `select_last_index=1`).
+    LastMax,
+    /// The first of the smallest.
+    FirstMin,
+    /// The last of the smallest.
+    LastMin,
+}
+
+impl Choice {
+    /// Whether `x`, later along the axis, replaces `best`.
+    #[inline(always)]
+    pub(crate) fn replaces<T: PartialOrd + Copy>(self, x: T, best: T) -> bool {
+        match self {
+            Choice::FirstMax => !is_nan(best) && (is_nan(x) || x > best),
+            Choice::FirstMin => !is_nan(best) && (is_nan(x) || x < best),
+            Choice::LastMax => is_nan(x) || (!is_nan(best) && x >= best),
+            Choice::LastMin => is_nan(x) || (!is_nan(best) && x <= best),
+        }
+    }
+}
+
+/// The index along `axis` of the element `choice` picks, into `out`. An empty axis writes
+/// nothing.
 pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     data: &[T],
     shape: &[usize],
     axis: usize,
     out: &mut [usize],
-    better: impl Fn(T, T) -> bool + Sync + Send,
+    choice: Choice,
 ) {
-    #[allow(clippy::eq_op)] // `x != x` is the NaN test for any PartialOrd element
-    let is_nan = |x: T| x != x;
     let (outer, n, inner) = split(shape, axis);
     if n == 0 || inner == 0 {
         return;
@@ -482,8 +514,8 @@ pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
                 out_block.fill(0);
                 for k in 1..n {
                     for (i, best) in out_block.iter_mut().enumerate() {
-                        let (x, v) = (block[*best * inner + c0 + i], block[k * inner + c0 + i]);
-                        if !is_nan(x) && (is_nan(v) || better(v, x)) {
+                        let (b, x) = (block[*best * inner + c0 + i], block[k * inner + c0 + i]);
+                        if choice.replaces(x, b) {
                             *best = k;
                         }
                     }
@@ -591,9 +623,10 @@ mod dyn_methods {
             DynTensor::from_parts(&rules::reduced_shape(self.shape(), mask, keepdims), data)
         }
 
-        /// The sum over `axes` (negative ones count from the end; `[]` reduces nothing), each
-        /// reduced axis kept as a 1 (`keepdims`) or removed. Integers wrap; floats are summed
-        /// pairwise. An empty axis sums to 0.
+        /// The sum over `axes`, each reduced axis kept as a 1 (`keepdims`) or removed. `axes`
+        /// is [`Axes::All`], [`Axes::Nothing`] or a non-empty list (`&[0, -1]`; negative axes
+        /// count from the end): an empty list is an error, not a guess (R5). Integers wrap;
+        /// floats are summed pairwise. An empty axis sums to 0.
         ///
         /// ```
         /// use shaped::DynTensor;
@@ -601,10 +634,15 @@ mod dyn_methods {
         /// assert_eq!(d.sum(&[-1], true).unwrap().as_slice(), &[6, 15]);
         /// assert_eq!(d.sum(&[0], false).unwrap().shape(), &[3]);
         /// assert_eq!(d.sum(&[0, 1], false).unwrap().as_slice(), &[21]);
+        /// assert_eq!(d.sum(shaped::rules::Axes::All, true).unwrap().shape(), &[1, 1]);
         /// let e = d.sum(&[2], false).unwrap_err();
         /// assert_eq!(e.to_string(), "cannot reduce [2, 3] (sum): axis 2 is out of range for rank 2");
         /// ```
-        pub fn sum(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
+        pub fn sum<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error>
         where
             T: Element,
         {
@@ -614,7 +652,11 @@ mod dyn_methods {
         }
 
         /// The mean over `axes`: the sum divided by the number of elements summed (NaN for none).
-        pub fn mean(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
+        pub fn mean<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error>
         where
             T: Real,
         {
@@ -634,7 +676,11 @@ mod dyn_methods {
         }
 
         /// The product over `axes` (integers wrap); an empty axis gives 1.
-        pub fn prod(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
+        pub fn prod<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error>
         where
             T: Element,
         {
@@ -652,7 +698,11 @@ mod dyn_methods {
 
         /// The largest element over `axes`, NaN-propagating like `maximum`. An axis with no
         /// elements is [`ErrorKind::EmptyReduction`] (unless the output is empty too).
-        pub fn max(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
+        pub fn max<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,
         {
@@ -661,16 +711,110 @@ mod dyn_methods {
 
         /// The smallest element over `axes`, NaN-propagating like `minimum`. An axis with no
         /// elements is [`ErrorKind::EmptyReduction`] (unless the output is empty too).
-        pub fn min(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<T>, Error>
+        pub fn min<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,
         {
             self.extreme(axes, keepdims, ReduceOp::Min, core::cmp::Ordering::Less)
         }
 
-        fn extreme(
+        /// The largest of `initial` and the elements over `axes` (numpy's `max` with
+        /// `initial=`, R3): an empty axis gives `initial`, so `f32::NEG_INFINITY` or `i32::MIN`
+        /// gives ONNX's `ReduceMax` of nothing. NaN-propagating like `max`; `initial` counts
+        /// as the first element.
+        ///
+        /// ```
+        /// use shaped::{rules::Axes, DynTensor};
+        /// let d = DynTensor::from_shape_vec([2, 0], Vec::<f32>::new()).unwrap();
+        /// assert!(d.max(&[1], false).is_err());
+        /// let m = d.max_initial(&[1], false, f32::NEG_INFINITY).unwrap();
+        /// assert_eq!(m.as_slice(), &[f32::NEG_INFINITY; 2]);
+        /// let x = DynTensor::from_shape_vec([3], vec![1, 7, 3]).unwrap();
+        /// assert_eq!(x.max_initial(Axes::All, false, 5).unwrap().as_slice(), &[7]);
+        /// assert_eq!(x.min_initial(Axes::All, false, 5).unwrap().as_slice(), &[1]);
+        /// assert_eq!(x.max_initial(Axes::All, false, 9).unwrap().as_slice(), &[9]);
+        /// ```
+        pub fn max_initial<'a>(
             &self,
-            axes: &[i64],
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+            initial: T,
+        ) -> Result<DynTensor<T>, Error>
+        where
+            T: PartialOrd + Copy + Send + Sync,
+        {
+            self.extreme_from(
+                axes,
+                keepdims,
+                ReduceOp::Max,
+                core::cmp::Ordering::Greater,
+                initial,
+            )
+        }
+
+        /// The smallest of `initial` and the elements over `axes` (numpy's `min` with
+        /// `initial=`): an empty axis gives `initial` (`f32::INFINITY` or `i32::MAX` for
+        /// ONNX's `ReduceMin` of nothing).
+        pub fn min_initial<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+            initial: T,
+        ) -> Result<DynTensor<T>, Error>
+        where
+            T: PartialOrd + Copy + Send + Sync,
+        {
+            self.extreme_from(
+                axes,
+                keepdims,
+                ReduceOp::Min,
+                core::cmp::Ordering::Less,
+                initial,
+            )
+        }
+
+        /// `max` or `min` folded from `initial`: the extreme of the elements, then `pick`
+        /// against `initial`. The same bits as one fold from `initial`, as `pick` keeps the
+        /// first element it prefers and that choice is associative.
+        fn extreme_from<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+            op: ReduceOp,
+            keep: core::cmp::Ordering,
+            initial: T,
+        ) -> Result<DynTensor<T>, Error>
+        where
+            T: PartialOrd + Copy + Send + Sync,
+        {
+            let mask = reduce_axes(self.shape(), axes, op)?;
+            let data = each_axis(
+                self.shape(),
+                self.as_slice(),
+                mask,
+                &self.out_shape(mask, keepdims),
+                Ok(initial),
+                |d, s, a| {
+                    // An empty axis leaves `initial` in place.
+                    let mut out = reduced_vec(s, a, initial)?;
+                    extreme_into(d, s, a, &mut out, keep);
+                    Ok(out)
+                },
+            )?;
+            let mut data = data;
+            for x in &mut data {
+                *x = crate::element::pick(initial, *x, keep);
+            }
+            Ok(self.reduced(mask, keepdims, data))
+        }
+
+        fn extreme<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
             keepdims: bool,
             op: ReduceOp,
             keep: core::cmp::Ordering,
@@ -708,13 +852,24 @@ mod dyn_methods {
         /// use shaped::DynTensor;
         /// let d = DynTensor::from_shape_vec([2, 3], vec![1.0, 5.0, 5.0, f32::NAN, 0.0, 9.0]).unwrap();
         /// assert_eq!(d.argmax(-1, false).unwrap().as_slice(), &[1, 0]);
+        /// assert_eq!(d.argmax_last(-1, false).unwrap().as_slice(), &[2, 0]);
         /// assert_eq!(d.argmin(0, true).unwrap().as_slice(), &[1, 1, 0]);
         /// ```
         pub fn argmax(&self, axis: i64, keepdims: bool) -> Result<DynTensor<usize>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,
         {
-            self.arg_extreme(axis, keepdims, ReduceOp::ArgMax, |x, best| x > best)
+            self.arg_extreme(axis, keepdims, ReduceOp::ArgMax, Choice::FirstMax)
+        }
+
+        /// The index along `axis` of the last largest element (of the last NaN, if there is
+        /// one): ONNX's `ArgMax` with `select_last_index=1` (R6). An axis with no elements is
+        /// an error.
+        pub fn argmax_last(&self, axis: i64, keepdims: bool) -> Result<DynTensor<usize>, Error>
+        where
+            T: PartialOrd + Copy + Send + Sync,
+        {
+            self.arg_extreme(axis, keepdims, ReduceOp::ArgMax, Choice::LastMax)
         }
 
         /// The index along `axis` of the first smallest element (of the first NaN, if there is
@@ -723,7 +878,16 @@ mod dyn_methods {
         where
             T: PartialOrd + Copy + Send + Sync,
         {
-            self.arg_extreme(axis, keepdims, ReduceOp::ArgMin, |x, best| x < best)
+            self.arg_extreme(axis, keepdims, ReduceOp::ArgMin, Choice::FirstMin)
+        }
+
+        /// The index along `axis` of the last smallest element (of the last NaN, if there is
+        /// one): ONNX's `ArgMin` with `select_last_index=1` (R6).
+        pub fn argmin_last(&self, axis: i64, keepdims: bool) -> Result<DynTensor<usize>, Error>
+        where
+            T: PartialOrd + Copy + Send + Sync,
+        {
+            self.arg_extreme(axis, keepdims, ReduceOp::ArgMin, Choice::LastMin)
         }
 
         fn arg_extreme(
@@ -731,7 +895,7 @@ mod dyn_methods {
             axis: i64,
             keepdims: bool,
             op: ReduceOp,
-            better: impl Fn(T, T) -> bool + Sync + Send,
+            choice: Choice,
         ) -> Result<DynTensor<usize>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,
@@ -741,7 +905,7 @@ mod dyn_methods {
             let a = mask.trailing_zeros() as usize;
             // Elements or none: `empty_axis` refused an empty axis with a non-empty output.
             let mut data = reduced_vec(self.shape(), a, 0usize)?;
-            arg_into(self.as_slice(), self.shape(), a, &mut data, better);
+            arg_into(self.as_slice(), self.shape(), a, &mut data, choice);
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -771,18 +935,26 @@ mod dyn_methods {
 
     impl DynTensor<bool> {
         /// Whether every element over `axes` is `true` (`true` for an empty axis).
-        pub fn all(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<bool>, Error> {
+        pub fn all<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<bool>, Error> {
             self.logical_fold(axes, keepdims, ReduceOp::All, true, |a, v| a && v)
         }
 
         /// Whether some element over `axes` is `true` (`false` for an empty axis).
-        pub fn any(&self, axes: &[i64], keepdims: bool) -> Result<DynTensor<bool>, Error> {
+        pub fn any<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<DynTensor<bool>, Error> {
             self.logical_fold(axes, keepdims, ReduceOp::Any, false, |a, v| a || v)
         }
 
-        fn logical_fold(
+        fn logical_fold<'a>(
             &self,
-            axes: &[i64],
+            axes: impl Into<Axes<'a>>,
             keepdims: bool,
             op: ReduceOp,
             empty: bool,

@@ -9,14 +9,10 @@
 use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
 
-/// NaN test for any `PartialOrd` element: NaN is the one value not equal to itself.
-#[inline(always)]
-#[allow(clippy::eq_op)]
-fn is_nan<T: PartialOrd>(x: T) -> bool {
-    x != x
-}
-use crate::element::{Element, Real};
-use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into};
+use core::cmp::Ordering;
+
+use crate::element::{pick, Element, Real};
+use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into, Choice};
 use crate::typed::rules::axis_index;
 use crate::typed::rules::{
     BroadcastToShape, KeepAxis, KeepDims, NonEmptyAxis, RemoveAxis, WithoutAxis,
@@ -246,17 +242,29 @@ static_reductions! {
         "The smallest element along axis `A`, NaN-propagating like `minimum`. An axis of size 0 \
          is a compile error (R3).";
     argmax_axis argmax_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
-        arg_into(data, dims, a, out, |x, best| x > best)
+        arg_into(data, dims, a, out, Choice::FirstMax)
     };
-        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x > v) { (b, v) } else { (k, x) }, |(b, _), _| b)
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::FirstMax.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
         "The index along axis `A` of the first largest element (of the first NaN, if any, as \
          numpy's `argmax`). An axis of size 0 is a compile error (R3).";
-    argmin_axis argmin_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
-        arg_into(data, dims, a, out, |x, best| x < best)
+    argmax_last_axis argmax_last_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        arg_into(data, dims, a, out, Choice::LastMax)
     };
-        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if is_nan(v) || !(is_nan(x) || x < v) { (b, v) } else { (k, x) }, |(b, _), _| b)
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::LastMax.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
+        "The index along axis `A` of the last largest element (of the last NaN, if any; ONNX's \
+         `select_last_index=1`, R6). An axis of size 0 is a compile error (R3).";
+    argmin_axis argmin_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        arg_into(data, dims, a, out, Choice::FirstMin)
+    };
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::FirstMin.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
         "The index along axis `A` of the first smallest element (of the first NaN, if any). An \
          axis of size 0 is a compile error (R3).";
+    argmin_last_axis argmin_last_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+        arg_into(data, dims, a, out, Choice::LastMin)
+    };
+        small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::LastMin.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
+        "The index along axis `A` of the last smallest element (of the last NaN, if any, R6). \
+         An axis of size 0 is a compile error (R3).";
     all_axis all_keepdims [crate::element::Boolean + PartialEq + From<bool> + Send + Sync] (T, T::from(true)) All [] |data, dims, a, out| {
         crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::from(true), |_, v| v, |p, _, v| p & v)
     };
@@ -267,6 +275,105 @@ static_reductions! {
     };
         small(T::from(false), |x| x, |a, _, x| a | x, |a, _| a)
         "Whether some element along axis `A` is `true` (`false` for an empty axis, R3).";
+}
+
+/// # Reductions from an initial value
+///
+/// `max` and `min` over axis `A` folded from `initial` (numpy's `initial=`, R3): an empty
+/// axis gives `initial`, a `Dyn` one too, so these have no `NonEmptyAxis` bound and never
+/// panic. `initial` counts as the first element (NaN-propagating like `max_axis`).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let x = Tensor::<i32, Shape![2, 3]>::from([[1, 7, 3], [-4, -2, -9]]);
+/// assert_eq!(x.max_axis_initial::<1>(0).as_slice(), &[7, 0]);
+/// assert_eq!(x.min_keepdims_initial::<0>(i32::MAX).as_slice(), &[-4, -2, -9]);
+/// let e = Tensor::<f32, Shape![2, 0]>::from([[], []]);
+/// assert_eq!(e.max_axis_initial::<1>(f32::NEG_INFINITY).as_slice(), &[f32::NEG_INFINITY; 2]);
+/// ```
+impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The largest of `initial` and the elements along axis `A`, which is removed.
+    #[inline]
+    pub fn max_axis_initial<const A: isize>(
+        &self,
+        initial: T,
+    ) -> Stored<D::Family, T, WithoutAxis<S, A>>
+    where
+        S: RemoveAxis<A>,
+        WithoutAxis<S, A>: Storable,
+    {
+        let axis = const { axis_index(A, S::RANK) };
+        self.extreme_from::<WithoutAxis<S, A>>(axis, initial, Ordering::Greater)
+    }
+
+    /// The largest of `initial` and the elements along axis `A`, which is kept as 1.
+    #[inline]
+    pub fn max_keepdims_initial<const A: isize>(
+        &self,
+        initial: T,
+    ) -> Stored<D::Family, T, KeepDims<S, A>>
+    where
+        S: KeepAxis<A>,
+        KeepDims<S, A>: Storable,
+    {
+        let axis = const { axis_index(A, S::RANK) };
+        self.extreme_from::<KeepDims<S, A>>(axis, initial, Ordering::Greater)
+    }
+
+    /// The smallest of `initial` and the elements along axis `A`, which is removed.
+    #[inline]
+    pub fn min_axis_initial<const A: isize>(
+        &self,
+        initial: T,
+    ) -> Stored<D::Family, T, WithoutAxis<S, A>>
+    where
+        S: RemoveAxis<A>,
+        WithoutAxis<S, A>: Storable,
+    {
+        let axis = const { axis_index(A, S::RANK) };
+        self.extreme_from::<WithoutAxis<S, A>>(axis, initial, Ordering::Less)
+    }
+
+    /// The smallest of `initial` and the elements along axis `A`, which is kept as 1.
+    #[inline]
+    pub fn min_keepdims_initial<const A: isize>(
+        &self,
+        initial: T,
+    ) -> Stored<D::Family, T, KeepDims<S, A>>
+    where
+        S: KeepAxis<A>,
+        KeepDims<S, A>: Storable,
+    {
+        let axis = const { axis_index(A, S::RANK) };
+        self.extreme_from::<KeepDims<S, A>>(axis, initial, Ordering::Less)
+    }
+
+    /// One fold from `initial` per output: in order below [`SMALL`], else the shared kernel's
+    /// extreme then `pick` against `initial` (the same bits: `pick`'s choice of the first
+    /// preferred element is associative).
+    #[inline(always)]
+    fn extreme_from<O: Storable>(
+        &self,
+        axis: usize,
+        initial: T,
+        keep: Ordering,
+    ) -> Stored<D::Family, T, O> {
+        if self.count() < SMALL {
+            return self.fold_small::<T, _, O>(
+                axis,
+                initial,
+                move |x| pick(initial, x, keep),
+                move |a, _, x| pick(a, x, keep),
+                |a, _| a,
+            );
+        }
+        self.reduce_large::<T, O>(axis, initial, |data, dims, a, out| {
+            extreme_into(data, dims, a, out, keep);
+            for o in out {
+                *o = pick(initial, *o, keep);
+            }
+        })
+    }
 }
 
 /// # Reductions: to a broadcast source's shape

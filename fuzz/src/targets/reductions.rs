@@ -1,9 +1,10 @@
-//! `DynTensor` reductions (`sum`, `mean`, `prod`, `max`, `min`, `all`, `any` over any axes,
+//! `DynTensor` reductions (`sum`, `mean`, `prod`, `max`, `min`, `all`, `any` over any axes, every
+//! axis (`Axes::All`), none, or the empty list (an error, R5),
 //! negative, repeated and out of range included, with and without `keepdims`; `argmax`,
 //! `argmin`) on any shape, empty ones with huge other dims included, checked against an
 //! index-by-index reference: the output shape, each element, and the error's kind.
 use super::super::{count, indices, Input};
-use shaped::{DynTensor, ErrorKind};
+use shaped::{Axes, DynTensor, ErrorKind};
 
 /// Results allowed to exist: an empty input with huge other dims may ask for a result of
 /// gigabytes, which is a valid request (checked for its shape only past this).
@@ -71,7 +72,16 @@ pub fn run(bytes: &[u8]) {
     let keepdims = input.below(2) == 1;
     let op = input.below(8);
     let rank = shape.len();
-    let mask = mask_of(rank, &axes);
+    // No listed axes: every axis, none, or the empty list, which is refused (R5).
+    let (selection, mask) = match (axes.is_empty(), input.below(3)) {
+        (false, _) => (Axes::List(&axes), mask_of(rank, &axes)),
+        (true, 0) => (
+            Axes::All,
+            Ok(u64::MAX.checked_shr(64 - rank as u32).unwrap_or(0)),
+        ),
+        (true, 1) => (Axes::Nothing, Ok(0)),
+        (true, _) => (Axes::List(&[]), Err(ErrorKind::NoAxes)),
+    };
     // A result past `MAX_OUT` elements (an empty input with huge other dims) is a valid request
     // for gigabytes, which libFuzzer's allocation limit would report as a crash: its refusal
     // (`OutOfMemory`) is tested in `tests/adversarial.rs` instead.
@@ -86,15 +96,15 @@ pub fn run(bytes: &[u8]) {
         }
     }
     let got = match op {
-        0 => t.sum(&axes, keepdims),
-        1 => t.prod(&axes, keepdims),
-        2 => t.max(&axes, keepdims),
-        3 => t.min(&axes, keepdims),
+        0 => t.sum(selection, keepdims),
+        1 => t.prod(selection, keepdims),
+        2 => t.max(selection, keepdims),
+        3 => t.min(selection, keepdims),
         4 => {
             let f =
                 DynTensor::from_shape_vec(&shape, t.as_slice().iter().map(|&x| x as f64).collect())
                     .unwrap();
-            f.mean(&axes, keepdims).map(|m| {
+            f.mean(selection, keepdims).map(|m| {
                 DynTensor::from_shape_vec(
                     m.shape(),
                     m.as_slice().iter().map(|x| x.to_bits() as i64).collect(),
@@ -107,9 +117,9 @@ pub fn run(bytes: &[u8]) {
                 DynTensor::from_shape_vec(&shape, t.as_slice().iter().map(|&x| x > 0).collect())
                     .unwrap();
             let r = if op == 5 {
-                b.all(&axes, keepdims)
+                b.all(selection, keepdims)
             } else {
-                b.any(&axes, keepdims)
+                b.any(selection, keepdims)
             };
             r.map(|r| {
                 DynTensor::from_shape_vec(
