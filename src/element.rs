@@ -57,7 +57,65 @@ pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
         let d = Self::sub(a, b);
         Self::mul(d, d)
     }
+    /// `|a|`: wrapping for integers (`|i8::MIN| == i8::MIN`, as numpy's `abs`), the sign bit
+    /// cleared for floats (`-0.0` gives `0.0`, a NaN stays NaN).
+    #[inline(always)]
+    fn abs(a: Self) -> Self {
+        if a < Self::ZERO {
+            Self::neg(a)
+        } else {
+            a
+        }
+    }
+    /// `-1`, `0` or `1` as `a` is negative, zero or positive (numpy's and ONNX's `sign`): `0`
+    /// for both zeros, NaN for NaN; an unsigned `a` gives `0` or `1`.
+    #[inline(always)]
+    fn sign(a: Self) -> Self {
+        if a > Self::ZERO {
+            Self::ONE
+        } else if a < Self::ZERO {
+            Self::neg(Self::ONE)
+        } else if a == Self::ZERO {
+            Self::ZERO
+        } else {
+            a
+        }
+    }
 }
+
+/// An element type with a mean over an axis (`mean_axis`, `DynTensor::mean`).
+///
+/// Floats divide their (pairwise) sum by the count: NaN for no elements (R3). Integers divide
+/// their wrapping sum by the count, truncating toward zero: ONNX's `ReduceMean` of an integer
+/// tensor, whose reference computes numpy's `mean(dtype=T)` (the same for sums up to 2^53; numpy
+/// divides in `f64`, which rounds 64-bit sums beyond that, and this does not). An integer mean
+/// of no elements has no value: [`ErrorKind::EmptyReduction`](crate::ErrorKind::EmptyReduction)
+/// at run time (numpy casts the NaN to an arbitrary integer).
+pub trait Mean: Element {
+    /// The mean of `count` elements that sum to `sum`; `None` when there is none (integers
+    /// with `count == 0`).
+    fn mean_of(sum: Self, count: usize) -> Option<Self>;
+}
+
+macro_rules! impl_mean_int {
+    ($($t:ty)*) => {$(
+        impl Mean for $t {
+            #[inline(always)]
+            fn mean_of(sum: Self, count: usize) -> Option<Self> {
+                // A count past the type's range divides any sum of it to 0... unless it is
+                // exactly `MIN` over a count of `-MIN` (signed), which `try_from` cannot hold
+                // either: the elements' sum truncated toward zero is 0 or -1 there, and the
+                // wrapping sum of that many elements is no longer their sum anyway.
+                match <$t>::try_from(count) {
+                    Ok(0) => None,
+                    Ok(n) => Some(sum.wrapping_div(n)),
+                    Err(_) => Some(0),
+                }
+            }
+        }
+    )*};
+}
+impl_mean_int!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
 /// NaN-propagating choice: `a` when it compares as `keep` or equal, NaN when unordered. The one
 /// definition behind `maximum`, `minimum`, the primitive's `Maximum`/`Minimum`, and `relu`.
@@ -89,7 +147,7 @@ pub(crate) fn pick<T: PartialOrd>(a: T, b: T, keep: Ordering) -> T {
 }
 
 macro_rules! impl_float_element {
-    ($($t:ty;)*) => {$(
+    ($($t:ty, $bits:ty;)*) => {$(
         impl Element for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -124,10 +182,19 @@ macro_rules! impl_float_element {
             }
             #[inline(always)]
             fn neg(a: Self) -> Self { -a }
+            #[inline(always)]
+            fn abs(a: Self) -> Self { <$t>::from_bits(a.to_bits() & (<$bits>::MAX >> 1)) }
+        }
+
+        impl Mean for $t {
+            #[inline(always)]
+            fn mean_of(sum: Self, count: usize) -> Option<Self> {
+                Some(sum / count as $t)
+            }
         }
     )*};
 }
-impl_float_element!(f32; f64;);
+impl_float_element!(f32, u32; f64, u64;);
 
 macro_rules! impl_int_element {
     ($signed:literal; $($t:ty)*) => {$(
@@ -178,6 +245,9 @@ macro_rules! impl_int_element {
             }
             #[inline(always)]
             fn neg(a: Self) -> Self { a.wrapping_neg() }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn abs(a: Self) -> Self { if a < 0 { a.wrapping_neg() } else { a } }
         }
     )*};
 }
@@ -221,8 +291,6 @@ pub trait Real:
     fn from_f32(x: f32) -> Self;
     /// Converts a constant.
     fn from_f64(x: f64) -> Self;
-    /// The absolute value (clears the sign bit, so `-0.0` and NaN behave as in `abs`).
-    fn abs(self) -> Self;
     /// The square root.
     #[cfg(any(feature = "std", feature = "libm"))]
     fn sqrt(self) -> Self;
@@ -242,7 +310,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($($t:ty, $bits:ty, $erf:path;)*) => {$(
+    ($($t:ty, $erf:path;)*) => {$(
         impl Real for $t {
             type Compute = $t;
             #[inline(always)]
@@ -268,10 +336,6 @@ macro_rules! impl_real {
             #[inline(always)]
             fn from_f64(x: f64) -> Self {
                 x as $t
-            }
-            #[inline(always)]
-            fn abs(self) -> Self {
-                <$t>::from_bits(self.to_bits() & (<$bits>::MAX >> 1))
             }
             #[cfg(any(feature = "std", feature = "libm"))]
             #[inline(always)]
@@ -301,7 +365,7 @@ macro_rules! impl_real {
         }
     )*};
 }
-impl_real!(f32, u32, erf_f32; f64, u64, libm::erf;);
+impl_real!(f32, erf_f32; f64, libm::erf;);
 
 /// `erf` of an `f32`, computed in `f64` and rounded once: the correctly rounded value in all
 /// but rare cases, and ONNX's reference (`math.erf` of the widened value, rounded to `float32`)
@@ -322,7 +386,7 @@ fn erf_f32(x: f32) -> f32 {
 /// and a mask and cost the fused bias+ReLU+scale kernel 0.5 instructions per element (2.36 vs
 /// 1.86, callgrind, `benches/binary_probe.rs`).
 #[inline(always)]
-pub(crate) fn relu<T: Real>(x: T) -> T {
+pub(crate) fn relu<T: PartialOrd + Element>(x: T) -> T {
     if T::ZERO > x {
         T::ZERO
     } else {
@@ -388,33 +452,38 @@ pub(crate) fn gelu_tanh<T: Real>(x: T) -> T {
     T::from_compute(wide(x.to_compute()))
 }
 
-/// Invokes `$m!` with each unary function of the tensors: `[cfg] name "doc" |x| formula;`. One
+/// Invokes `$m!` with each unary function of the tensors: `[cfg] [bound] name "doc" |x|
+/// formula;`, where the bound is `Element` (integers too) or `Real`. One
 /// list, so `Tensor` and `DynTensor` have the same functions, computed by the same formulas as
 /// the primitive's eltwise post-ops.
 macro_rules! unary_functions {
     ($m:ident) => {
         $m! {
-            [all()] abs "`|x|`: clears the sign bit, so `-0.0` gives `0.0` and NaN stays NaN \
-                (`Eltwise::Abs`)." |x| $crate::element::Real::abs(x);
-            [all()] relu "`maximum(x, 0)`: NaN stays NaN and `-0.0` stays `-0.0`, as through \
-                `maximum` (`Eltwise::Relu`)." |x| $crate::element::relu(x);
-            [any(feature = "std", feature = "libm")] sqrt "`sqrt(x)` (`Eltwise::Sqrt`); needs \
+            [all()] [Element] abs "`|x|`: for floats the sign bit cleared, so `-0.0` gives `0.0` and \
+                NaN stays NaN (`Eltwise::Abs`); for integers wrapping, `|i8::MIN|` is `i8::MIN` \
+                as in numpy." |x| <T as $crate::element::Element>::abs(x);
+            [all()] [Element] relu "`maximum(x, 0)`: NaN stays NaN and `-0.0` stays `-0.0`, as \
+                through `maximum` (`Eltwise::Relu`)." |x| $crate::element::relu(x);
+            [all()] [Element] sign "`-1`, `0` or `1` as `x` is negative, zero or positive (numpy's \
+                and ONNX's `sign`): `0.0` for both float zeros, NaN for NaN."
+                |x| <T as $crate::element::Element>::sign(x);
+            [any(feature = "std", feature = "libm")] [Real] sqrt "`sqrt(x)` (`Eltwise::Sqrt`); needs \
                 `std` or `libm`." |x| $crate::element::Real::sqrt(x);
-            [any(feature = "std", feature = "libm")] exp "`e^x` (`Eltwise::Exp`); needs `std` or \
+            [any(feature = "std", feature = "libm")] [Real] exp "`e^x` (`Eltwise::Exp`); needs `std` or \
                 `libm`." |x| $crate::element::Real::exp(x);
-            [any(feature = "std", feature = "libm")] ln "`ln(x)`, the natural logarithm \
+            [any(feature = "std", feature = "libm")] [Real] ln "`ln(x)`, the natural logarithm \
                 (`Eltwise::Ln`); needs `std` or `libm`." |x| $crate::element::Real::ln(x);
-            [any(feature = "std", feature = "libm")] tanh "`tanh(x)` (`Eltwise::Tanh`); needs `std` \
+            [any(feature = "std", feature = "libm")] [Real] tanh "`tanh(x)` (`Eltwise::Tanh`); needs `std` \
                 or `libm`." |x| $crate::element::Real::tanh(x);
-            [any(feature = "std", feature = "libm")] sigmoid "`1 / (1 + e^-x)` \
+            [any(feature = "std", feature = "libm")] [Real] sigmoid "`1 / (1 + e^-x)` \
                 (`Eltwise::Sigmoid`); needs `std` or `libm`." |x| $crate::element::sigmoid(x);
-            [any(feature = "std", feature = "libm")] erf "`erf(x)`, the error function \
+            [any(feature = "std", feature = "libm")] [Real] erf "`erf(x)`, the error function \
                 (`Eltwise::Erf`; ONNX's `Erf`); needs `std` or `libm`."
                 |x| $crate::element::Real::erf(x);
-            [any(feature = "std", feature = "libm")] gelu "GELU, exact form: \
+            [any(feature = "std", feature = "libm")] [Real] gelu "GELU, exact form: \
                 `0.5 x (1 + erf(x / sqrt(2)))` (`Eltwise::GeluErf`; ONNX's default `Gelu`, \
                 PyTorch's default); needs `std` or `libm`." |x| $crate::element::gelu(x);
-            [any(feature = "std", feature = "libm")] gelu_tanh "GELU, tanh approximation: \
+            [any(feature = "std", feature = "libm")] [Real] gelu_tanh "GELU, tanh approximation: \
                 `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (`Eltwise::GeluTanh`; ONNX's \
                 `Gelu` with `approximate=\"tanh\"`); needs `std` or `libm`."
                 |x| $crate::element::gelu_tanh(x);

@@ -125,7 +125,7 @@ mod util;
 
 #[cfg(any(feature = "std", feature = "libm"))]
 pub use element::Float;
-pub use element::{Boolean, Element, Real, Scalar};
+pub use element::{Boolean, Element, Mean, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
 pub use op::{BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
 pub use rules::{broadcast_shapes, AutoBroadcast, Axes, BroadcastToMode, ShapeBuf};

@@ -78,6 +78,18 @@ macro_rules! impl_half {
                 // Exact: only the sign bit changes (NaN payloads and -0.0 included).
                 <$t>::from_bits(a.to_bits() ^ $sign)
             }
+            #[inline(always)]
+            fn abs(a: Self) -> Self {
+                <$t>::from_bits(a.to_bits() & !$sign)
+            }
+        }
+
+        #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
+        impl crate::element::Mean for $t {
+            #[inline(always)]
+            fn mean_of(sum: Self, count: usize) -> Option<Self> {
+                Some(<$t>::from_f32(sum.to_f32() / count as f32))
+            }
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
@@ -106,10 +118,6 @@ macro_rules! impl_half {
             #[inline(always)]
             fn from_f64(x: f64) -> Self {
                 <$t>::from_f64(x)
-            }
-            #[inline(always)]
-            fn abs(self) -> Self {
-                <$t>::from_bits(self.to_bits() & !$sign)
             }
             #[cfg(any(feature = "std", feature = "libm"))]
             #[inline(always)]

@@ -859,9 +859,10 @@ impl<T: fmt::Debug> fmt::Debug for DynTensor<T> {
 }
 
 macro_rules! dyn_unary {
-    ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
+    ($([$($cfg:tt)*] [$bound:ident] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
         /// Unary math, elementwise, as on static tensors and with the binary primitive's
-        /// formulas. With feature `rayon`, a large tensor is computed on several threads.
+        /// formulas: `abs`, `relu`, `sign` and `clip` for integers and floats, the others for
+        /// floats. With feature `rayon`, a large tensor is computed on several threads.
         ///
         /// ```
         /// use shaped::DynTensor;
@@ -869,11 +870,14 @@ macro_rules! dyn_unary {
         /// assert_eq!(x.relu().as_slice(), &[0.0, 0.5, 2.0]);
         /// assert_eq!(x.clip(0.0, 1.0).as_slice(), &[0.0, 0.5, 1.0]);
         /// ```
-        impl<T: crate::element::Real> DynTensor<T> {
+        impl<T: crate::element::Element> DynTensor<T> {
             $(
                 #[cfg($($cfg)*)]
                 #[doc = $doc]
-                pub fn $name(&self) -> DynTensor<T> {
+                pub fn $name(&self) -> DynTensor<T>
+                where
+                    T: crate::element::$bound,
+                {
                     self.map_shared(|&$x| $body)
                 }
             )*

@@ -16,7 +16,6 @@
 #[cfg(feature = "alloc")]
 use {
     super::dyn_tensor::DynTensor,
-    crate::element::Real,
     crate::error::{Error, ErrorKind, Operation},
     crate::op::ReduceOp,
     crate::rules::{self, reduce_axes, sum_to_axes, Axes},
@@ -651,16 +650,33 @@ mod dyn_methods {
             Ok(self.reduced(mask, keepdims, data))
         }
 
-        /// The mean over `axes`: the sum divided by the number of elements summed (NaN for none).
+        /// The mean over `axes`: the sum divided by the number of elements summed. For floats
+        /// NaN for none; for integers the wrapping sum divided by the count, truncated toward
+        /// zero (ONNX's `ReduceMean`, see [`Mean`](crate::element::Mean)), and an empty axis
+        /// is [`ErrorKind::EmptyReduction`] (unless the output is empty too).
+        ///
+        /// ```
+        /// use shaped::DynTensor;
+        /// let d = DynTensor::from_shape_vec([2, 3], vec![1, 2, 4, -1, -2, -4]).unwrap();
+        /// assert_eq!(d.mean(&[1], false).unwrap().as_slice(), &[2, -2]);
+        /// let e = DynTensor::<i8>::from_shape_vec([2, 0], vec![]).unwrap();
+        /// assert_eq!(
+        ///     e.mean(&[1], false).unwrap_err().to_string(),
+        ///     "cannot reduce [2, 0] (mean): axis 1 has no elements, and mean of no elements has no value"
+        /// );
+        /// ```
         pub fn mean<'a>(
             &self,
             axes: impl Into<Axes<'a>>,
             keepdims: bool,
         ) -> Result<DynTensor<T>, Error>
         where
-            T: Real,
+            T: crate::element::Mean,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Mean)?;
+            if T::mean_of(T::ZERO, 0).is_none() {
+                empty_axis(self.shape(), mask, ReduceOp::Mean)?;
+            }
             // Some of a tensor's dims: their non-zero ones multiply without overflow, and a
             // zero makes the product 0 wherever it sits.
             let count: usize = (0..self.rank())
@@ -668,9 +684,9 @@ mod dyn_methods {
                 .map(|a| self.shape()[a])
                 .product();
             let mut data = self.summed(mask, &self.out_shape(mask, keepdims))?;
-            let n = T::from_f64(count as f64);
             for x in &mut data {
-                *x = *x / n;
+                // `None` only for an integer mean of nothing, refused above.
+                *x = T::mean_of(*x, count).unwrap_or(*x);
             }
             Ok(self.reduced(mask, keepdims, data))
         }

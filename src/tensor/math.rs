@@ -6,15 +6,16 @@
 
 use super::result::{Storable, Stored};
 use super::Tensor;
-use crate::element::Real;
+use crate::element::Element;
 use crate::typed::shape::Shape;
 use crate::typed::storage::Data;
 
 macro_rules! tensor_unary {
-    ($([$($cfg:tt)*] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
+    ($([$($cfg:tt)*] [$bound:ident] $name:ident $doc:literal |$x:ident| $body:expr;)*) => {
         /// # Unary math
         ///
-        /// Elementwise, for float tensors of any shape and storage. A generic caller writes
+        /// Elementwise, on tensors of any shape and storage: `abs`, `relu`, `sign` and `clip`
+        /// for integers and floats, the others for floats. A generic caller writes
         /// `S: Storable` ([`bounds`](crate::bounds)).
         ///
         /// ```
@@ -27,7 +28,7 @@ macro_rules! tensor_unary {
         /// assert_eq!(x.clip(-0.5, 1.5).as_slice(), &[-0.5, 0.0, 1.0, 1.5]);
         /// # }
         /// ```
-        impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
+        impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
             $(
                 #[cfg($($cfg)*)]
                 #[doc = $doc]
@@ -35,12 +36,13 @@ macro_rules! tensor_unary {
                 pub fn $name(&self) -> Stored<D::Family, T, S>
                 where
                     S: Storable,
+                    T: crate::element::$bound,
                 {
                     self.map_shared(|&$x| $body)
                 }
             )*
 
-            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
+            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`). Integers too.
             #[inline(always)]
             pub fn clip(&self, lo: T, hi: T) -> Stored<D::Family, T, S>
             where

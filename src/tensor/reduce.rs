@@ -11,7 +11,7 @@ use super::{OwnedIn, Tensor};
 
 use core::cmp::Ordering;
 
-use crate::element::{pick, Element, Real};
+use crate::element::{pick, Element, Mean};
 use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into, Choice};
 use crate::typed::rules::axis_index;
 use crate::typed::rules::{
@@ -215,15 +215,6 @@ static_reductions! {
         small(T::ZERO, |x| x, |a, _, x| <T as Element>::add(a, x), |a, _| a)
         "The sum along axis `A` (integers wrap; floats are summed pairwise, so long axes stay \
          accurate). An empty axis sums to 0 (R3).";
-    mean_axis mean_keepdims [Real] (T, T::ZERO) Mean [] |data, dims, a, out| {
-        sum_axis_into(data, dims, a, out);
-        let n = T::from_f64(dims[a] as f64);
-        for x in out {
-            *x = *x / n;
-        }
-    };
-        small(T::from_f64(f64::NAN), |x| x, |a, _, x| <T as Element>::add(a, x), |a, n| a / T::from_f64(n as f64))
-        "The mean along axis `A` (NaN for an empty axis, R3).";
     prod_axis prod_keepdims [Element] (T, T::ONE) Prod [] |data, dims, a, out| {
         crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::ONE, |_, v| v, |p, _, v| T::mul(p, v))
     };
@@ -275,6 +266,73 @@ static_reductions! {
     };
         small(T::from(false), |x| x, |a, _, x| a | x, |a, _| a)
         "Whether some element along axis `A` is `true` (`false` for an empty axis, R3).";
+}
+
+/// # Means over an axis
+///
+/// The mean along axis `A` (R1, R2): for floats the pairwise sum over the count, NaN for an
+/// empty axis (R3); for integers the wrapping sum over the count, truncated toward zero
+/// (ONNX's `ReduceMean`; see [`Mean`]), and an empty axis has no integer mean: a static one
+/// of size 0 panics with the [`EmptyReduction`](crate::ErrorKind::EmptyReduction) error, as
+/// does a `Dyn` one that turns out empty.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let x = Tensor::<i32, Shape![2, 3]>::from([[1, 2, 4], [-1, -2, -4]]);
+/// assert_eq!(x.mean_axis::<1>().as_slice(), &[2, -2]);
+/// let f = Tensor::<f32, Shape![2, 3]>::from([[1.0, 2.0, 4.0], [-1.0, -2.0, -4.0]]);
+/// assert_eq!(f.mean_keepdims::<0>().as_slice(), &[0.0; 3]);
+/// ```
+impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The mean along axis `A`, which is removed.
+    #[inline]
+    #[track_caller]
+    pub fn mean_axis<const A: isize>(&self) -> Stored<D::Family, T, WithoutAxis<S, A>>
+    where
+        S: RemoveAxis<A>,
+        WithoutAxis<S, A>: Storable,
+    {
+        self.mean_over::<WithoutAxis<S, A>>(const { axis_index(A, S::RANK) })
+    }
+
+    /// The mean along axis `A`, which is kept as 1, so the result broadcasts against `self`.
+    #[inline]
+    #[track_caller]
+    pub fn mean_keepdims<const A: isize>(&self) -> Stored<D::Family, T, KeepDims<S, A>>
+    where
+        S: KeepAxis<A>,
+        KeepDims<S, A>: Storable,
+    {
+        self.mean_over::<KeepDims<S, A>>(const { axis_index(A, S::RANK) })
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn mean_over<O: Storable>(&self, axis: usize) -> Stored<D::Family, T, O> {
+        // Floats have a mean of nothing (NaN); integers do not.
+        let empty = T::mean_of(T::ZERO, 0);
+        if empty.is_none() {
+            self.check_nonempty(axis, crate::op::ReduceOp::Mean);
+        }
+        let empty = empty.unwrap_or(T::ZERO);
+        if self.count() < SMALL {
+            return self.fold_small::<T, _, O>(
+                axis,
+                empty,
+                |x| x,
+                |a, _, x| T::add(a, x),
+                move |a, n| T::mean_of(a, n).unwrap_or(empty),
+            );
+        }
+        self.reduce_large::<T, O>(axis, T::ZERO, |data, dims, a, out| {
+            sum_axis_into(data, dims, a, out);
+            // The axis has elements here: this many are past `SMALL`.
+            let n = dims[a];
+            for x in out {
+                *x = T::mean_of(*x, n).unwrap_or(*x);
+            }
+        })
+    }
 }
 
 /// # Reductions from an initial value
