@@ -118,6 +118,13 @@ pub enum Operation {
     Quantize,
     /// A fused layer's output against its input (G7, Q19).
     Dense,
+    /// A conversion between element types (C3).
+    Cast {
+        /// The source element type.
+        from: crate::cast::DType,
+        /// The target element type.
+        to: crate::cast::DType,
+    },
 }
 
 impl fmt::Display for Operation {
@@ -140,6 +147,7 @@ impl fmt::Display for Operation {
             Operation::Quantize => f.write_str("quantize"),
             Operation::MatMul => f.write_str("matmul"),
             Operation::Dense => f.write_str("dense"),
+            Operation::Cast { from, to } => write!(f, "cast from {from} to {to}"),
         }
     }
 }
@@ -257,6 +265,12 @@ pub enum ErrorKind {
         axis: i64,
         /// The rank of the shape.
         rank: usize,
+    },
+    /// An element with no value in a cast's target type (C3): NaN into an integer, or a value
+    /// outside the target's range.
+    CastOutOfRange {
+        /// The element's position in row-major order.
+        index: usize,
     },
     /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
     /// (R5): [`Axes::All`](crate::rules::Axes::All) or
@@ -616,6 +630,17 @@ impl fmt::Display for Error {
                     "cannot allocate {bytes} bytes for a result of shape {lhs}"
                 )
             }
+            ErrorKind::CastOutOfRange { index } => {
+                let (from, to) = match op {
+                    Operation::Cast { from, to } => (from.name(), to.name()),
+                    _ => ("?", "?"),
+                };
+                return write!(
+                    f,
+                    "cannot cast {lhs} from {from} to {to}: element {index} (row-major) is NaN or \
+                     outside {to}'s range (C3)"
+                );
+            }
             _ if matches!(op, Operation::Shape { .. }) => return self.fmt_shape_op(f),
             _ if *op == Operation::MatMul => {
                 write!(f, "cannot multiply {lhs} by {rhs} (matmul): ")?
@@ -768,7 +793,8 @@ impl fmt::Display for Error {
             | ErrorKind::TooManyPostOps { .. }
             | ErrorKind::AnySource
             | ErrorKind::ConditionGrows
-            | ErrorKind::SelectMode => Ok(()),
+            | ErrorKind::SelectMode
+            | ErrorKind::CastOutOfRange { .. } => Ok(()),
         }
     }
 }

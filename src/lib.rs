@@ -109,6 +109,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod bounds;
+pub mod cast;
 pub mod element;
 pub mod error;
 mod interop;
@@ -123,10 +124,14 @@ mod tensor;
 pub mod typed;
 mod util;
 
+pub use cast::{CastElement, DType};
 #[cfg(any(feature = "std", feature = "libm"))]
 pub use element::Float;
 pub use element::{Boolean, Element, Mean, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
+#[cfg(feature = "half")]
+#[cfg_attr(docsrs, doc(cfg(feature = "half")))]
+pub use half::{bf16, f16};
 pub use op::{BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
 pub use rules::{broadcast_shapes, AutoBroadcast, Axes, BroadcastToMode, ShapeBuf};
 #[cfg(feature = "alloc")]

@@ -11,7 +11,7 @@ use half::{bf16, f16};
 use crate::element::{Element, Real, Scalar};
 
 macro_rules! impl_half {
-    ($($t:ty, $sign:literal, $doc:literal;)*) => {$(
+    ($($t:ty, $d:ident, $sign:literal, $doc:literal;)*) => {$(
         /// Stored in 16 bits, computed in `f32`, rounded once per result.
         ///
         /// Feature `half`.
@@ -149,6 +149,28 @@ macro_rules! impl_half {
         #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
         impl Scalar for $t {}
 
+        impl crate::cast::hub::Sealed for $t {}
+        #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
+        impl crate::cast::CastElement for $t {
+            const DTYPE: crate::cast::DType = crate::cast::DType::$d;
+            #[inline(always)]
+            fn to_hub(self) -> crate::cast::Hub {
+                crate::cast::Hub::Float(self.to_f64())
+            }
+            #[inline(always)]
+            fn from_hub(value: crate::cast::Hub, mode: crate::cast::Mode) -> Option<Self> {
+                // Round to odd into f32, then to nearest: one rounding (`cast::to_odd_f32`).
+                crate::cast::to_float(
+                    value,
+                    mode,
+                    |x| <$t>::from_f32(crate::cast::to_odd_f32(x)),
+                    <$t>::is_infinite,
+                    <$t>::MAX,
+                    <$t>::MIN,
+                )
+            }
+        }
+
         #[cfg(any(feature = "std", feature = "libm"))]
         #[cfg_attr(docsrs, doc(cfg(all(feature = "half", any(feature = "std", feature = "libm")))))]
         impl crate::element::Float for $t {
@@ -161,6 +183,6 @@ macro_rules! impl_half {
 }
 
 impl_half!(
-    f16, 0x8000u16, "use half::f16 as H;";
-    bf16, 0x8000u16, "use half::bf16 as H;";
+    f16, F16, 0x8000u16, "use half::f16 as H;";
+    bf16, BF16, 0x8000u16, "use half::bf16 as H;";
 );

@@ -27,6 +27,8 @@
 mod array_ref;
 pub(crate) mod by_op;
 #[cfg(feature = "alloc")]
+mod cast;
+#[cfg(feature = "alloc")]
 mod dyn_shape;
 #[cfg(feature = "alloc")]
 pub(crate) mod dyn_tensor;

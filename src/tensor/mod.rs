@@ -5,7 +5,7 @@
 //! `math.rs` (unary math), `reduce.rs` (reductions over an axis, `sum_to`), `matmul.rs`
 //! (matrix products), `manipulate.rs` (reshapes and views), `result.rs` (where computed
 //! results are stored), `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
-//! mixed, heap and runtime tensors), `fmt.rs` (`Display`, `Debug`).
+//! mixed, heap and runtime tensors), `cast.rs` (between element types), `fmt.rs` (`Display`, `Debug`).
 
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
@@ -37,6 +37,8 @@ mod manipulate;
 
 mod convert;
 
+mod cast;
+
 mod quantized;
 
 mod select;
@@ -53,6 +55,9 @@ pub use ops::{
 };
 pub use result::{ResultStorage, Storable, Stored};
 pub use select::{SelectOutput, WhereOutput};
+
+#[cfg(feature = "alloc")]
+pub(crate) use cast::check_cast;
 
 #[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
 pub(crate) use construct::shape_for;
