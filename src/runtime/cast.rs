@@ -1,10 +1,36 @@
 //! Conversions of a `DynTensor`'s elements to another element type (C1-C3), by
 //! `crate::cast`'s one definition, as on static tensors.
 
+#[cfg(feature = "alloc")]
 use super::dyn_tensor::DynTensor;
-use crate::cast::{self, CastElement, Mode};
-use crate::error::Error;
+#[cfg(feature = "alloc")]
+use crate::cast::Mode;
+use crate::cast::{self, CastElement};
+use crate::error::{Error, ErrorKind, Operation};
 
+/// The first element of `data` with no value in `U` (C3), as the error to return.
+pub(crate) fn check_cast<T: CastElement, U: CastElement>(
+    data: &[T],
+    dims: &[usize],
+) -> Result<(), Error> {
+    match data
+        .iter()
+        .position(|&x| cast::try_cast::<T, U>(x).is_none())
+    {
+        None => Ok(()),
+        Some(index) => Err(Error::new(
+            ErrorKind::CastOutOfRange { index },
+            Operation::Cast {
+                from: T::DTYPE,
+                to: U::DTYPE,
+            },
+            dims,
+            &[],
+        )),
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl<T: CastElement> DynTensor<T> {
     /// Each element as a `U` by C1 (see [`Tensor::cast`](crate::Tensor::cast)): integers
     /// wrap, floats truncate toward zero into integers and saturate there (NaN gives 0),
@@ -30,7 +56,7 @@ impl<T: CastElement> DynTensor<T> {
     /// Each element as a `U` by C3, or the error naming the first element with no value in
     /// `U`, found before anything is computed.
     pub fn try_cast<U: CastElement>(&self) -> Result<DynTensor<U>, Error> {
-        crate::tensor::check_cast::<T, U>(self.as_slice(), self.shape())?;
+        check_cast::<T, U>(self.as_slice(), self.shape())?;
         Ok(self.cast::<U>())
     }
 }

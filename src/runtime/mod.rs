@@ -26,8 +26,7 @@
 
 mod array_ref;
 pub(crate) mod by_op;
-#[cfg(feature = "alloc")]
-mod cast;
+pub(crate) mod cast;
 #[cfg(feature = "alloc")]
 mod dyn_shape;
 #[cfg(feature = "alloc")]

@@ -4,31 +4,10 @@
 use super::result::{Storable, Stored};
 use super::Tensor;
 use crate::cast::{self, CastElement, Mode};
-use crate::error::{Error, ErrorKind, Operation};
+use crate::error::Error;
+use crate::runtime::cast::check_cast;
 use crate::typed::shape::Shape;
 use crate::typed::storage::Data;
-
-/// The first element of `data` with no value in `U` (C3), as the error to return.
-pub(crate) fn check_cast<T: CastElement, U: CastElement>(
-    data: &[T],
-    dims: &[usize],
-) -> Result<(), Error> {
-    match data
-        .iter()
-        .position(|&x| cast::try_cast::<T, U>(x).is_none())
-    {
-        None => Ok(()),
-        Some(index) => Err(Error::new(
-            ErrorKind::CastOutOfRange { index },
-            Operation::Cast {
-                from: T::DTYPE,
-                to: U::DTYPE,
-            },
-            dims,
-            &[],
-        )),
-    }
-}
 
 /// # Casts
 ///

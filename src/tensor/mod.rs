@@ -56,9 +56,6 @@ pub use ops::{
 pub use result::{ResultStorage, Storable, Stored};
 pub use select::{SelectOutput, WhereOutput};
 
-#[cfg(feature = "alloc")]
-pub(crate) use cast::check_cast;
-
 #[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
 pub(crate) use construct::shape_for;
 #[cfg(feature = "serde")]
