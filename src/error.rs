@@ -272,6 +272,24 @@ pub enum ErrorKind {
         /// The element's position in row-major order.
         index: usize,
     },
+    /// Two tensors of different element types given to one operation of
+    /// [`AnyTensor`](crate::AnyTensor), or a typed view asked of the wrong one.
+    ElementTypes {
+        /// The operation.
+        op: crate::op::AnyOp,
+        /// The first tensor's element type (the tensor's own, for a typed view).
+        lhs: crate::cast::DType,
+        /// The second's (the type asked for, for a typed view).
+        rhs: crate::cast::DType,
+    },
+    /// An operation of [`AnyTensor`](crate::AnyTensor) that its element type does not have
+    /// (arithmetic on `bool`, `sqrt` on integers, a logical operation on numbers).
+    UnsupportedDType {
+        /// The operation.
+        op: crate::op::AnyOp,
+        /// The element type.
+        dtype: crate::cast::DType,
+    },
     /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
     /// (R5): [`Axes::All`](crate::rules::Axes::All) or
     /// [`Axes::Nothing`](crate::rules::Axes::Nothing) says which.
@@ -630,6 +648,25 @@ impl fmt::Display for Error {
                     "cannot allocate {bytes} bytes for a result of shape {lhs}"
                 )
             }
+            ErrorKind::ElementTypes {
+                op: crate::op::AnyOp::Typed,
+                lhs: found,
+                rhs: want,
+            } => return write!(f, "the elements of {lhs} are {found}, not {want}"),
+            ErrorKind::ElementTypes { op, lhs: a, rhs: b } => {
+                return write!(
+                    f,
+                    "cannot compute {} of {a} {lhs} and {b} {rhs}: the element types differ",
+                    op.name()
+                )
+            }
+            ErrorKind::UnsupportedDType { op, dtype } => {
+                return write!(
+                    f,
+                    "cannot compute {} of {dtype} {lhs}: not defined for {dtype}",
+                    op.name()
+                )
+            }
             ErrorKind::CastOutOfRange { index } => {
                 let (from, to) = match op {
                     Operation::Cast { from, to } => (from.name(), to.name()),
@@ -794,7 +831,9 @@ impl fmt::Display for Error {
             | ErrorKind::AnySource
             | ErrorKind::ConditionGrows
             | ErrorKind::SelectMode
-            | ErrorKind::CastOutOfRange { .. } => Ok(()),
+            | ErrorKind::CastOutOfRange { .. }
+            | ErrorKind::ElementTypes { .. }
+            | ErrorKind::UnsupportedDType { .. } => Ok(()),
         }
     }
 }

@@ -134,6 +134,8 @@ pub use error::{Error, ErrorKind, Operation};
 pub use half::{bf16, f16};
 pub use op::{BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
 pub use rules::{broadcast_shapes, AutoBroadcast, Axes, BroadcastToMode, ShapeBuf};
+#[cfg(feature = "any-tensor")]
+pub use runtime::any_tensor::{AnyElement, AnyTensor};
 #[cfg(feature = "alloc")]
 pub use runtime::dyn_tensor::DynTensor;
 #[cfg(feature = "alloc")]

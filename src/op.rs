@@ -78,6 +78,91 @@ pub enum LogicalOp {
     Xor,
 }
 
+impl BinaryOp {
+    /// The name in messages: the method's name (`maximum`, `floor_mod`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Rem => "rem",
+            BinaryOp::FloorMod => "floor_mod",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Minimum => "minimum",
+            BinaryOp::Pow => "pow",
+            BinaryOp::SquaredDifference => "squared_difference",
+        }
+    }
+}
+
+impl CompareOp {
+    /// The name in messages: `PartialEq`'s and `PartialOrd`'s method names.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+}
+
+impl LogicalOp {
+    /// The name in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LogicalOp::And => "and",
+            LogicalOp::Or => "or",
+            LogicalOp::Xor => "xor",
+        }
+    }
+}
+
+/// An operation of a tensor of any element type, named in the errors of a mismatched or
+/// unsupported element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AnyOp {
+    /// An arithmetic operation.
+    Binary(BinaryOp),
+    /// A comparison.
+    Compare(CompareOp),
+    /// A logical operation.
+    Logical(LogicalOp),
+    /// A reduction.
+    Reduce(ReduceOp),
+    /// A shape manipulation.
+    Shape(ShapeOp),
+    /// A unary function, by its method's name.
+    Unary(&'static str),
+    /// The matrix product.
+    MatMul,
+    /// `where_cond`'s or `select`'s choice (W1, W2).
+    Select,
+    /// A view of the elements as a given Rust type.
+    Typed,
+}
+
+impl AnyOp {
+    /// The name in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AnyOp::Binary(op) => op.name(),
+            AnyOp::Compare(op) => op.name(),
+            AnyOp::Logical(op) => op.name(),
+            AnyOp::Reduce(op) => op.name(),
+            AnyOp::Shape(op) => op.name(),
+            AnyOp::Unary(name) => name,
+            AnyOp::MatMul => "matmul",
+            AnyOp::Select => "select",
+            AnyOp::Typed => "typed",
+        }
+    }
+}
+
 /// A shape manipulation, for the shape methods of tensors and their errors (rules M1-M7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShapeOp {

@@ -407,9 +407,9 @@ impl shaped::Real for Traced {
     fn from_f64(x: f64) -> Self {
         Traced(x as f32)
     }
-    fn abs(self) -> Self {
+    fn erf(self) -> Self {
         record();
-        Traced(self.0.abs())
+        Traced(shaped::Real::erf(self.0))
     }
     fn sqrt(self) -> Self {
         Traced(self.0.sqrt())

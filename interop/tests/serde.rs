@@ -396,3 +396,47 @@ fn a_tiny_document_with_huge_empty_dims_reduces_without_an_abort() {
         "cannot allocate 4503599627370496 bytes for a result of shape [1125899906842624]"
     );
 }
+
+/// `AnyTensor` (feature `any-tensor`): the element type's name tags the `DynTensor`, in JSON
+/// and in postcard (which writes the variant's index); every element type comes back as it
+/// went, and an unknown type is an error naming the known ones.
+#[test]
+fn any_tensor_round_trips_tagged_with_its_element_type() {
+    use shaped::{AnyTensor, DType, DynTensor};
+    let a = AnyTensor::from(DynTensor::from_shape_vec([2], vec![1i8, -2]).unwrap());
+    let json = serde_json::to_string(&a).unwrap();
+    assert_eq!(json, r#"{"i8":{"shape":[2],"data":[1,-2]}}"#);
+    assert_eq!(serde_json::from_str::<AnyTensor>(&json).unwrap(), a);
+    let x =
+        AnyTensor::from(DynTensor::from_shape_vec([2, 2], vec![0.5f64, -1.0, 3.0, 1e-3]).unwrap());
+    for d in [
+        DType::Bool,
+        DType::I16,
+        DType::I64,
+        DType::ISize,
+        DType::U8,
+        DType::U32,
+        DType::U64,
+        DType::USize,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ] {
+        let y = x.cast(d);
+        let back: AnyTensor = serde_json::from_str(&serde_json::to_string(&y).unwrap()).unwrap();
+        assert_eq!(back, y, "{d} json");
+        let bytes = postcard::to_allocvec(&y).unwrap();
+        let back: AnyTensor = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, y, "{d} postcard");
+    }
+    let e = serde_json::from_str::<AnyTensor>(r#"{"i7":{"shape":[1],"data":[1]}}"#).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("unknown variant `i7`, expected one of `bool`, `i8`"),
+        "{e}"
+    );
+    // The shape is checked against the data, as for DynTensor.
+    let e = serde_json::from_str::<AnyTensor>(r#"{"u8":{"shape":[3],"data":[1]}}"#).unwrap_err();
+    assert!(e.to_string().contains("needs 3 elements"), "{e}");
+}

@@ -444,3 +444,140 @@ impl<T: Serialize> Serialize for crate::runtime::DynView<'_, T> {
         s.end()
     }
 }
+
+/// The element type names of [`AnyTensor`](crate::AnyTensor)'s serialized form, in variant
+/// order (a format without names writes the index).
+#[cfg(feature = "any-tensor")]
+const DTYPES: [crate::cast::DType; 15] = {
+    use crate::cast::DType::*;
+    [
+        Bool, I8, I16, I32, I64, ISize, U8, U16, U32, U64, USize, F16, BF16, F32, F64,
+    ]
+};
+
+#[cfg(feature = "any-tensor")]
+const DTYPE_NAMES: [&str; 15] = [
+    "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f16", "bf16",
+    "f32", "f64",
+];
+
+/// `{ "<dtype>": { shape, data } }`: the element type's name (`"f32"`, `"i8"`) tagging the
+/// `DynTensor` (feature `any-tensor`); in JSON an `i8` tensor of shape `[2]` is
+/// `{"i8":{"shape":[2],"data":[1,-2]}}`.
+#[cfg(feature = "any-tensor")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "serde", feature = "any-tensor"))))]
+impl Serialize for crate::AnyTensor {
+    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        let dtype = self.dtype();
+        let index = DTYPES.iter().position(|&d| d == dtype).unwrap_or(0);
+        let name = DTYPE_NAMES[index];
+        let index = index as u32;
+        macro_rules! write {
+            ($t:expr) => {
+                z.serialize_newtype_variant("AnyTensor", index, name, $t)
+            };
+        }
+        use crate::AnyTensor as A;
+        match self {
+            A::Bool(t) => write!(t),
+            A::I8(t) => write!(t),
+            A::I16(t) => write!(t),
+            A::I32(t) => write!(t),
+            A::I64(t) => write!(t),
+            A::ISize(t) => write!(t),
+            A::U8(t) => write!(t),
+            A::U16(t) => write!(t),
+            A::U32(t) => write!(t),
+            A::U64(t) => write!(t),
+            A::USize(t) => write!(t),
+            #[cfg(feature = "half")]
+            A::F16(t) => write!(t),
+            #[cfg(feature = "half")]
+            A::BF16(t) => write!(t),
+            A::F32(t) => write!(t),
+            A::F64(t) => write!(t),
+        }
+    }
+}
+
+/// Reads `{ "<dtype>": { shape, data } }`; an element type this build cannot hold (`f16` or
+/// `bf16` without feature `half`) or an unknown name is an error.
+#[cfg(feature = "any-tensor")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "serde", feature = "any-tensor"))))]
+impl<'de> Deserialize<'de> for crate::AnyTensor {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The variant: an element type by name or index.
+        struct Tag(crate::cast::DType);
+        impl<'de> Deserialize<'de> for Tag {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct TagVisitor;
+                impl Visitor<'_> for TagVisitor {
+                    type Value = Tag;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("an element type name such as \"f32\"")
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<Tag, E> {
+                        DTYPE_NAMES
+                            .iter()
+                            .position(|&n| n == v)
+                            .map(|i| Tag(DTYPES[i]))
+                            .ok_or_else(|| E::unknown_variant(v, &DTYPE_NAMES))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Tag, E> {
+                        DTYPES
+                            .get(v as usize)
+                            .map(|&d| Tag(d))
+                            .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+                    }
+                }
+                d.deserialize_identifier(TagVisitor)
+            }
+        }
+
+        struct AnyVisitor;
+        impl<'de> Visitor<'de> for AnyVisitor {
+            type Value = crate::AnyTensor;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tensor tagged with its element type")
+            }
+            fn visit_enum<A: de::EnumAccess<'de>>(
+                self,
+                data: A,
+            ) -> Result<crate::AnyTensor, A::Error> {
+                use crate::cast::DType;
+                use de::VariantAccess;
+                let (Tag(dtype), v) = data.variant::<Tag>()?;
+                macro_rules! read {
+                    ($t:ty) => {
+                        v.newtype_variant::<crate::DynTensor<$t>>()
+                            .map(crate::AnyTensor::from)
+                    };
+                }
+                match dtype {
+                    DType::Bool => read!(bool),
+                    DType::I8 => read!(i8),
+                    DType::I16 => read!(i16),
+                    DType::I32 => read!(i32),
+                    DType::I64 => read!(i64),
+                    DType::ISize => read!(isize),
+                    DType::U8 => read!(u8),
+                    DType::U16 => read!(u16),
+                    DType::U32 => read!(u32),
+                    DType::U64 => read!(u64),
+                    DType::USize => read!(usize),
+                    #[cfg(feature = "half")]
+                    DType::F16 => read!(half::f16),
+                    #[cfg(feature = "half")]
+                    DType::BF16 => read!(half::bf16),
+                    DType::F32 => read!(f32),
+                    DType::F64 => read!(f64),
+                    #[allow(unreachable_patterns)]
+                    other => Err(de::Error::custom(format_args!(
+                        "{other} elements need feature `half`"
+                    ))),
+                }
+            }
+        }
+        d.deserialize_enum("AnyTensor", &DTYPE_NAMES, AnyVisitor)
+    }
+}

@@ -24,6 +24,8 @@
 //! # Ok::<(), shaped::Error>(())
 //! ```
 
+#[cfg(feature = "any-tensor")]
+pub(crate) mod any_tensor;
 mod array_ref;
 pub(crate) mod by_op;
 pub(crate) mod cast;
