@@ -1,7 +1,7 @@
 //! Conversions between element types (C1-C3): `bool`, the integers, `f32`, `f64`, and `f16`
 //! and `bf16` with feature `half`. One definition per target type, shared by static, mixed
 //! and runtime tensors ([`Tensor::cast`](crate::Tensor::cast),
-//! [`DynTensor::cast`](crate::DynTensor::cast) and their `try_` and `_saturating` forms).
+//! `DynTensor::cast` and their `try_` and `_saturating` forms).
 //!
 //! Every source converts exactly into an intermediate value (a `bool`, an `i64`, a `u64` or an
 //! `f64`, which holds every `f32`, `f16` and `bf16`), and each target converts from that once:

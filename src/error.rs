@@ -273,7 +273,7 @@ pub enum ErrorKind {
         index: usize,
     },
     /// Two tensors of different element types given to one operation of
-    /// [`AnyTensor`](crate::AnyTensor), or a typed view asked of the wrong one.
+    /// `AnyTensor` (feature `any-tensor`), or a typed view asked of the wrong one.
     ElementTypes {
         /// The operation.
         op: crate::op::AnyOp,
@@ -282,13 +282,60 @@ pub enum ErrorKind {
         /// The second's (the type asked for, for a typed view).
         rhs: crate::cast::DType,
     },
-    /// An operation of [`AnyTensor`](crate::AnyTensor) that its element type does not have
+    /// An operation of `AnyTensor` (feature `any-tensor`) that its element type does not have
     /// (arithmetic on `bool`, `sqrt` on integers, a logical operation on numbers).
     UnsupportedDType {
         /// The operation.
         op: crate::op::AnyOp,
         /// The element type.
         dtype: crate::cast::DType,
+    },
+    /// A slice with a step of 0 (M8).
+    ZeroStep {
+        /// The axis.
+        axis: usize,
+    },
+    /// More slices than axes (M8).
+    SliceCount {
+        /// The slices given.
+        given: usize,
+        /// The rank.
+        rank: usize,
+    },
+    /// A view asked to step backwards along an axis (strides are not negative); the tensor's
+    /// `slice` copies instead (M8).
+    NegativeStepView {
+        /// The axis.
+        axis: usize,
+    },
+    /// Part sizes that do not add up to the axis (M9).
+    SplitSizes {
+        /// The axis.
+        axis: usize,
+        /// Their sum (`usize::MAX` if it overflows).
+        sum: usize,
+        /// The axis's dim.
+        dim: usize,
+    },
+    /// A count of equal parts that does not divide the axis (M9).
+    SplitParts {
+        /// The axis.
+        axis: usize,
+        /// The parts asked for.
+        parts: usize,
+        /// The axis's dim.
+        dim: usize,
+    },
+    /// An index outside its axis (M10, M11).
+    IndexOutOfRange {
+        /// The axis indexed.
+        axis: usize,
+        /// The index's position among the indices (row-major).
+        position: usize,
+        /// The index (clamped to `i64` for a `u64` past it).
+        index: i64,
+        /// The axis's dim.
+        dim: usize,
     },
     /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
     /// (R5): [`Axes::All`](crate::rules::Axes::All) or
@@ -833,7 +880,13 @@ impl fmt::Display for Error {
             | ErrorKind::SelectMode
             | ErrorKind::CastOutOfRange { .. }
             | ErrorKind::ElementTypes { .. }
-            | ErrorKind::UnsupportedDType { .. } => Ok(()),
+            | ErrorKind::UnsupportedDType { .. }
+            | ErrorKind::ZeroStep { .. }
+            | ErrorKind::SliceCount { .. }
+            | ErrorKind::NegativeStepView { .. }
+            | ErrorKind::SplitSizes { .. }
+            | ErrorKind::SplitParts { .. }
+            | ErrorKind::IndexOutOfRange { .. } => Ok(()),
         }
     }
 }
@@ -855,6 +908,10 @@ impl Error {
             ShapeOp::Narrow => "M5",
             ShapeOp::Concat => "M6",
             ShapeOp::Stack => "M7",
+            ShapeOp::Slice => "M8",
+            ShapeOp::Split => "M9",
+            ShapeOp::Gather => "M10",
+            ShapeOp::GatherElements => "M11",
         };
         match (op, self.kind) {
             (
@@ -865,6 +922,9 @@ impl Error {
                 write!(f, "cannot reshape {lhs}: ")?;
             }
             (ShapeOp::Reshape, _) => write!(f, "cannot reshape {lhs} into {rhs}: ")?,
+            (ShapeOp::GatherElements, ErrorKind::RankMismatch | ErrorKind::DimMismatch { .. }) => {
+                write!(f, "cannot gather_elements of {lhs} by indices {rhs}: ")?
+            }
             (ShapeOp::Concat | ShapeOp::Stack, ErrorKind::NoTensors) => {
                 write!(f, "cannot {name}: ")?
             }
@@ -883,6 +943,11 @@ impl Error {
                 f.write_str("the element counts differ")?
             }
             ErrorKind::ShapeMismatch => f.write_str("the shapes differ")?,
+            ErrorKind::DimMismatch { axis, lhs, rhs } if op == ShapeOp::GatherElements => write!(
+                f,
+                "axis {axis} has {rhs} indices for {lhs} elements; off the gathered axis there \
+                 may be no more"
+            )?,
             ErrorKind::DimMismatch { axis, lhs, rhs } => write!(
                 f,
                 "axis {axis} has {lhs} vs {rhs}; every axis but the joined one must be equal"
@@ -911,6 +976,30 @@ impl Error {
                 "{len} elements from {start} do not fit in axis {axis}, which has {dim}"
             )?,
             ErrorKind::NoTensors => f.write_str("no tensors given")?,
+            ErrorKind::ZeroStep { axis } => write!(f, "the step along axis {axis} is 0")?,
+            ErrorKind::SliceCount { given, rank } => {
+                write!(f, "{given} slices given for rank {rank}")?
+            }
+            ErrorKind::NegativeStepView { axis } => write!(
+                f,
+                "a view cannot step backwards along axis {axis}; DynTensor::slice copies"
+            )?,
+            ErrorKind::SplitSizes { axis, sum, dim } => {
+                write!(f, "the parts add up to {sum}, but axis {axis} has {dim}")?
+            }
+            ErrorKind::SplitParts { axis, parts, dim } => write!(
+                f,
+                "{parts} equal parts do not divide axis {axis}, which has {dim}; give the sizes"
+            )?,
+            ErrorKind::IndexOutOfRange {
+                axis,
+                position,
+                index,
+                dim,
+            } => write!(
+                f,
+                "index {index} (at {position}) is outside axis {axis}, which has {dim}"
+            )?,
             ErrorKind::BadAxis { axis, rank } => {
                 write!(f, "axis {axis} is out of range for rank {rank}")?
             }

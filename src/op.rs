@@ -180,6 +180,14 @@ pub enum ShapeOp {
     Concat,
     /// Tensors joined along a new axis (M7).
     Stack,
+    /// Elements taken with a step along each axis (M8).
+    Slice,
+    /// An axis cut into parts (M9).
+    Split,
+    /// Elements chosen by indices along an axis (M10).
+    Gather,
+    /// Elements chosen by an index per element along an axis (M11).
+    GatherElements,
 }
 
 impl ShapeOp {
@@ -193,6 +201,10 @@ impl ShapeOp {
             ShapeOp::Narrow => "narrow",
             ShapeOp::Concat => "concat",
             ShapeOp::Stack => "stack",
+            ShapeOp::Slice => "slice",
+            ShapeOp::Split => "split",
+            ShapeOp::Gather => "gather",
+            ShapeOp::GatherElements => "gather_elements",
         }
     }
 }

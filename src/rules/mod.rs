@@ -24,6 +24,7 @@
 #![doc = include_str!("../../RULES.md")]
 
 mod broadcast_op;
+mod index;
 mod manipulate;
 mod matmul;
 mod none;
@@ -37,6 +38,11 @@ mod shape_buf;
 
 pub(crate) use broadcast_op::resolve_to;
 pub use broadcast_op::{broadcast_to_shape, BroadcastToMode};
+pub use index::{gather_elements_check, gather_shape, squeeze_all_shape, IndexElement, Slice};
+#[cfg(feature = "alloc")]
+pub(crate) use index::{
+    resolve_index, slice_axes, split_check, split_equal_size, squeeze_axes_shape, Taken,
+};
 #[cfg(feature = "alloc")]
 pub(crate) use manipulate::resolve_axis as resolve_shape_axis;
 pub use manipulate::{

@@ -47,6 +47,55 @@ pub struct DynView<'a, T> {
 }
 
 impl<'a, T> DynView<'a, T> {
+    /// The elements `taken` along each axis (every step positive, or a length of at most 1):
+    /// the first element's offset, and each stride times its step (M8).
+    pub(crate) fn sliced(&self, shape: &[usize], taken: &[crate::rules::Taken]) -> Self {
+        // An empty view addresses nothing; else each first index is an element of its axis.
+        let offset = if shape.contains(&0) {
+            0
+        } else {
+            taken
+                .iter()
+                .zip(&self.strides)
+                .map(|(t, &s)| t.first * s)
+                .sum()
+        };
+        let strides = taken
+            .iter()
+            .zip(&self.strides)
+            .map(|(t, &s)| {
+                // One element or none: the stride is never used, and a huge step must not
+                // overflow it.
+                if t.len <= 1 {
+                    s
+                } else {
+                    s * t.step.unsigned_abs() as usize
+                }
+            })
+            .collect();
+        DynView {
+            data: &self.data[offset..],
+            shape: shape.to_vec(),
+            strides,
+        }
+    }
+
+    /// The view without the axes of `mask`, each of size 1, whose strides go unused (M3).
+    pub(crate) fn without_axes(&self, shape: &[usize], mask: u64) -> Self {
+        let strides = self
+            .strides
+            .iter()
+            .enumerate()
+            .filter(|&(a, _)| mask & (1 << a) == 0)
+            .map(|(_, &s)| s)
+            .collect();
+        DynView {
+            data: self.data,
+            shape: shape.to_vec(),
+            strides,
+        }
+    }
+
     /// A row-major view of `data` with `shape` (its element count, which the caller has).
     pub(crate) fn row_major(shape: &[usize], data: &'a [T]) -> Self {
         DynView {

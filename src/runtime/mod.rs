@@ -33,6 +33,8 @@ pub(crate) mod cast;
 mod dyn_shape;
 #[cfg(feature = "alloc")]
 pub(crate) mod dyn_tensor;
+#[cfg(feature = "alloc")]
+mod index;
 pub(crate) mod kernels;
 #[cfg(feature = "alloc")]
 pub(crate) mod manipulate;
