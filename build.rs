@@ -184,6 +184,16 @@ fn manipulate_impls() -> String {
                 )
                 .unwrap();
             }
+            for name in names {
+                writeln!(
+                    out,
+                    "impl<{}, const STEP: usize> Step<{name}, STEP> for {own} \
+                     where D{a}: StepDim<STEP> {{ type Output = {}; }}",
+                    params.join(", "),
+                    with(&format!("<D{a} as StepDim<STEP>>::Output"))
+                )
+                .unwrap();
+            }
             // The other operand's dims are its own parameters, each checked against ours, so a
             // mismatch reports the rule (M6) rather than a type mismatch.
             let others: Vec<String> = (0..rank).map(|i| format!("E{i}")).collect();

@@ -228,3 +228,39 @@ fn m3_squeeze_several_axes_or_all() {
     assert_eq!(DynTensor::scalar(1).squeeze_all().shape(), &[] as &[usize]);
     assert_eq!(arange(&[1, 1]).squeeze_all().as_slice(), &[0]);
 }
+
+/// M8 on static shapes: `narrow`, `step` and `flip` compose to the runtime slice, the
+/// stepped dim computed at compile time.
+#[test]
+fn m8_static_step_and_flip_agree_with_the_runtime_slice() {
+    use shaped::{Shape, Tensor};
+    let x = Tensor::<i64, Shape![3, 7]>::from_fn(|[i, j]| (i * 7 + j) as i64);
+    let d = arange(&[3, 7]);
+    // x[:, 1:7:2]
+    let a: Tensor<i64, Shape![3, 3]> = x.narrow::<1, 1, 6>().step::<1, 2>();
+    let want = d
+        .slice(&[Slice::ALL, Slice::new(Some(1), Some(7), 2)])
+        .unwrap();
+    assert_eq!(a.as_slice(), want.as_slice());
+    // x[::-1, ::3]: ceil(7 / 3) = 3
+    let b: Tensor<i64, Shape![3, 3]> = x.flip::<0>().step::<-1, 3>();
+    let want = d.slice(&[Slice::step(-1), Slice::step(3)]).unwrap();
+    assert_eq!(b.as_slice(), want.as_slice());
+    // Steps past the dim keep the first element; a step of 1 keeps all.
+    let c: Tensor<i64, Shape![1, 7]> = x.step::<0, 5>();
+    assert_eq!(c.as_slice(), &d.as_slice()[..7]);
+    assert_eq!(x.step::<1, 1>(), x);
+    // x[:, ::-2]
+    let e: Tensor<i64, Shape![3, 4]> = x.flip::<1>().step::<1, 2>();
+    let want = d.slice(&[Slice::ALL, Slice::step(-2)]).unwrap();
+    assert_eq!(e.as_slice(), want.as_slice());
+    // An empty axis stays empty; a large one goes through the out-of-line fill.
+    let z = Tensor::<i64, Shape![0, 3]>::from([]);
+    let zs: Tensor<i64, Shape![0, 2]> = z.step::<1, 2>();
+    assert!(zs.as_slice().is_empty());
+    let big = Tensor::<u16, Shape![64, 130]>::from_fn(|[i, j]| (i * 130 + j) as u16);
+    let bs: Tensor<u16, Shape![22, 130]> = big.step::<0, 3>().flip::<1>();
+    let db = DynTensor::from_shape_vec([64, 130], big.as_slice().to_vec()).unwrap();
+    let want = db.slice(&[Slice::step(3), Slice::step(-1)]).unwrap();
+    assert_eq!(bs.as_slice(), want.as_slice());
+}

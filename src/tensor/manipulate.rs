@@ -13,7 +13,8 @@ use super::{JoinOf, OwnedIn, Tensor, TensorView, TensorViewMut};
 use crate::typed::dim::Const;
 use crate::typed::rules::{
     axis_index, Concat, Concatenated, Flatten, InsertAxis, Narrow, Narrowed, Permute, RemoveAxis,
-    ReshapeInto, Reverse, SqueezeAxis, TransposeIf, Transposed, WithAxis, WithoutAxis,
+    ReshapeInto, Reverse, SqueezeAxis, Step, Stepped, TransposeIf, Transposed, WithAxis,
+    WithoutAxis,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::{Build, Data, DataMut, Family};
@@ -330,6 +331,76 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
                 .map(|(&i, &s)| i * s)
                 .sum::<usize>();
             START * strides[const { axis_index(A, S::RANK) }] + offset
+        })
+    }
+
+    /// Every `STEP`-th element of axis `A`, from the first (M8, numpy's `x[..., ::STEP, ...]`):
+    /// axis `A` becomes `ceil(N / STEP)`, computed at compile time; a step of 0 does not
+    /// compile. With [`narrow`](Self::narrow) and [`flip`](Self::flip) it makes any static
+    /// slice: `x[1:7:2]` is `x.narrow::<0, 1, 6>().step::<0, 2>()`, `x[::-1]` is `x.flip::<0>()`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 5]>::from_fn(|[i, j]| (i * 5 + j) as i32);
+    /// let s: Tensor<i32, Shape![2, 3]> = x.step::<1, 2>();
+    /// assert_eq!(s.as_slice(), &[0, 2, 4, 5, 7, 9]);
+    /// let r: Tensor<i32, Shape![2, 2]> = x.narrow::<1, 1, 3>().step::<-1, 2>().flip::<1>();
+    /// assert_eq!(r.as_slice(), &[3, 1, 8, 6]);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 5]>::zeros();
+    /// let s = x.step::<1, 0>();                          // a step of 0
+    /// ```
+    #[inline]
+    pub fn step<const A: isize, const STEP: usize>(
+        &self,
+    ) -> OwnedIn<D::Family, T, Stepped<S, A, STEP>>
+    where
+        S: Step<A, STEP>,
+        Stepped<S, A, STEP>: StaticShape,
+    {
+        gathered::<D::Family, T, S, Stepped<S, A, STEP>, _>(self.as_slice(), |index| {
+            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+            let a = const { axis_index(A, S::RANK) };
+            index
+                .iter()
+                .zip(&strides)
+                .enumerate()
+                .map(|(k, (&i, &s))| if k == a { i * STEP * s } else { i * s })
+                .sum::<usize>()
+        })
+    }
+
+    /// Axis `A` in reverse order (M8, numpy's `flip` and `x[::-1]`); the shape is unchanged.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 3]>::from([[1, 2, 3], [4, 5, 6]]);
+    /// assert_eq!(x.flip::<0>().as_slice(), &[4, 5, 6, 1, 2, 3]);
+    /// assert_eq!(x.flip::<-1>().as_slice(), &[3, 2, 1, 6, 5, 4]);
+    /// ```
+    #[inline]
+    pub fn flip<const A: isize>(&self) -> OwnedIn<D::Family, T, S>
+    where
+        S: StaticShape + RemoveAxis<A>,
+    {
+        gathered::<D::Family, T, S, S, _>(self.as_slice(), |index| {
+            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+            let a = const { axis_index(A, S::RANK) };
+            index
+                .iter()
+                .zip(&strides)
+                .enumerate()
+                .map(|(k, (&i, &s))| {
+                    if k == a {
+                        (S::DIMS[a] - 1 - i) * s
+                    } else {
+                        i * s
+                    }
+                })
+                .sum::<usize>()
         })
     }
 

@@ -9,7 +9,10 @@
 //! time (a flattened count, a concatenated axis) must be at most 2048 or a power of two
 //! ([`ToConst`]); beyond, `reshape::<S>()` names the shape, or the runtime forms apply.
 
-use typenum::{Eq as TEq, IsEqual, IsLessOrEqual, LeEq, Sum, Unsigned};
+use typenum::{
+    Eq as TEq, Gr, IsEqual, IsGreater, IsLessOrEqual, LeEq, Max, Maximum, Quot, Sub1, Sum,
+    Unsigned, B1, U0, U1,
+};
 
 use crate::typed::dim::{Const, Dim, Dyn, ToUnsigned};
 use crate::typed::shape::Shape;
@@ -187,6 +190,64 @@ impl<S, const A: isize, const START: usize, const LEN: usize> InRange<S, A, STAR
     for typenum::B1
 {
 }
+
+/// `Self` with every `STEP`-th element of axis `A` kept, from the first: the shape of
+/// `step::<A, STEP>()` (M8, numpy's `x[..., ::STEP, ...]`), axis `A` becoming
+/// `ceil(N / STEP)`, computed at compile time.
+#[diagnostic::on_unimplemented(
+    message = "axis {A} is out of range for shape `{Self}` (M8)",
+    label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
+)]
+pub trait Step<const A: isize, const STEP: usize>: Shape {
+    /// The stepped shape.
+    type Output: Shape;
+}
+
+/// `S` with axis `A` stepped by `STEP` ([`Step`]).
+pub type Stepped<S, const A: isize, const STEP: usize> = <S as Step<A, STEP>>::Output;
+
+/// The dim that a step of `STEP` leaves of `Self`: `ceil(N / STEP)`; a step of 0 does not
+/// compile (M8).
+#[doc(hidden)]
+pub trait StepDim<const STEP: usize>: Dim {
+    /// The stepped dim.
+    type Output: Dim;
+}
+
+impl<const N: usize, const STEP: usize> StepDim<STEP> for Const<N>
+where
+    Const<N>: ToUnsigned,
+    Const<STEP>: ToUnsigned,
+    <Const<STEP> as ToUnsigned>::Output: IsGreater<U0> + Max<U1>,
+    Gr<<Const<STEP> as ToUnsigned>::Output, U0>: NonZeroStep,
+    // The arithmetic runs on `max(STEP, 1)`, total, so that a step of 0 fails only the check
+    // above, with its message.
+    Maximum<<Const<STEP> as ToUnsigned>::Output, U1>: core::ops::Sub<B1>,
+    <Const<N> as ToUnsigned>::Output:
+        core::ops::Add<Sub1<Maximum<<Const<STEP> as ToUnsigned>::Output, U1>>>,
+    CeilSum<N, STEP>: core::ops::Div<Maximum<<Const<STEP> as ToUnsigned>::Output, U1>>,
+    Quot<CeilSum<N, STEP>, Maximum<<Const<STEP> as ToUnsigned>::Output, U1>>: ToConst,
+{
+    type Output =
+        <Quot<CeilSum<N, STEP>, Maximum<<Const<STEP> as ToUnsigned>::Output, U1>> as ToConst>::Output;
+}
+
+/// `N + max(STEP, 1) - 1`, the numerator of `ceil(N / STEP)`.
+type CeilSum<const N: usize, const STEP: usize> =
+    Sum<<Const<N> as ToUnsigned>::Output, Sub1<Maximum<<Const<STEP> as ToUnsigned>::Output, U1>>>;
+
+impl<const STEP: usize> StepDim<STEP> for Dyn {
+    type Output = Dyn;
+}
+
+/// Holds for `B1`, "the step is positive"; its message is the error of a step of 0.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a step of 0 takes no element: the step must be at least 1 (M8)",
+    label = "`step::<A, STEP>()` needs STEP >= 1"
+)]
+pub trait NonZeroStep {}
+impl NonZeroStep for B1 {}
 
 /// The sum of two dims, the joined axis of `concat` (M6): static dims add at compile time; a
 /// `Dyn` on either side gives `Dyn`.

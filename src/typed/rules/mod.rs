@@ -34,8 +34,9 @@ pub use broadcast_op::{
 pub use dense::DenseShape;
 pub use manipulate::{
     AddDim, Axis, Concat, ConcatFits, Concatenated, Flatten, InRange, InsertAxis, IsPermutation,
-    JoinDim, Narrow, NarrowDim, Narrowed, Permute, ReplaceAxis, ReshapeInto, Reverse, SameCount,
-    SelectAxis, SqueezeAxis, StaticCount, ToConst, UnitDim, WithAxis,
+    JoinDim, Narrow, NarrowDim, Narrowed, NonZeroStep, Permute, ReplaceAxis, ReshapeInto, Reverse,
+    SameCount, SelectAxis, SqueezeAxis, StaticCount, Step, StepDim, Stepped, ToConst, UnitDim,
+    WithAxis,
 };
 pub use matmul::{
     Append, Append2, InnerDim, InnerFits, MatMulOutput, MatMulOutputT, MatMulShape, MatMulShapeT,
