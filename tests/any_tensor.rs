@@ -359,3 +359,29 @@ fn select_unary_reductions_and_shapes_dispatch() {
         ErrorKind::NoTensors
     );
 }
+
+#[test]
+fn indexing_dispatches_with_indices_of_any_integer_type() {
+    use shaped::rules::Slice;
+    let x = AnyTensor::from(t(&[2, 3], &[1.5f64, 2.5, 3.5, 4.5, 5.5, 6.5]));
+    let s = x
+        .slice(&[Slice::step(-1), Slice::new(None, None, 2)])
+        .unwrap();
+    assert_eq!(s.typed::<f64>().unwrap().as_slice(), &[4.5, 6.5, 1.5, 3.5]);
+    let i = AnyTensor::from(t(&[2], &[2u8, 0]));
+    let g = x.gather(&i, 1).unwrap();
+    assert_eq!(g.typed::<f64>().unwrap().as_slice(), &[3.5, 1.5, 6.5, 4.5]);
+    let i = AnyTensor::from(t(&[2, 1], &[-1i64, 0]));
+    let e = x.gather_elements(&i, 1).unwrap();
+    assert_eq!(e.typed::<f64>().unwrap().as_slice(), &[3.5, 4.5]);
+    let f = AnyTensor::from(t(&[1], &[0.0f32]));
+    assert_eq!(
+        x.gather(&f, 0).unwrap_err().to_string(),
+        "cannot compute gather of f32 [1]: not defined for f32"
+    );
+    let parts = x.split(1, &[1, 2]).unwrap();
+    assert_eq!(parts[1].shape(), &[2, 2]);
+    let one = AnyTensor::from(t(&[1, 3, 1], &[1u16, 2, 3]));
+    assert_eq!(one.clone().squeeze_all().shape(), &[3]);
+    assert_eq!(one.squeeze_axes(&[-1]).unwrap().shape(), &[1, 3]);
+}

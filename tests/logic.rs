@@ -52,3 +52,23 @@ fn try_and_or_xor_on_runtime_shapes() {
     assert_eq!(b.try_or(&c).unwrap_err().to_string(), err);
     assert_eq!(b.try_xor(&c).unwrap_err().to_string(), err);
 }
+
+/// `& | ^` on `DynTensor<bool>`, NUMPY-broadcast like the other operators; a mismatch panics
+/// with the `try_` method's error text.
+#[test]
+fn dyn_bool_operators_broadcast_and_panic_with_the_error() {
+    use shaped::DynTensor;
+    let a = DynTensor::from_shape_vec([2, 1], vec![true, false]).unwrap();
+    let b = DynTensor::from_shape_vec([2], vec![true, false]).unwrap();
+    assert_eq!((&a & &b).as_slice(), &[true, false, false, false]);
+    assert_eq!((&a | &b).as_slice(), &[true, true, true, false]);
+    assert_eq!((a.clone() ^ &b).as_slice(), &[false, true, true, false]);
+    assert_eq!((&b & true).as_slice(), &[true, false]);
+    assert_eq!((&a & &b), a.try_and(&b).unwrap());
+    let c = DynTensor::from_shape_vec([3], vec![true; 3]).unwrap();
+    let caught = std::panic::catch_unwind(|| &b | &c).unwrap_err();
+    assert_eq!(
+        caught.downcast_ref::<String>().unwrap(),
+        "cannot broadcast [2] with [3] (numpy): axis 0 has 2 vs 3"
+    );
+}

@@ -13,14 +13,20 @@ pub mod targets {
     pub mod broadcast_shapes;
     #[path = "broadcast_to.rs"]
     pub mod broadcast_to;
+    #[path = "casts.rs"]
+    pub mod casts;
     #[path = "dyn_tensor.rs"]
     pub mod dyn_tensor;
+    #[path = "gather.rs"]
+    pub mod gather;
     #[path = "products.rs"]
     pub mod products;
     #[path = "reductions.rs"]
     pub mod reductions;
     #[path = "shape_ops.rs"]
     pub mod shape_ops;
+    #[path = "slicing.rs"]
+    pub mod slicing;
     #[path = "strided_kernels.rs"]
     pub mod strided_kernels;
 }
@@ -196,6 +202,16 @@ pub fn reference_shape(a: &[usize], b: &[usize], mode: AutoBroadcast) -> Option<
             })
         }
     }
+}
+
+/// Axis `axis` of a rank-`rank` shape by numpy's rule (negative from the end), or `None`.
+pub fn resolve(axis: i64, rank: usize) -> Option<usize> {
+    let a = if axis < 0 {
+        axis.checked_add(rank as i64)?
+    } else {
+        axis
+    };
+    (0..rank as i64).contains(&a).then_some(a as usize)
 }
 
 /// Every multi-index of `dims`, row-major.

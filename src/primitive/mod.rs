@@ -42,6 +42,15 @@
 //! );
 //! # }
 //! ```
+//!
+//! oneDNN's binary `select` algorithm (a third source, the condition) is not an `Alg` here:
+//! every algorithm and post-op of this primitive is a function of two values computed in the
+//! compute type, and the fused kernels walk exactly two sources and the destination, so a
+//! condition source would be a third walk in every kernel and a `bool` beside the float data.
+//! Selection is the runtime's [`select_into`](crate::runtime::select_into) and
+//! `DynTensor::select` (W2, oneDNN's and OpenVINO's rule: the two values broadcast to each
+//! other, the condition one way onto that), which read strided sources in place as the
+//! primitive does.
 
 mod element;
 mod fused;

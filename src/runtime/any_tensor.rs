@@ -761,6 +761,90 @@ impl AnyTensor {
         each!(self, |t| t.broadcast(target, mode).map(AnyTensor::from))
     }
 
+    /// The elements `slices` take (M8, [`DynTensor::slice`]): any step, clamped bounds.
+    #[inline]
+    pub fn slice(&self, slices: &[crate::rules::Slice]) -> Result<AnyTensor, Error> {
+        each!(self, |t| t.slice(slices).map(AnyTensor::from))
+    }
+
+    /// The axis cut into parts of the given sizes (M9, [`DynTensor::split`]).
+    #[inline]
+    pub fn split(&self, axis: i64, sizes: &[usize]) -> Result<Vec<AnyTensor>, Error> {
+        each!(self, |t| t
+            .split(axis, sizes)
+            .map(|parts| parts.into_iter().map(AnyTensor::from).collect()))
+    }
+
+    /// The axes of `axes` removed, each a 1 (M3).
+    #[inline]
+    pub fn squeeze_axes(self, axes: &[i64]) -> Result<AnyTensor, Error> {
+        each!(self, |t| t.squeeze_axes(axes).map(AnyTensor::from))
+    }
+
+    /// Every axis of size 1 removed (M3).
+    #[inline]
+    pub fn squeeze_all(self) -> AnyTensor {
+        each!(self, |t| AnyTensor::from(t.squeeze_all()))
+    }
+
+    /// The elements at `indices` along `axis` (M10, [`DynTensor::gather`]); the indices are a
+    /// tensor of any integer type.
+    #[inline]
+    pub fn gather(&self, indices: &AnyTensor, axis: i64) -> Result<AnyTensor, Error> {
+        self.gather_by(indices, axis, false)
+    }
+
+    /// The element at each index along `axis` (M11, [`DynTensor::gather_elements`]).
+    #[inline]
+    pub fn gather_elements(&self, indices: &AnyTensor, axis: i64) -> Result<AnyTensor, Error> {
+        self.gather_by(indices, axis, true)
+    }
+
+    #[inline]
+    fn gather_by(
+        &self,
+        indices: &AnyTensor,
+        axis: i64,
+        elements: bool,
+    ) -> Result<AnyTensor, Error> {
+        fn go<T: AnyElement, I: crate::rules::IndexElement>(
+            t: &DynTensor<T>,
+            i: &DynTensor<I>,
+            axis: i64,
+            elements: bool,
+        ) -> Result<AnyTensor, Error> {
+            if elements {
+                t.gather_elements(i, axis)
+            } else {
+                t.gather(i, axis)
+            }
+            .map(T::wrap)
+        }
+        let op = AnyOp::Shape(if elements {
+            ShapeOp::GatherElements
+        } else {
+            ShapeOp::Gather
+        });
+        macro_rules! with_indices {
+            ($i:expr) => {
+                each!(self, |t| go(t, $i, axis, elements))
+            };
+        }
+        match indices {
+            AnyTensor::I8(i) => with_indices!(i),
+            AnyTensor::I16(i) => with_indices!(i),
+            AnyTensor::I32(i) => with_indices!(i),
+            AnyTensor::I64(i) => with_indices!(i),
+            AnyTensor::ISize(i) => with_indices!(i),
+            AnyTensor::U8(i) => with_indices!(i),
+            AnyTensor::U16(i) => with_indices!(i),
+            AnyTensor::U32(i) => with_indices!(i),
+            AnyTensor::U64(i) => with_indices!(i),
+            AnyTensor::USize(i) => with_indices!(i),
+            _ => Err(indices.unsupported(op)),
+        }
+    }
+
     /// Tensors of one element type joined along `axis` (M6, [`DynTensor::concat`]); a part of
     /// another type is an error naming both.
     #[inline]

@@ -715,6 +715,45 @@ operators! {
     Rem rem RemAssign rem_assign Rem;
 }
 
+macro_rules! logical_operators {
+    ($($Trait:ident $method:ident $try:ident;)*) => {$(
+        /// NUMPY-broadcast logical operator on `bool` tensors. **Panics** with the error's
+        /// message when the shapes do not broadcast; the `try_` method returns it.
+        impl core::ops::$Trait<&DynTensor<bool>> for &DynTensor<bool> {
+            type Output = DynTensor<bool>;
+            #[track_caller]
+            fn $method(self, rhs: &DynTensor<bool>) -> DynTensor<bool> {
+                self.$try(rhs).or_panic()
+            }
+        }
+
+        /// NUMPY-broadcast logical operator with an owned left side.
+        impl core::ops::$Trait<&DynTensor<bool>> for DynTensor<bool> {
+            type Output = DynTensor<bool>;
+            #[track_caller]
+            fn $method(self, rhs: &DynTensor<bool>) -> DynTensor<bool> {
+                core::ops::$Trait::$method(&self, rhs)
+            }
+        }
+
+        /// A `bool` on the right: rank 0 against any shape (P3).
+        impl core::ops::$Trait<bool> for &DynTensor<bool> {
+            type Output = DynTensor<bool>;
+            #[track_caller]
+            fn $method(self, rhs: bool) -> DynTensor<bool> {
+                let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));
+                self.$try(&rhs).or_panic()
+            }
+        }
+    )*};
+}
+
+logical_operators! {
+    BitAnd bitand try_and;
+    BitOr bitor try_or;
+    BitXor bitxor try_xor;
+}
+
 impl<T: Element> DynTensor<T> {
     /// `self = self op rhs` in place, `rhs` broadcast onto `self` one-directionally (B5): the
     /// body of `+=` and its kin.
