@@ -126,6 +126,26 @@ macro_rules! numeric {
     };
 }
 
+/// The reductions of numbers only: `bool` is the unsupported-type error.
+macro_rules! numeric_reductions {
+    ($($name:ident $op:ident $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[inline]
+        pub fn $name<'a>(
+            &self,
+            axes: impl Into<Axes<'a>>,
+            keepdims: bool,
+        ) -> Result<AnyTensor, Error> {
+            let axes = axes.into();
+            numeric!(
+                self,
+                Err(self.unsupported(AnyOp::Reduce(ReduceOp::$op))),
+                |t| t.$name(axes, keepdims).map(AnyTensor::from)
+            )
+        }
+    )*};
+}
+
 /// `$body` for the float variants, `$other` for the rest.
 #[allow(unused_macros)]
 macro_rules! float {
@@ -628,37 +648,10 @@ impl AnyTensor {
 
     // ------------------------------------------------------------------ reductions
 
-    /// The sum over `axes` (R1-R5, [`DynTensor::sum`]), numbers.
-    #[inline]
-    pub fn sum<'a>(&self, axes: impl Into<Axes<'a>>, keepdims: bool) -> Result<AnyTensor, Error> {
-        let axes = axes.into();
-        numeric!(
-            self,
-            Err(self.unsupported(AnyOp::Reduce(ReduceOp::Sum))),
-            |t| t.sum(axes, keepdims).map(AnyTensor::from)
-        )
-    }
-
-    /// The product over `axes` ([`DynTensor::prod`]), numbers.
-    #[inline]
-    pub fn prod<'a>(&self, axes: impl Into<Axes<'a>>, keepdims: bool) -> Result<AnyTensor, Error> {
-        let axes = axes.into();
-        numeric!(
-            self,
-            Err(self.unsupported(AnyOp::Reduce(ReduceOp::Prod))),
-            |t| t.prod(axes, keepdims).map(AnyTensor::from)
-        )
-    }
-
-    /// The mean over `axes` ([`DynTensor::mean`]; integers truncate), numbers.
-    #[inline]
-    pub fn mean<'a>(&self, axes: impl Into<Axes<'a>>, keepdims: bool) -> Result<AnyTensor, Error> {
-        let axes = axes.into();
-        numeric!(
-            self,
-            Err(self.unsupported(AnyOp::Reduce(ReduceOp::Mean))),
-            |t| t.mean(axes, keepdims).map(AnyTensor::from)
-        )
+    numeric_reductions! {
+        sum Sum "The sum over `axes` (R1-R5, [`DynTensor::sum`]), numbers.";
+        prod Prod "The product over `axes` ([`DynTensor::prod`]), numbers.";
+        mean Mean "The mean over `axes` ([`DynTensor::mean`]; integers truncate), numbers.";
     }
 
     /// The largest element over `axes` ([`DynTensor::max`]); `bool` too.
