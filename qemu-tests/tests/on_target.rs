@@ -31,6 +31,7 @@ fn main() -> ! {
     dynamic_all_four_modes(&mut r);
     broadcast_op_modes(&mut r);
     select_by_condition(&mut r);
+    casts_slices_and_integer_math(&mut r);
     binary_primitive(&mut r);
     errors_and_32_bit_overflow(&mut r);
     display_into_a_fixed_buffer(&mut r);
@@ -509,6 +510,63 @@ fn select_by_condition(r: &mut Report) {
             mask.select(&a, &b).into_inner(),
         ),
         &([[1.0, 2.0], [-1.0, -1.0]], [[1.0, 2.0], [-1.0, -1.0]]),
+    );
+}
+
+/// Casts (C1-C3), static slices (M8), integer math and reductions from an initial value (R3,
+/// R6), with no allocator and a 32-bit `usize`.
+fn casts_slices_and_integer_math(r: &mut Report) {
+    let x = Tensor::<f32, Shape![4]>::from([-1.7, 300.2, f32::NAN, 2.5]);
+    r.eq(
+        "cast f32 to i8 and u8 (C1), saturating (C2)",
+        &(
+            x.cast::<i8>().into_inner(),
+            x.cast_saturating::<u8>().into_inner(),
+        ),
+        &([-1, 127, 0, 2], [0, 255, 0, 2]),
+    );
+    r.eq(
+        "try_cast names the first element with no value (C3)",
+        &x.try_cast::<i16>().unwrap_err().kind(),
+        &ErrorKind::CastOutOfRange { index: 2 },
+    );
+    let i = Tensor::<i32, Shape![4]>::from([300, -1, 7, i32::MIN]);
+    r.eq(
+        "cast i32 to u8 wraps, i32 to f32 rounds",
+        &(i.cast::<u8>().into_inner(), i.cast::<f32>().into_inner()),
+        &([44, 255, 7, 0], [300.0, -1.0, 7.0, -2147483648.0]),
+    );
+    r.eq(
+        "integer abs, relu, sign",
+        &(
+            i.abs().into_inner(),
+            i.relu().into_inner(),
+            i.sign().into_inner(),
+        ),
+        &([300, 1, 7, i32::MIN], [300, 0, 7, 0], [1, -1, 1, -1]),
+    );
+    let m = Tensor::<i16, Shape![2, 5]>::from_fn(|[a, b]| (a * 5 + b) as i16 - 4);
+    r.eq(
+        "static step and flip (M8)",
+        &m.step::<1, 2>().flip::<0>().into_inner(),
+        &[[1, 3, 5], [-4, -2, 0]],
+    );
+    r.eq(
+        "integer mean truncates, max from an initial value",
+        &(
+            m.mean_axis::<1>().into_inner(),
+            m.max_axis_initial::<1>(3).into_inner(),
+        ),
+        &([-2, 3], [3, 5]),
+    );
+    let t = Tensor::<u8, Shape![4]>::from([2, 9, 9, 1]);
+    r.eq(
+        "argmax first and last (R6)",
+        &(
+            t.argmax_axis::<0>().into_inner(),
+            t.argmax_last_axis::<0>().into_inner(),
+        ),
+        &(1, 2),
     );
 }
 
