@@ -6,18 +6,14 @@
 // The runtime tensors (feature `alloc`) are the users of the crate-private forms.
 #![cfg_attr(not(feature = "alloc"), allow(dead_code))]
 
-use super::manipulate::resolve_axis;
+use super::manipulate::error;
 use super::{checked_element_count, ShapeBuf, MAX_RANK};
-use crate::error::{Error, ErrorKind, Operation};
+use crate::error::{Error, ErrorKind};
 use crate::op::ShapeOp;
 
-fn error(op: ShapeOp, kind: ErrorKind, lhs: &[usize], rhs: &[usize]) -> Error {
-    Error::new(kind, Operation::Shape { op }, lhs, rhs)
-}
-
+/// Axis `axis` of `shape` (negative from the end), or the shape operation's error.
 fn axis_of(op: ShapeOp, shape: &[usize], axis: i64) -> Result<usize, Error> {
-    let rank = shape.len();
-    resolve_axis(axis, rank).ok_or_else(|| error(op, ErrorKind::BadAxis { axis, rank }, shape, &[]))
+    super::manipulate::axis_of(op, shape, axis, shape.len())
 }
 
 /// The shape of `dims`, refused past [`MAX_RANK`] or when its element count overflows.

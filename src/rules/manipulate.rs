@@ -6,7 +6,7 @@ use super::{checked_element_count, ShapeBuf, MAX_RANK};
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::ShapeOp;
 
-fn error(op: ShapeOp, kind: ErrorKind, lhs: &[usize], rhs: &[usize]) -> Error {
+pub(super) fn error(op: ShapeOp, kind: ErrorKind, lhs: &[usize], rhs: &[usize]) -> Error {
     Error::new(kind, Operation::Shape { op }, lhs, rhs)
 }
 
@@ -20,7 +20,12 @@ pub(crate) fn resolve_axis(axis: i64, rank: usize) -> Option<usize> {
     }
 }
 
-fn axis_of(op: ShapeOp, shape: &[usize], axis: i64, rank: usize) -> Result<usize, Error> {
+pub(super) fn axis_of(
+    op: ShapeOp,
+    shape: &[usize],
+    axis: i64,
+    rank: usize,
+) -> Result<usize, Error> {
     resolve_axis(axis, rank).ok_or_else(|| error(op, ErrorKind::BadAxis { axis, rank }, shape, &[]))
 }
 

@@ -33,22 +33,29 @@ fn each_sliced_offset(shape: &[usize], taken: &[rules::Taken], mut f: impl FnMut
         }
         o as usize
     };
+    let mut lens = [0usize; MAX_RANK];
+    for (l, t) in lens.iter_mut().zip(&taken[..rank]) {
+        *l = t.len;
+    }
     loop {
         f(offset_of(&index[..rank]));
-        // The next index, last axis fastest.
-        let mut a = rank;
-        loop {
-            if a == 0 {
-                return;
-            }
-            a -= 1;
-            index[a] += 1;
-            if index[a] < taken[a].len {
-                break;
-            }
-            index[a] = 0;
+        if !next_index(&mut index[..rank], &lens[..rank]) {
+            return;
         }
     }
+}
+
+/// `index` moved to the next multi-index of `dims` in row-major order (last axis fastest);
+/// `false`, with `index` back at zeros, past the last.
+fn next_index(index: &mut [usize], dims: &[usize]) -> bool {
+    for (i, &d) in index.iter_mut().zip(dims).rev() {
+        *i += 1;
+        if *i < d {
+            return true;
+        }
+        *i = 0;
+    }
+    false
 }
 
 impl<T: Clone> DynTensor<T> {
@@ -244,14 +251,7 @@ impl<T: Clone> DynTensor<T> {
                     o += index[k] * strides[k];
                 }
                 data.push(src[o].clone());
-                // The next position, last axis fastest.
-                for k in (0..rank).rev() {
-                    index[k] += 1;
-                    if index[k] < ishape[k] {
-                        break;
-                    }
-                    index[k] = 0;
-                }
+                next_index(&mut index[..rank], ishape);
             }
         }
         Ok(DynTensor::from_parts(indices.shape(), data))

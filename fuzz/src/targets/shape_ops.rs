@@ -4,7 +4,7 @@
 //! index-by-index references (every element read back where the rule puts it) and, for
 //! refusals, the error's kind. A shape with no elements must come back at once, whatever its
 //! other dims (the fuzz run's timeout catches a loop over them).
-use super::super::{count, indices, Input};
+use super::super::{count, indices, resolve, Input};
 use shaped::{DynTensor, ErrorKind};
 
 fn tensor(input: &mut Input<'_>, shape: &[usize]) -> Option<DynTensor<i32>> {
@@ -23,15 +23,6 @@ fn at(t: &DynTensor<i32>, idx: &[usize]) -> i32 {
         offset = offset * n + i;
     }
     t.as_slice()[offset]
-}
-
-fn axis_of(axis: i64, rank: usize) -> Option<usize> {
-    let a = if axis < 0 {
-        axis.checked_add(rank as i64)?
-    } else {
-        axis
-    };
-    (0..rank as i64).contains(&a).then_some(a as usize)
 }
 
 /// Every element of `out` (when it has few enough to check) equals `src` at `map(index)`.
@@ -57,7 +48,7 @@ pub fn run(bytes: &[u8]) {
         0 => {
             // permute, on the tensor and on a strided view
             let axes: Vec<i64> = (0..input.below(rank + 2)).map(|_| input.axis()).collect();
-            let resolved: Option<Vec<usize>> = axes.iter().map(|&a| axis_of(a, rank)).collect();
+            let resolved: Option<Vec<usize>> = axes.iter().map(|&a| resolve(a, rank)).collect();
             let valid = resolved
                 .as_ref()
                 .is_some_and(|r| r.len() == rank && (0..rank).all(|a| r.contains(&a)));
@@ -97,7 +88,7 @@ pub fn run(bytes: &[u8]) {
             let (start, len) = (input.dim(true), input.dim(true));
             let got = t.narrow(axis, start, len);
             let view = t.strided().narrow(axis, start, len).map(|v| v.to_tensor());
-            let fits = axis_of(axis, rank)
+            let fits = resolve(axis, rank)
                 .filter(|&a| start.checked_add(len).is_some_and(|end| end <= shape[a]));
             match (got, fits) {
                 (Ok(n), Some(a)) => {
@@ -143,7 +134,7 @@ pub fn run(bytes: &[u8]) {
             let axis = input.axis();
             if input.below(2) == 0 {
                 let got = DynTensor::concat(&refs, axis);
-                let a = axis_of(axis, rank);
+                let a = resolve(axis, rank);
                 let alike = a.is_some_and(|a| {
                     parts.iter().all(|p| {
                         p.rank() == rank && (0..rank).all(|d| d == a || p.shape()[d] == shape[d])
@@ -188,7 +179,7 @@ pub fn run(bytes: &[u8]) {
                 }
             } else {
                 let got = DynTensor::stack(&refs, axis);
-                let a = axis_of(axis, rank + 1);
+                let a = resolve(axis, rank + 1);
                 let alike = a.is_some() && parts.iter().all(|p| p.shape() == &shape[..]);
                 let fits = a.is_some_and(|a| {
                     let mut want = shape.clone();
@@ -221,7 +212,7 @@ pub fn run(bytes: &[u8]) {
         4 => {
             // insert_axis, then squeeze of the same axis: the tensor back
             let axis = input.axis();
-            match (t.clone().insert_axis(axis), axis_of(axis, rank + 1)) {
+            match (t.clone().insert_axis(axis), resolve(axis, rank + 1)) {
                 (Ok(u), Some(a)) => {
                     let mut want = shape.clone();
                     want.insert(a, 1);
@@ -232,7 +223,7 @@ pub fn run(bytes: &[u8]) {
                 (got, _) => panic!("insert_axis {shape:?} {axis}: {got:?}"),
             }
             let squeezed = t.clone().squeeze(axis);
-            match (squeezed, axis_of(axis, rank).filter(|&a| shape[a] == 1)) {
+            match (squeezed, resolve(axis, rank).filter(|&a| shape[a] == 1)) {
                 (Ok(s), Some(a)) => {
                     let mut want = shape.clone();
                     want.remove(a);
