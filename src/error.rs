@@ -102,6 +102,8 @@ pub enum Operation {
     ToStatic,
     /// The binary primitive's sources and destination (O1-O3).
     Binary,
+    /// The binary primitive run in place: the destination is src0 (O8).
+    BinaryInPlace,
     /// A binary post-op's operand against the destination (O4).
     BinaryPostOp {
         /// The post-op's position in the chain.
@@ -142,6 +144,7 @@ impl fmt::Display for Operation {
             Operation::Compute => f.write_str("compute"),
             Operation::ToStatic => f.write_str("to static shape"),
             Operation::Binary => f.write_str("binary"),
+            Operation::BinaryInPlace => f.write_str("binary in place"),
             Operation::BinaryPostOp { index } => write!(f, "binary post-op {index}"),
             Operation::Reduce { op } => f.write_str(op.name()),
             Operation::Quantize => f.write_str("quantize"),
@@ -336,6 +339,27 @@ pub enum ErrorKind {
         index: i64,
         /// The axis's dim.
         dim: usize,
+    },
+    /// A layout tag or GPU format name that does not parse (O7): the position of the first
+    /// character not understood (the length when something is missing at the end).
+    LayoutTag {
+        /// The byte position.
+        at: usize,
+    },
+    /// A blocked format that does not fit a memory's rank (O7): it names a dim at or past the
+    /// rank, or leaves dims out with no `x` to hold them.
+    LayoutRank {
+        /// The memory's rank.
+        rank: usize,
+    },
+    /// Two memories of one binary primitive run block the same axis by different sizes (O7).
+    BlockMismatch {
+        /// The axis.
+        axis: usize,
+        /// One block size.
+        lhs: usize,
+        /// The other.
+        rhs: usize,
     },
     /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
     /// (R5): [`Axes::All`](crate::rules::Axes::All) or
@@ -623,6 +647,12 @@ impl Error {
         }
     }
 
+    /// The same error reported for another operation.
+    pub(crate) fn in_operation(mut self, operation: Operation) -> Self {
+        self.operation = operation;
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.kind
@@ -693,6 +723,15 @@ impl fmt::Display for Error {
                 return write!(
                     f,
                     "cannot allocate {bytes} bytes for a result of shape {lhs}"
+                )
+            }
+            ErrorKind::LayoutTag { at } => {
+                return write!(f, "bad layout tag: character {at} is not understood (O7)")
+            }
+            ErrorKind::LayoutRank { rank } => {
+                return write!(
+                    f,
+                    "bad layout for shape {lhs}: the blocked format does not fit rank {rank} (O7)"
                 )
             }
             ErrorKind::ElementTypes {
@@ -803,6 +842,9 @@ impl fmt::Display for Error {
                 if let Operation::BinaryPostOp { .. } = op {
                     f.write_str("; a post-op operand dim must be 1 or the destination's (O4)")?;
                 }
+                if let Operation::BinaryInPlace = op {
+                    f.write_str("; in place, src1 may not change src0's shape (O8)")?;
+                }
                 Ok(())
             }
             ErrorKind::RankMismatch => {
@@ -836,6 +878,11 @@ impl fmt::Display for Error {
             }
             ErrorKind::RankLimit { max } => write!(f, "rank above the supported {max}"),
             ErrorKind::Overflow => f.write_str("the element count or byte size overflows"),
+            ErrorKind::BlockMismatch { axis, lhs, rhs } => write!(
+                f,
+                "axis {axis} is blocked by {lhs} in one memory and by {rhs} in another; one \
+                 run takes one block size per axis (O7)"
+            ),
             ErrorKind::BadStrides => {
                 f.write_str("one stride per dim is needed, addressing only inside the buffer")
             }
@@ -886,7 +933,9 @@ impl fmt::Display for Error {
             | ErrorKind::NegativeStepView { .. }
             | ErrorKind::SplitSizes { .. }
             | ErrorKind::SplitParts { .. }
-            | ErrorKind::IndexOutOfRange { .. } => Ok(()),
+            | ErrorKind::IndexOutOfRange { .. }
+            | ErrorKind::LayoutTag { .. }
+            | ErrorKind::LayoutRank { .. } => Ok(()),
         }
     }
 }

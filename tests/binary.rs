@@ -769,3 +769,341 @@ fn joined_loops_match_the_step_by_step_definition() {
         }
     }
 }
+
+// ---- in place (O8) ----
+
+/// O8: a run in place writes what the same run out of place writes, for every algorithm and
+/// post-op kind, with scales, on random shapes, in row-major, channels-last, strided (padded,
+/// permuted) and blocked memory; src1 broadcasts onto src0 one way.
+#[test]
+fn o8_in_place_equals_out_of_place() {
+    use shaped::primitive::Blocking;
+    let algs = [
+        Alg::Add,
+        Alg::Sub,
+        Alg::Mul,
+        Alg::Div,
+        Alg::Maximum,
+        Alg::Ge,
+    ];
+    let mut rng = Rng(0x1A_91AC_E5EE_D008);
+    for case in 0..300 {
+        let rank = 1 + rng.below(4);
+        let dims: Vec<usize> = (0..rank)
+            .map(|_| match rng.below(6) {
+                0 => 1,
+                5 => 20 + rng.below(60),
+                _ => 1 + rng.below(5),
+            })
+            .collect();
+        let d1: Vec<usize> = dims
+            .iter()
+            .map(|&d| if rng.below(2) == 0 { 1 } else { d })
+            .collect();
+        let n: usize = dims.iter().product();
+        let n1: usize = d1.iter().product();
+        let values = |rng: &mut Rng, n: usize| -> Vec<f32> {
+            (0..n)
+                .map(|_| (rng.below(33) as f32 - 16.0) * 0.5)
+                .collect()
+        };
+        let (x, y, z) = (
+            values(&mut rng, n),
+            values(&mut rng, n1),
+            values(&mut rng, n1),
+        );
+        // The memory of src0 and the destination: dense, strided with padding, or blocked.
+        let (strides, span) = random_strides(&mut rng, &dims);
+        let layout = match rng.below(4) {
+            0 if rank >= 2 => Some(Layout::Blocked(Blocking::blocked::<1, 4>())),
+            1 => Some(Layout::RowMajor),
+            _ => None,
+        };
+        let mut buf = match layout {
+            Some(l) => vec![f32::NAN; l.buffer_len(&dims).unwrap()],
+            None => vec![f32::NAN; span],
+        };
+        {
+            let src = MemRef::new(&dims, &x, Layout::RowMajor).unwrap();
+            let mut m = match layout {
+                Some(l) => MemMut::new(&dims, &mut buf, l).unwrap(),
+                None => MemMut::with_strides(&dims, &strides, &mut buf).unwrap(),
+            };
+            shaped::primitive::reorder(&src, &mut m).unwrap();
+        }
+        let y_mem = MemRef::new(&d1, &y, Layout::RowMajor).unwrap();
+        let z_mem = MemRef::new(&d1, &z, Layout::RowMajor).unwrap();
+        let alg = algs[rng.below(algs.len())];
+        let mut prim = Binary::new(alg).runtime_checked();
+        if rng.below(3) == 0 {
+            prim = prim.scales(1.5, -0.5);
+        }
+        match rng.below(4) {
+            0 => {}
+            1 => prim.push_post_op(PostOp::Eltwise(Eltwise::Relu)),
+            2 => prim.push_post_op(PostOp::Sum { scale: 2.0 }),
+            _ => {
+                prim.push_post_op(PostOp::binary(Alg::Add, &z_mem));
+                prim.push_post_op(PostOp::Eltwise(Eltwise::Relu));
+            }
+        }
+        // Out of place, into a destination holding src0's values (what a sum post-op reads
+        // in place too).
+        let mut want = x.clone();
+        let src0 = MemRef::new(&dims, &x, Layout::RowMajor).unwrap();
+        let mut want_mem = MemMut::new(&dims, &mut want, Layout::RowMajor).unwrap();
+        prim.run_into(&src0, &y_mem, &mut want_mem).unwrap();
+        let mut m = match layout {
+            Some(l) => MemMut::new(&dims, &mut buf, l).unwrap(),
+            None => MemMut::with_strides(&dims, &strides, &mut buf).unwrap(),
+        };
+        prim.run_in_place(&mut m, &y_mem).unwrap();
+        for (row, index) in common::indices(&dims).into_iter().enumerate() {
+            let (got, expected) = (*m.get(&index).unwrap(), want[row]);
+            assert!(
+                got.to_bits() == expected.to_bits() || (got.is_nan() && expected.is_nan()),
+                "case {case}: {alg:?} {dims:?} {d1:?} at {index:?}: {got} vs {expected}"
+            );
+        }
+    }
+}
+
+/// O8: the errors of a run in place, and its static and `DynTensor` forms.
+#[test]
+fn o8_in_place_src1_may_not_change_the_shape() {
+    let mut x = DynTensor::from_shape_vec([1, 3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let e = Binary::new(Alg::Add)
+        .run_in_place(&mut MemMut::try_from(&mut x).unwrap(), &iota(&[2, 3]))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [1, 3] with [2, 3] (binary in place): axis 0 has 1 vs 2; in place, \
+         src1 may not change src0's shape (O8)"
+    );
+    // O1 and O2 still come first.
+    let e = Binary::new(Alg::Add)
+        .run_in_place(&mut MemMut::try_from(&mut x).unwrap(), &iota(&[3]))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [1, 3] with [3] (binary in place): ranks 2 and 1 differ"
+    );
+    // src1 [1, 0] against [1, 3]: 3 vs 0 is a mismatch (O2).
+    let e = Binary::new(Alg::Add)
+        .run_in_place(&mut MemMut::try_from(&mut x).unwrap(), &iota(&[1, 0]))
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimMismatch {
+            axis: 1,
+            lhs: 3,
+            rhs: 0
+        }
+    );
+    // An `any` memory has no values to read.
+    let mut buf = [0.0f32; 3];
+    let e = Binary::new(Alg::Add)
+        .run_in_place(&mut MemMut::any([1, 3], &mut buf).unwrap(), &iota(&[1, 3]))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AnySource);
+    // The DynTensor form: bias and ReLU in place.
+    let bias = dyn_t(&[1, 3], &[-2.0, 0.0, 1.0]);
+    Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .run_in_place(&mut MemMut::try_from(&mut x).unwrap(), &bias)
+        .unwrap();
+    assert_eq!(x.as_slice(), [0.0, 2.0, 4.0]);
+    // Zero-size and rank 0.
+    let mut empty = DynTensor::<f32>::from_shape_vec([2, 0], vec![]).unwrap();
+    Binary::new(Alg::Add)
+        .run_in_place(&mut MemMut::try_from(&mut empty).unwrap(), &iota(&[1, 0]))
+        .unwrap();
+    let mut scalar = DynTensor::from_shape_vec([], vec![2.0f32]).unwrap();
+    Binary::new(Alg::Mul)
+        .run_in_place(
+            &mut MemMut::try_from(&mut scalar).unwrap(),
+            &dyn_t(&[], &[4.0]),
+        )
+        .unwrap();
+    assert_eq!(scalar.as_slice(), [8.0]);
+    // The static form agrees with the runtime one.
+    let mut t = Tensor::<f32, Shape![2, 3]>::from([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]]);
+    let s = Tensor::<f32, Shape![1, 3]>::from([[2.0, 2.0, -1.0]]);
+    let mut d = DynTensor::from_shape_vec([2, 3], t.as_slice().to_vec()).unwrap();
+    let prim = Binary::new(Alg::Mul).post_op(Eltwise::Relu);
+    prim.apply_in_place(&mut t, &s).unwrap();
+    prim.run_in_place(&mut MemMut::try_from(&mut d).unwrap(), &s)
+        .unwrap();
+    assert_eq!(t.as_slice(), d.as_slice());
+    assert_eq!(t.as_slice(), [2.0, 0.0, 0.0, 0.0, 10.0, 6.0]);
+}
+
+// ---- element types per memory (O9) ----
+
+/// O9: oneDNN's `s32` beside the other data types. Loaded as the nearest `f32`; stored rounded
+/// half to even and saturated, NaN as 0.
+#[test]
+fn o9_s32_loads_as_the_nearest_f32_and_stores_rounded_and_saturated() {
+    let x = [
+        2.5f32,
+        3.5,
+        -2.5,
+        3e9,
+        -3e9,
+        f32::NAN,
+        16_777_217.0,
+        1e-3,
+        -0.5,
+        2_147_483_520.0,
+    ];
+    let zero = [0.0f32];
+    let src0 = MemRef::new([10], &x, Layout::RowMajor).unwrap();
+    let z = MemRef::new([1], &zero, Layout::RowMajor).unwrap();
+    let d = Binary::new(Alg::Add)
+        .run_mixed::<f32, f32, i32>(&src0, &z)
+        .unwrap();
+    assert_eq!(
+        d.as_slice(),
+        [
+            2,
+            4,
+            -2,
+            i32::MAX,
+            i32::MIN,
+            0,
+            16_777_216,
+            0,
+            0,
+            2_147_483_520
+        ]
+    );
+    // 16777217 has no f32: it loads as 16777216 (and 2^31 - 1 as 2^31, which saturates back).
+    let ints = [16_777_217i32, i32::MAX, -7];
+    let s = MemRef::new([3], &ints, Layout::RowMajor).unwrap();
+    let f = Binary::new(Alg::Add)
+        .run_mixed::<i32, f32, f32>(&s, &z)
+        .unwrap();
+    assert_eq!(f.as_slice(), [16_777_216.0, 2_147_483_648.0, -7.0]);
+    let i = Binary::new(Alg::Add)
+        .run_mixed::<i32, f32, i32>(&s, &z)
+        .unwrap();
+    assert_eq!(i.as_slice(), [16_777_216, i32::MAX, -7]);
+}
+
+/// The cross-check of every element type in every role (the `half` types come with the
+/// workspace's tests).
+#[cfg(feature = "half")]
+mod mixed_types {
+    use super::*;
+
+    /// The element-type contract in one place, for the cross-check below.
+    trait Elem: Copy + std::fmt::Debug + PartialEq {
+        fn to_f32(self) -> f32;
+        fn from_f32(x: f32) -> Self;
+    }
+    macro_rules! int_elem {
+        ($($t:ty)*) => {$(
+            impl Elem for $t {
+                fn to_f32(self) -> f32 { self as f32 }
+                fn from_f32(x: f32) -> Self { x.round_ties_even() as $t }
+            }
+        )*};
+    }
+    int_elem!(i8 u8 i32);
+    impl Elem for f32 {
+        fn to_f32(self) -> f32 {
+            self
+        }
+        fn from_f32(x: f32) -> Self {
+            x
+        }
+    }
+    impl Elem for shaped::f16 {
+        fn to_f32(self) -> f32 {
+            self.to_f32()
+        }
+        fn from_f32(x: f32) -> Self {
+            shaped::f16::from_f32(x)
+        }
+    }
+    impl Elem for shaped::bf16 {
+        fn to_f32(self) -> f32 {
+            self.to_f32()
+        }
+        fn from_f32(x: f32) -> Self {
+            shaped::bf16::from_f32(x)
+        }
+    }
+
+    /// One mixed run against the contract (the `half` types come with the workspace's tests): each source loaded into `f32`, scaled, the algorithm
+    /// and a ReLU and a per-row multiply computed in `f32`, one conversion at the store.
+    fn mixed_case<A, B, D>(rng: &mut Rng)
+    where
+        A: Elem + shaped::primitive::DataType<f32>,
+        B: Elem + shaped::primitive::DataType<f32>,
+        D: Elem + shaped::primitive::DataType<f32>,
+    {
+        let dims = [3 + rng.below(5), 2 + rng.below(40)];
+        let n = dims[0] * dims[1];
+        let a: Vec<A> = (0..n)
+            .map(|_| A::from_f32(rng.below(200) as f32 - 60.0))
+            .collect();
+        let b: Vec<B> = (0..dims[1])
+            .map(|_| B::from_f32(rng.below(100) as f32 * 0.5))
+            .collect();
+        let m: Vec<f32> = (0..dims[0]).map(|i| 0.25 + i as f32).collect();
+        let (sa, sb) = (0.75f32, -1.5f32);
+        let src0 = MemRef::new(dims, &a, Layout::RowMajor).unwrap();
+        let src1 = MemRef::new([1, dims[1]], &b, Layout::RowMajor).unwrap();
+        let mul = MemRef::new([dims[0], 1], &m, Layout::RowMajor).unwrap();
+        let prim = Binary::new(Alg::Sub)
+            .scales(sa, sb)
+            .post_op(Eltwise::Relu)
+            .post_op(PostOp::binary(Alg::Mul, &mul));
+        let got = prim.run_mixed::<A, B, D>(&src0, &src1).unwrap();
+        for r in 0..dims[0] {
+            for c in 0..dims[1] {
+                let v = (sa * a[r * dims[1] + c].to_f32() - sb * b[c].to_f32()).max(0.0) * m[r];
+                assert_eq!(
+                    *got.get(&[r, c]).unwrap(),
+                    D::from_f32(v),
+                    "{} {} -> {} at {r},{c}",
+                    std::any::type_name::<A>(),
+                    std::any::type_name::<B>(),
+                    std::any::type_name::<D>()
+                );
+            }
+        }
+    }
+
+    /// O9: each of src0, src1 and dst is any of `f32`, `bf16`, `f16`, `s8`, `u8` and `s32` in one
+    /// call; every type in every role against the contract.
+    #[test]
+    fn o9_each_memory_has_its_own_element_type() {
+        use shaped::{bf16, f16};
+        let mut rng = Rng(0x0D47_A7E5_0009);
+        for _ in 0..10 {
+            mixed_case::<f32, i8, u8>(&mut rng);
+            mixed_case::<i8, u8, i32>(&mut rng);
+            mixed_case::<u8, i32, f16>(&mut rng);
+            mixed_case::<i32, f16, bf16>(&mut rng);
+            mixed_case::<f16, bf16, f32>(&mut rng);
+            mixed_case::<bf16, f32, i8>(&mut rng);
+            mixed_case::<i32, i32, i32>(&mut rng);
+            mixed_case::<bf16, bf16, bf16>(&mut rng);
+        }
+        // bf16 in, f16 out, into the caller's buffer.
+        let x = [bf16::from_f32(1.5), bf16::from_f32(-2.0)];
+        let two = [2.0f32];
+        let src = MemRef::new([2], &x, Layout::RowMajor).unwrap();
+        let mut out = [f16::from_f32(0.0); 2];
+        Binary::new(Alg::Mul)
+            .run_mixed_into(
+                &src,
+                &MemRef::new([1], &two, Layout::RowMajor).unwrap(),
+                &mut MemMut::new([2], &mut out, Layout::RowMajor).unwrap(),
+            )
+            .unwrap();
+        assert_eq!(out, [f16::from_f32(3.0), f16::from_f32(-4.0)]);
+    }
+}

@@ -554,3 +554,77 @@ fn rank_limit_is_an_error() {
         }
     );
 }
+
+/// B6: the output axes each input was stretched along, for the elementwise modes.
+#[test]
+fn b6_stretched_axes_of_elementwise_modes() {
+    use shaped::rules::stretched_axes;
+    let axes = |a: &[usize], b: &[usize], mode| {
+        let [x, y] = stretched_axes(a, b, mode).unwrap();
+        (x.to_string(), y.to_string())
+    };
+    let s = |x: &str, y: &str| (x.to_string(), y.to_string());
+    assert_eq!(
+        axes(&[8, 1, 6, 1], &[7, 1, 5], NUMPY),
+        s("{1, 3}", "{0, 2}")
+    );
+    assert_eq!(
+        axes(&[8, 1, 6, 1], &[7, 1, 5], AutoBroadcast::Bidirectional),
+        s("{1, 3}", "{0, 2}")
+    );
+    // A 1 against a 1 is not stretched; 1 against 0 is (the output dim is not 1).
+    assert_eq!(axes(&[1, 3], &[1, 1], NUMPY), s("{}", "{1}"));
+    assert_eq!(axes(&[1], &[0], NUMPY), s("{0}", "{}"));
+    assert_eq!(axes(&[], &[2, 3], NUMPY), s("{0, 1}", "{}"));
+    assert_eq!(axes(&[2, 3], &[2, 3], AutoBroadcast::None), s("{}", "{}"));
+    // PDPD: A never stretches; B outside its place, and its 1s (D3's trimmed ones too).
+    assert_eq!(axes(&[2, 3, 4, 5], &[3, 1], pdpd(1)), s("{}", "{0, 2, 3}"));
+    assert_eq!(axes(&[2, 3, 4, 5], &[4, 5], pdpd(-1)), s("{}", "{0, 1}"));
+    assert_eq!(axes(&[2, 3, 4, 5], &[], pdpd(-1)), s("{}", "{0, 1, 2, 3}"));
+    // The shapes are checked as broadcast_shapes checks them.
+    assert_eq!(
+        stretched_axes(&[2, 3], &[4], NUMPY)
+            .unwrap_err()
+            .to_string(),
+        broadcast_shapes(&[2, 3], &[4], NUMPY)
+            .unwrap_err()
+            .to_string()
+    );
+}
+
+/// B6 and A18: the output axes the Broadcast op stretches its data along, in each mode.
+#[test]
+fn b6_and_a18_stretched_axes_of_the_broadcast_op() {
+    use shaped::rules::stretched_axes_to;
+    let axes = |d: &[usize], t: &[usize], mode| stretched_axes_to(d, t, mode).unwrap().to_string();
+    assert_eq!(axes(&[1, 4], &[2, 3, 4], BroadcastToMode::Numpy), "{0, 1}");
+    assert_eq!(axes(&[], &[2, 3], BroadcastToMode::Numpy), "{0, 1}");
+    assert_eq!(axes(&[2, 3], &[2, 3], BroadcastToMode::Numpy), "{}");
+    // Explicit: the unmapped axes (OpenVINO's answer), and A18: a mapped data 1 meeting a
+    // target dim other than 1 is stretched too.
+    let explicit = |m: &'static [usize]| BroadcastToMode::Explicit { axes_mapping: m };
+    assert_eq!(axes(&[3], &[2, 3, 4], explicit(&[1])), "{0, 2}");
+    assert_eq!(axes(&[3, 1], &[2, 3, 4], explicit(&[1, 2])), "{0, 2}");
+    assert_eq!(axes(&[3, 1], &[2, 3, 1], explicit(&[1, 2])), "{0}");
+    // A scalar with a one-entry mapping counts as [1].
+    assert_eq!(axes(&[], &[2, 1], explicit(&[1])), "{0}");
+    assert_eq!(
+        axes(&[3], &[2, 3], BroadcastToMode::Pdpd { axis: 1 }),
+        "{0}"
+    );
+    assert_eq!(
+        axes(&[3, 1], &[2, 3, 6], BroadcastToMode::Pdpd { axis: 1 }),
+        "{0, 2}"
+    );
+    // Bidirectional: the axes of the output, which may differ from the target.
+    assert_eq!(
+        axes(&[1, 4, 1], &[1, 4], BroadcastToMode::Bidirectional),
+        "{2}"
+    );
+    assert_eq!(
+        stretched_axes_to(&[5, 1, 1, 1], &[1, 2, 3, 4], BroadcastToMode::Numpy)
+            .unwrap_err()
+            .to_string(),
+        "cannot broadcast [5, 1, 1, 1] with [1, 2, 3, 4] (broadcast_to numpy): axis 0 has 5 vs 1"
+    );
+}

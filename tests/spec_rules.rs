@@ -239,3 +239,22 @@ fn static_path_agrees_with_runtime_rules_on_generated_pairs() {
     );
     assert_eq!(n, 16);
 }
+
+/// B6 at compile time: `Stretched::AXES` is a constant, and agrees with the runtime answer.
+#[test]
+fn b6_stretched_axes_are_compile_time_constants() {
+    use shaped::rules::{stretched_axes_to, AxisSet, BroadcastToMode};
+    use shaped::typed::rules::Stretched;
+    const BIAS: AxisSet = Stretched::<Shape![1, 8, 1, 1], Shape![2, 8, 5, 5]>::AXES;
+    const ROW: AxisSet = Stretched::<Shape![4], Shape![3, 4]>::AXES;
+    const SAME: AxisSet = Stretched::<Shape![3, 4], Shape![3, 4]>::AXES;
+    const SCALAR: AxisSet = Stretched::<Shape![], Shape![2, 1]>::AXES;
+    assert_eq!(BIAS.iter().collect::<Vec<_>>(), [0, 2, 3]);
+    assert_eq!(ROW.iter().collect::<Vec<_>>(), [0]);
+    assert!(SAME.is_empty());
+    assert_eq!(SCALAR.iter().collect::<Vec<_>>(), [0, 1]);
+    let numpy = |d: &[usize], t: &[usize]| stretched_axes_to(d, t, BroadcastToMode::Numpy).unwrap();
+    assert_eq!(BIAS, numpy(&[1, 8, 1, 1], &[2, 8, 5, 5]));
+    assert_eq!(ROW, numpy(&[4], &[3, 4]));
+    assert_eq!(SCALAR, numpy(&[], &[2, 1]));
+}

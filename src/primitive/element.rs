@@ -258,8 +258,10 @@ impl Eltwise {
 /// types): loaded exactly into `C`, computed there, and converted once at the store.
 ///
 /// Implemented for every [`Real`] type with its own compute type (`f32`, `f64`; `f16` and
-/// `bf16` in `f32` with feature `half`, rounded once when stored) and for `i8` and `u8` in
-/// `f32`, stored rounded half to even and saturated to the type's range (Q15). Sealed.
+/// `bf16` in `f32` with feature `half`, rounded once when stored), for `i8` and `u8` in
+/// `f32`, stored rounded half to even and saturated to the type's range (Q15), and for `i32`
+/// (oneDNN's `s32`) in `f32`, loaded as the nearest `f32` and stored the same way (O9).
+/// Sealed.
 pub trait DataType<C>: Copy + Send + Sync + sealed::Sealed {
     /// The value in the compute type (exact).
     #[doc(hidden)]
@@ -281,6 +283,7 @@ mod sealed {
     impl<T: super::Real> Sealed for T {}
     impl Sealed for i8 {}
     impl Sealed for u8 {}
+    impl Sealed for i32 {}
 }
 
 impl<T: Real> DataType<T::Compute> for T {
@@ -302,8 +305,10 @@ impl<T: Real> DataType<T::Compute> for T {
     }
 }
 
-macro_rules! eight_bit_data_type {
-    ($($t:ty)*) => {$(
+/// The integer data types: loaded with `as` (exact for the 8-bit ones; `s32` beyond 2^24 in
+/// magnitude loads as the nearest `f32`, as oneDNN converts it), stored by `$store`.
+macro_rules! integer_data_type {
+    ($($t:ty => $store:expr),* $(,)?) => {$(
         impl DataType<f32> for $t {
             #[inline(always)]
             fn load(self) -> f32 {
@@ -311,7 +316,7 @@ macro_rules! eight_bit_data_type {
             }
             #[inline(always)]
             fn store(x: f32) -> Self {
-                crate::quant::saturate_round_half_even::<$t>(x)
+                $store(x)
             }
             #[inline(always)]
             fn as_compute(_: &[Self]) -> Option<&[f32]> {
@@ -325,4 +330,27 @@ macro_rules! eight_bit_data_type {
     )*};
 }
 
-eight_bit_data_type!(i8 u8);
+// 8-bit: rounded half to even and saturated (Q15); `s32` the same way, NaN as 0 (O9).
+integer_data_type!(
+    i8 => crate::quant::saturate_round_half_even::<i8>,
+    u8 => crate::quant::saturate_round_half_even::<u8>,
+    i32 => round_half_even_to_i32,
+);
+
+/// `x` rounded to the nearest integer, ties to even, then saturated to `i32` (NaN to 0).
+///
+/// Below 2^23 in magnitude, adding 2^23 of the same sign leaves a float whose last place is 1,
+/// so that addition rounds to an integer, ties to even, and subtracting 2^23 back is exact; at
+/// 2^23 and above every `f32` is an integer already. Rust's `as` then saturates. No libm call,
+/// so it is the same with `std` and without.
+#[inline(always)]
+pub(crate) fn round_half_even_to_i32(x: f32) -> i32 {
+    const TWO_23: f32 = 8_388_608.0;
+    let rounded = if x.abs() < TWO_23 {
+        let big = if x < 0.0 { -TWO_23 } else { TWO_23 };
+        (x + big) - big
+    } else {
+        x
+    };
+    rounded as i32
+}

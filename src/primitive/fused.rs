@@ -7,10 +7,10 @@
 //! algorithm writes the block (into the destination itself when it is contiguous), each post-op
 //! then runs over it as one tight loop, and a strided destination gets the block scattered.
 
+use super::blocked::{self, Split, View, PLAN_RANK};
 use super::element::{with_alg, Alg, DataType, Eltwise};
-use super::memory::{Desc, MemRef, Order};
+use super::memory::{Desc, MemRef};
 use crate::element::{relu, Real};
-use crate::rules::BINARY_MAX_NDIMS;
 use core::marker::PhantomData;
 
 /// Elements per block: long enough that the per-block dispatch (about a hundred instructions)
@@ -24,6 +24,12 @@ pub(crate) const BLOCK: usize = 128;
 
 /// Two sources, up to [`MAX_POST_OPS`](super::MAX_POST_OPS) operands, the destination.
 const MAX_OPERANDS: usize = 3 + super::MAX_POST_OPS;
+
+/// The most inputs one plan reads as a repeated tile (see [`Plan::merge_periodic`]).
+const MAX_TILES: usize = 2;
+
+/// No tile: the input is read in place.
+const NO_TILE: u8 = u8::MAX;
 
 /// One step of the post-op chain, with parameters already converted.
 #[derive(Clone, Copy, Debug)]
@@ -50,6 +56,10 @@ pub(crate) struct Job<'s, 'd, T: Real, A, B, D> {
     pub(crate) operands: &'s [MemRef<'s, T>],
     pub(crate) dst: &'d mut [D],
     pub(crate) dst_desc: Desc,
+    /// The dims blocked layouts split (none for plain and strided memory).
+    pub(crate) split: Split,
+    /// src0 is the destination (O8): its values are read from `dst`, `src0.data` is empty.
+    pub(crate) in_place: bool,
 }
 
 /// A block's worth of one input: a run of elements or one broadcast value.
@@ -99,6 +109,35 @@ fn lane<'a, C: Real, X: DataType<C>>(
             }
             Lane::Slice(&tmp[..len])
         }
+    }
+}
+
+/// A tile: the input's row of `period` values from `off` stepping `stride`, loaded (and
+/// scaled) once, repeated to fill `tile`.
+#[inline(always)]
+fn fill_tile<C: Real, X: DataType<C>>(
+    tile: &mut [C],
+    data: &[X],
+    off: usize,
+    stride: usize,
+    period: usize,
+    scale: Option<C>,
+) {
+    let first = period.min(tile.len());
+    for (i, t) in tile[..first].iter_mut().enumerate() {
+        // In range: the descriptor's span was checked against the buffer.
+        let x = data[off + i * stride].load();
+        *t = match scale {
+            Some(s) => x * s,
+            None => x,
+        };
+    }
+    // Then doubled: no `i % period` (a division per element) in the loop.
+    let mut filled = first;
+    while filled < tile.len() {
+        let n = filled.min(tile.len() - filled);
+        tile.copy_within(..n, filled);
+        filled += n;
     }
 }
 
@@ -242,29 +281,52 @@ fn fused_pair<T: Real>(
 #[derive(Clone, Copy)]
 struct Plan {
     rank: usize,
-    dims: [usize; BINARY_MAX_NDIMS],
+    dims: [usize; PLAN_RANK],
     /// `strides[k][axis]`: operand `k` (src0, src1, post-op operands, then the destination).
-    strides: [[usize; BINARY_MAX_NDIMS]; MAX_OPERANDS],
+    strides: [[usize; PLAN_RANK]; MAX_OPERANDS],
     operands: usize,
+    /// The period of the tiled inputs along the row (0: none is tiled).
+    period: usize,
+    /// Each operand's tile, or [`NO_TILE`].
+    tile_of: [u8; MAX_OPERANDS],
+}
+
+/// The destination's axes by decreasing stride; ties keep the dim order (stable).
+fn by_strides(d: &View) -> [usize; PLAN_RANK] {
+    let mut axes = [0; PLAN_RANK];
+    for (i, a) in axes.iter_mut().enumerate() {
+        *a = i;
+    }
+    // Insertion sort: at most 16 axes.
+    for i in 1..d.ndims {
+        let mut j = i;
+        while j > 0 && d.strides[axes[j - 1]] < d.strides[axes[j]] {
+            axes.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    axes
 }
 
 impl Plan {
-    fn new(dst: &Desc, inputs: &[&Desc]) -> Plan {
+    fn new(dst: &View, inputs: &[View]) -> Plan {
         let operands = inputs.len() + 1;
-        let order = Order::by_strides(dst);
+        let order = by_strides(dst);
         let mut plan = Plan {
             rank: 0,
-            dims: [0; BINARY_MAX_NDIMS],
-            strides: [[0; BINARY_MAX_NDIMS]; MAX_OPERANDS],
+            dims: [0; PLAN_RANK],
+            strides: [[0; PLAN_RANK]; MAX_OPERANDS],
             operands,
+            period: 0,
+            tile_of: [NO_TILE; MAX_OPERANDS],
         };
-        for &axis in &order.axes[..dst.ndims] {
+        for &axis in &order[..dst.ndims] {
             let n = dst.dims[axis];
             if n == 1 {
                 continue;
             }
             // A stride in the destination's index space: 0 where the input broadcasts.
-            let stride = |d: &Desc| {
+            let stride = |d: &View| {
                 if d.dims[axis] == 1 {
                     0
                 } else {
@@ -299,12 +361,61 @@ impl Plan {
             plan.dims[0] = 1;
             plan.rank = 1;
         }
+        plan.merge_periodic();
         plan
+    }
+
+    /// A short row (a block of 16 channels, the channels of a channels-last pixel) costs the
+    /// per-row dispatch every few elements: an 8x256x56x56 nChw16c add of a per-channel bias
+    /// ran in rows of 16. When every operand either continues contiguously from the row into
+    /// the axis outside it or repeats the same row there (stride 0: the bias), the two axes
+    /// become one long row, and each repeating input is read from a tile, its row repeated
+    /// up to a block's length, filled once per row. The axis stays inside the outermost one,
+    /// which threads split.
+    fn merge_periodic(&mut self) {
+        if self.rank < 3 {
+            return;
+        }
+        let (inner, outer) = (self.rank - 1, self.rank - 2);
+        let period = self.dims[inner];
+        if period > BLOCK / 2 {
+            return; // long enough already
+        }
+        let d = self.operands - 1;
+        let mut tile_of = [NO_TILE; MAX_OPERANDS];
+        let mut tiles = 0;
+        for (k, (slot, strides)) in tile_of.iter_mut().zip(&self.strides).enumerate() {
+            if k == self.operands {
+                break;
+            }
+            let (si, so) = (strides[inner], strides[outer]);
+            if so == si * period {
+                continue; // contiguous across the two axes (or broadcast along both)
+            }
+            if k == d || so != 0 || tiles == MAX_TILES {
+                return;
+            }
+            *slot = tiles as u8;
+            tiles += 1;
+        }
+        if tiles == 0 {
+            return; // Plan::new merged every such pair already
+        }
+        self.dims[outer] *= period;
+        for k in 0..self.operands {
+            self.strides[k][outer] = self.strides[k][inner];
+        }
+        self.rank -= 1;
+        self.period = period;
+        self.tile_of = tile_of;
     }
 }
 
 /// Runs the job. Shapes, layouts and buffer spans were checked by the caller, so every offset
 /// below is in range; slicing still checks, so a bug panics rather than reads out of bounds.
+///
+/// Plain and strided memory is one plan. Blocked memory (O7) is one plan per piece: each
+/// split dim runs over its whole blocks, then over the partial last one.
 pub(crate) fn run<T: Real, A, B, D>(job: Job<'_, '_, T, A, B, D>)
 where
     A: DataType<T::Compute>,
@@ -314,14 +425,64 @@ where
     if job.dst_desc.dims().contains(&0) {
         return;
     }
-    let mut inputs: [&Desc; MAX_OPERANDS - 1] = [&job.dst_desc; MAX_OPERANDS - 1];
-    inputs[0] = &job.src0.desc;
-    inputs[1] = &job.src1.desc;
-    for (slot, op) in inputs[2..].iter_mut().zip(job.operands) {
+    let mut descs: [&Desc; MAX_OPERANDS] = [&job.dst_desc; MAX_OPERANDS];
+    descs[0] = &job.src0.desc;
+    descs[1] = &job.src1.desc;
+    for (slot, op) in descs[2..].iter_mut().zip(job.operands) {
         *slot = &op.desc;
     }
-    let n_inputs = 2 + job.operands.len();
-    let plan = Plan::new(&job.dst_desc, &inputs[..n_inputs]);
+    let ops = 3 + job.operands.len();
+    let dst = job.dst;
+    'pieces: for bits in 0..job.split.pieces() {
+        let mut views = [View::EMPTY; MAX_OPERANDS];
+        let mut base = [0usize; MAX_OPERANDS];
+        for k in 0..ops {
+            match blocked::piece(descs[k], &job.dst_desc, &job.split, bits) {
+                Some((v, b)) => (views[k], base[k]) = (v, b),
+                None => continue 'pieces,
+            }
+        }
+        let plan = Plan::new(&views[ops - 1], &views[..ops - 1]);
+        let d = base[ops - 1];
+        base[ops - 1] = 0;
+        let parts = Parts {
+            alg: job.alg,
+            relu: job.relu,
+            scales: job.scales,
+            src0: job.src0.data,
+            src1: job.src1.data,
+            chain: job.chain,
+            operands: job.operands,
+            in_place: job.in_place,
+        };
+        run_plan(&parts, &plan, base, &mut dst[d..]);
+    }
+}
+
+/// What every piece of a job shares.
+struct Parts<'s, T: Real, A, B> {
+    alg: Alg,
+    relu: bool,
+    scales: Option<[T::Compute; 2]>,
+    src0: &'s [A],
+    src1: &'s [B],
+    chain: &'s [Step<T::Compute>],
+    operands: &'s [MemRef<'s, T>],
+    in_place: bool,
+}
+
+/// One plan: the operands start at `base` (the destination at the start of `dst`).
+fn run_plan<T: Real, A, B, D>(
+    job: &Parts<'_, T, A, B>,
+    plan: &Plan,
+    base: [usize; MAX_OPERANDS],
+    dst: &mut [D],
+) where
+    A: DataType<T::Compute>,
+    B: DataType<T::Compute>,
+    D: DataType<T::Compute>,
+{
+    let plan = *plan;
     let ops = plan.operands;
     // The innermost axis is the row; the one outside it (if any) is walked by a plain loop;
     // only the axes beyond those two go through the odometer.
@@ -339,8 +500,8 @@ where
         alg: job.alg,
         relu: job.relu,
         chain: job.chain,
-        src0: job.src0.data,
-        src1: job.src1.data,
+        src0: job.src0,
+        src1: job.src1,
         operands: job.operands,
         scales: job.scales,
         step,
@@ -350,10 +511,17 @@ where
         direct: step[ops - 1] == 1 && !has_sum && D::as_compute(&[]).is_some(),
         has_sum,
         row,
+        period: plan.period,
+        tile_of: plan.tile_of,
+        in_place: job.in_place,
+        // Blocks start at multiples of the period, so that every block reads the tile from 0.
+        block: match plan.period {
+            0 => BLOCK,
+            p => BLOCK - BLOCK % p,
+        },
         store: PhantomData,
     };
 
-    let dst = job.dst;
     // Split along the outermost axis across threads (feature `rayon`) when the work is large
     // and each index of that axis owns its own stretch of the destination (true of every dense
     // layout: the outermost axis has the largest stride). Every element is computed as on one
@@ -375,9 +543,9 @@ where
             }
             let mut sub = plan;
             sub.dims[0] = (d0 - lo).min(per);
-            let mut start = [0usize; MAX_OPERANDS];
+            let mut start = base;
             for (k, o) in start[..d].iter_mut().enumerate() {
-                *o = lo * plan.strides[k][0];
+                *o += lo * plan.strides[k][0];
             }
             let mut row = row_job;
             if sub.rank == 1 {
@@ -393,7 +561,7 @@ where
         });
         return;
     }
-    drive(&plan, &row_job, [0; MAX_OPERANDS], rows, outer_rank, dst);
+    drive(&plan, &row_job, base, rows, outer_rank, dst);
 }
 
 /// Walks `plan` from the operands' offsets `off` (the destination's within `dst`): `rows`
@@ -472,8 +640,9 @@ fn drive_here<T: Real, A, B, D>(
         buf: [zero; BLOCK],
         buf2: [zero; BLOCK],
         old: [zero; BLOCK],
+        tiles: [[zero; BLOCK]; MAX_TILES],
     };
-    let mut counter = [0usize; BINARY_MAX_NDIMS];
+    let mut counter = [0usize; PLAN_RANK];
 
     loop {
         let mut base = off;
@@ -512,6 +681,8 @@ struct Buffers<T> {
     buf: [T; BLOCK],
     buf2: [T; BLOCK],
     old: [T; BLOCK],
+    /// Repeating inputs, their row repeated (see [`Plan::merge_periodic`]).
+    tiles: [[T; BLOCK]; MAX_TILES],
 }
 
 /// Everything one row needs, fixed for the call.
@@ -530,6 +701,13 @@ struct Row<'s, T: Real, A, B, D> {
     direct: bool,
     has_sum: bool,
     row: usize,
+    /// The row's period and each operand's tile (see [`Plan::merge_periodic`]).
+    period: usize,
+    tile_of: [u8; MAX_OPERANDS],
+    /// Elements per block: [`BLOCK`], or a multiple of the period.
+    block: usize,
+    /// src0 is the destination (O8).
+    in_place: bool,
     store: PhantomData<fn(D)>,
 }
 
@@ -554,9 +732,32 @@ where
             Some([a, b]) => (Some(a), Some(b)),
             None => (None, None),
         };
+        if self.period > 0 {
+            // Fill each repeating input's tile from its row at this row's offsets.
+            let n = self.block.min(self.row);
+            for k in 0..self.d {
+                let Some(tile) = bufs.tiles.get_mut(usize::from(self.tile_of[k])) else {
+                    continue;
+                };
+                let (o, s, p) = (off[k], step[k], self.period);
+                match k {
+                    0 => fill_tile(&mut tile[..n], self.src0, o, s, p, s0),
+                    1 => fill_tile(&mut tile[..n], self.src1, o, s, p, s1),
+                    _ => fill_tile(&mut tile[..n], self.operands[k - 2].data, o, s, p, None),
+                }
+            }
+        }
+        let tile_of = self.tile_of;
+        // In place, into the destination itself, with nothing to scale: the algorithm reads
+        // src0 where it writes (`out = out (alg) src1`), and the post-ops follow one by one
+        // over the block in L1. Copying the block out first to keep the fused pair made the
+        // in-place add 1.45 ms against 1.0 out of place (8x256x56x56, `benches/blocked.rs`);
+        // this way it is 0.55.
+        let over_src0 = self.in_place && self.direct && s0.is_none();
+        let zero = <T::Compute as crate::element::Element>::ZERO;
         let mut j = 0;
         while j < self.row {
-            let len = BLOCK.min(self.row - j);
+            let len = self.block.min(self.row - j);
             let at = |k: usize| off[k] + j * step[k];
             if self.has_sum {
                 // The destination's values before this block is written, for the sum steps.
@@ -564,6 +765,45 @@ where
                     *o = dst[at(d) + i * step[d]].load();
                 }
             }
+            let [tile0, tile1] = &bufs.tiles;
+            let tiled = |k: usize| match tile_of[k] {
+                0 => Some(Lane::Slice(&tile0[..len])),
+                1 => Some(Lane::Slice(&tile1[..len])),
+                _ => None,
+            };
+            let a = match tiled(0) {
+                Some(t) => t,
+                // Not read: the algorithm runs over the destination (below).
+                None if over_src0 => Lane::Scalar(zero),
+                None if self.in_place => {
+                    // src0 is the destination: its block is read whole before any of it is
+                    // written (an L1 copy; the run then streams two arrays, not three).
+                    let (o, st) = (at(d), step[d]);
+                    let tmp = &mut bufs.tmp_a[..len];
+                    match (st, s0) {
+                        // A plain copy when contiguous (LLVM vectorizes it; the strided loop
+                        // made the in-place add 2x the out-of-place one).
+                        (1, None) => {
+                            for (t, &x) in tmp.iter_mut().zip(&dst[o..o + len]) {
+                                *t = x.load();
+                            }
+                        }
+                        (1, Some(s)) => {
+                            for (t, &x) in tmp.iter_mut().zip(&dst[o..o + len]) {
+                                *t = x.load() * s;
+                            }
+                        }
+                        (_, s) => {
+                            for (i, t) in tmp.iter_mut().enumerate() {
+                                let x = dst[o + i * st].load();
+                                *t = s.map_or(x, |s| x * s);
+                            }
+                        }
+                    }
+                    Lane::Slice(&bufs.tmp_a[..len])
+                }
+                None => lane(self.src0, at(0), step[0], len, s0, &mut bufs.tmp_a),
+            };
             // `direct` is only set when `D` computes as itself, so `as_compute_mut` gives the
             // destination back; the buffer is the fallback all the same.
             let direct_out = match self.direct {
@@ -575,14 +815,19 @@ where
                 Some(o) => o,
                 None => &mut bufs.buf[..len],
             };
-            let a = lane(self.src0, at(0), step[0], len, s0, &mut bufs.tmp_a);
-            let b = lane(self.src1, at(1), step[1], len, s1, &mut bufs.tmp_b);
+            let b = match tiled(1) {
+                Some(t) => t,
+                None => lane(self.src1, at(1), step[1], len, s1, &mut bufs.tmp_b),
+            };
             // The first post-op joins the algorithm's loop when the pair has a fused form.
             let mut rest = self.chain;
             let first_joined = match (a, self.chain.first()) {
-                (Lane::Slice(a), Some(&Step::Binary(alg2, k, then_relu))) => {
+                (Lane::Slice(a), Some(&Step::Binary(alg2, k, then_relu))) if !over_src0 => {
                     let operand = self.operands[k].data;
-                    let c = lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.buf2);
+                    let c = match tiled(2 + k) {
+                        Some(t) => t,
+                        None => lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.buf2),
+                    };
                     let joined = fused_pair(self.alg, self.relu, alg2, out, a, b, c);
                     if joined && then_relu {
                         Eltwise::Relu.apply_block(out);
@@ -593,6 +838,8 @@ where
             };
             if first_joined {
                 rest = &self.chain[1..];
+            } else if over_src0 {
+                combine_in_place(self.alg, self.relu, out, b);
             } else {
                 combine(self.alg, self.relu, out, a, b);
             }
@@ -601,7 +848,12 @@ where
                     Step::Eltwise(e) => e.apply_block(out),
                     Step::Binary(alg, k, then_relu) => {
                         let operand = self.operands[k].data;
-                        let b = lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.tmp_a);
+                        let b = match tiled(2 + k) {
+                            Some(t) => t,
+                            None => {
+                                lane(operand, at(2 + k), step[2 + k], len, None, &mut bufs.tmp_a)
+                            }
+                        };
                         combine_in_place(alg, then_relu, out, b);
                     }
                     Step::Sum(scale) => {

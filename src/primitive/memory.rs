@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use super::blocked::Blocking;
 #[cfg(feature = "alloc")]
 use crate::error::OrPanic;
 use crate::error::{Error, ErrorKind, Operation};
@@ -24,9 +25,36 @@ pub enum Layout {
     ChannelsLast,
     /// Any other strides, given explicitly.
     Strided,
+    /// A blocked format (O7): oneDNN's `nChw16c`, `ABcd16a16b` and their kin. A dim that is
+    /// not a multiple of its block is padded; the buffer holds [`Layout::buffer_len`]
+    /// elements and the padding is never read or written.
+    Blocked(Blocking),
     /// Destination only: let the primitive choose (O5). The layout of the source that is not
-    /// broadcast; `src0`'s when neither is (A16); row-major when both are.
+    /// broadcast, blocked ones included; `src0`'s when neither is (A16); row-major when both
+    /// are.
     Any,
+}
+
+impl Layout {
+    /// The elements a buffer in this layout needs for `shape`: the element count, or for a
+    /// blocked layout the count with each blocked dim rounded up to its block. An error for
+    /// [`Layout::Strided`] (its strides decide), a format that does not fit the rank, or a
+    /// count that overflows.
+    ///
+    /// ```
+    /// use shaped::primitive::{Blocking, Layout};
+    /// assert_eq!(Layout::RowMajor.buffer_len([2, 20, 3, 3]).unwrap(), 360);
+    /// let nchw8c = Layout::Blocked(Blocking::blocked::<1, 8>());
+    /// assert_eq!(nchw8c.buffer_len([2, 20, 3, 3]).unwrap(), 432);
+    /// ```
+    pub fn buffer_len(self, shape: impl AsRef<[usize]>) -> Result<usize, Error> {
+        let layout = if self == Layout::Any {
+            Layout::RowMajor
+        } else {
+            self
+        };
+        Ok(Desc::dense::<u8>(shape.as_ref(), layout)?.required_len())
+    }
 }
 
 /// Dims and strides, inline.
@@ -100,12 +128,71 @@ impl Desc {
                 let order = Order::of_layout(layout, d.ndims);
                 d.fill_dense(&order);
             }
+            Layout::Blocked(b) => d.fill_blocked::<T>(b)?,
             Layout::Any => {}
             Layout::Strided => {
                 return Err(layout_error(ErrorKind::BadStrides, dims, &[]));
             }
         }
         Ok(d)
+    }
+
+    /// Strides for a blocked format: each dim's stride is that of its outer block index; the
+    /// format is stored spelled out for the rank, and a format with no blocks in a plain order
+    /// is stored as that plain layout.
+    fn fill_blocked<T>(&mut self, b: Blocking) -> Result<(), Error> {
+        let rank_error =
+            || layout_error(ErrorKind::LayoutRank { rank: self.ndims }, self.dims(), &[]);
+        let b = b.with_rank(self.ndims).ok_or_else(rank_error)?;
+        let order = b.outer_order(self.ndims).ok_or_else(rank_error)?;
+        if b.blocks().next().is_none() {
+            for plain in [Layout::RowMajor, Layout::ChannelsLast] {
+                if Order::of_layout(plain, self.ndims).axes[..self.ndims] == order[..self.ndims] {
+                    self.layout = plain;
+                    self.fill_dense(&Order::of_layout(plain, self.ndims));
+                    return Ok(());
+                }
+            }
+        }
+        let mut step: usize = b.blocks().map(|(_, size)| size).product();
+        let mut fits = true;
+        for &axis in order[..self.ndims].iter().rev() {
+            self.strides[axis] = step;
+            let (block, _) = b.block_of(axis);
+            let next = step.checked_mul(self.dims[axis].div_ceil(block));
+            fits &= next.is_some();
+            step = next.unwrap_or(0);
+        }
+        if !fits || !fits_in_isize_bytes::<T>(step) {
+            return Err(layout_error(ErrorKind::Overflow, self.dims(), &[]));
+        }
+        self.layout = Layout::Blocked(b);
+        Ok(())
+    }
+
+    /// The block of `dim` and the step between values inside it; `(1, 0)` unless blocked.
+    pub(crate) fn block_of(&self, dim: usize) -> (usize, usize) {
+        match self.layout {
+            Layout::Blocked(b) => b.block_of(dim),
+            _ => (1, 0),
+        }
+    }
+
+    /// The elements a buffer needs: one past the largest offset, or for a blocked layout the
+    /// whole padded count (0 when a dim is 0).
+    pub(crate) fn required_len(&self) -> usize {
+        match self.layout {
+            Layout::Blocked(_) if !self.dims().contains(&0) => {
+                // Checked when the descriptor was made.
+                (0..self.ndims).fold(1usize, |acc, d| {
+                    let (block, _) = self.block_of(d);
+                    acc.saturating_mul(self.dims[d].div_ceil(block) * block)
+                })
+            }
+            // Strides not chosen yet: a dense buffer of the element count (checked when made).
+            Layout::Any => rules::checked_element_count(self.dims()).unwrap_or(usize::MAX),
+            _ => self.span(),
+        }
     }
 
     /// A descriptor with explicit strides, tagged with the dense layout they match, if any.
@@ -153,8 +240,8 @@ impl Desc {
         }
     }
 
-    /// The number of elements a buffer needs: one past the largest offset (0 when empty).
-    pub(crate) fn span(&self) -> usize {
+    /// One past the largest offset of a plain or strided layout (0 when empty).
+    fn span(&self) -> usize {
         if self.dims().contains(&0) {
             return 0;
         }
@@ -165,10 +252,9 @@ impl Desc {
             .fold(1, |acc, (&n, &s)| acc + (n - 1) * s)
     }
 
-    /// A dense buffer holds exactly the element count.
+    /// A dense buffer holds exactly the element count (the padded count when blocked).
     pub(crate) fn check_dense_len(&self, len: usize) -> Result<(), Error> {
-        // The count was checked in `dense`.
-        let expected = rules::checked_element_count(self.dims()).unwrap_or(usize::MAX);
+        let expected = self.required_len();
         if expected != len {
             let kind = ErrorKind::LengthMismatch {
                 expected,
@@ -181,6 +267,17 @@ impl Desc {
 
     /// Every offset the strides address lies inside a buffer of `len` elements.
     pub(crate) fn check_span(&self, len: usize) -> Result<(), Error> {
+        if let Layout::Blocked(_) = self.layout {
+            let expected = self.required_len();
+            if expected > len {
+                let kind = ErrorKind::LengthMismatch {
+                    expected,
+                    actual: len,
+                };
+                return Err(layout_error(kind, self.dims(), &[]));
+            }
+            return Ok(());
+        }
         if self.span() > len {
             return Err(layout_error(
                 ErrorKind::BadStrides,
@@ -227,6 +324,16 @@ impl Desc {
         } else {
             None
         };
+        if let Some(&Desc {
+            layout: Layout::Blocked(b),
+            ..
+        }) = like
+        {
+            // The source's format, spelled for this rank already: it fits.
+            if self.fill_blocked::<u8>(b).is_ok() {
+                return;
+            }
+        }
         let order = match like {
             Some(src) if src.layout == Layout::Strided => Order::by_strides(src),
             Some(src) => Order::of_layout(src.layout, self.ndims),
@@ -340,7 +447,7 @@ impl<'a, T> MemRef<'a, T> {
         self.desc.dims()
     }
 
-    /// The strides, in elements.
+    /// The strides, in elements; for a blocked layout, each dim's outer block stride.
     pub fn strides(&self) -> &[usize] {
         self.desc.strides()
     }
@@ -356,16 +463,76 @@ impl<'a, T> MemRef<'a, T> {
     }
 }
 
+/// Copies `src` into `dst` element by element, whatever their layouts (oneDNN's reorder): a
+/// plain tensor into a blocked format and back. The shapes must be equal; the padding of a
+/// blocked destination is not written. A [`Layout::Any`] destination takes `src`'s layout.
+///
+/// ```
+/// use shaped::primitive::{reorder, Blocking, Layout, MemMut, MemRef};
+/// let plain: Vec<f32> = (0..12).map(|i| i as f32).collect();
+/// let src = MemRef::new([1, 3, 2, 2], &plain, Layout::RowMajor).unwrap();
+/// let nchw2c = Layout::Blocked(Blocking::blocked::<1, 2>());
+/// let mut buf = vec![-1.0f32; nchw2c.buffer_len([1, 3, 2, 2]).unwrap()];
+/// reorder(&src, &mut MemMut::new([1, 3, 2, 2], &mut buf, nchw2c).unwrap()).unwrap();
+/// // Channels 0 and 1 interleaved, then channel 2 beside the padding.
+/// assert_eq!(buf, [0.0, 4.0, 1.0, 5.0, 2.0, 6.0, 3.0, 7.0, 8.0, -1.0, 9.0, -1.0, 10.0, -1.0, 11.0, -1.0]);
+/// ```
+pub fn reorder<T: Copy>(src: &MemRef<'_, T>, dst: &mut MemMut<'_, T>) -> Result<(), Error> {
+    let dims = src.shape();
+    if dims != dst.shape() {
+        let kind = ErrorKind::ShapeMismatch;
+        return Err(Error::new(kind, Operation::Layout, dims, dst.shape()));
+    }
+    if dst.desc.layout == Layout::Any {
+        let like = src.desc;
+        dst.desc.resolve_any(&like, &like);
+    }
+    dst.desc.check_span(dst.data.len())?;
+    if dims.contains(&0) {
+        return Ok(());
+    }
+    let mut index = [0usize; BINARY_MAX_NDIMS];
+    let index = &mut index[..dims.len()];
+    loop {
+        // Both descriptors were checked against their buffers: every index has an offset.
+        if let (Some(from), Some(to)) = (offset(&src.desc, index), offset(&dst.desc, index)) {
+            if let (Some(&x), Some(slot)) = (src.data.get(from), dst.data.get_mut(to)) {
+                *slot = x;
+            }
+        }
+        // Odometer, last axis fastest.
+        let mut axis = dims.len();
+        loop {
+            if axis == 0 {
+                return Ok(());
+            }
+            axis -= 1;
+            index[axis] += 1;
+            if index[axis] < dims[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+}
+
 fn offset(desc: &Desc, index: &[usize]) -> Option<usize> {
     if index.len() != desc.ndims {
         return None;
     }
     let mut off = 0;
-    for ((&i, &n), &s) in index.iter().zip(desc.dims()).zip(desc.strides()) {
+    for (d, ((&i, &n), &s)) in index
+        .iter()
+        .zip(desc.dims())
+        .zip(desc.strides())
+        .enumerate()
+    {
         if i >= n {
             return None;
         }
-        off += i * s;
+        // A blocked dim: the block's stride, then the place inside the block.
+        let (block, inner) = desc.block_of(d);
+        off += i / block * s + i % block * inner;
     }
     Some(off)
 }
@@ -444,6 +611,15 @@ impl<'a, T> MemMut<'a, T> {
         offset(&self.desc, index).and_then(|o| self.data.get(o))
     }
 
+    /// The element at a multi-index, mutably; `None` when out of range or still
+    /// [`Layout::Any`].
+    pub fn get_mut(&mut self, index: &[usize]) -> Option<&mut T> {
+        if self.desc.layout == Layout::Any {
+            return None;
+        }
+        offset(&self.desc, index).and_then(|o| self.data.get_mut(o))
+    }
+
     /// A read-only view, to feed this destination to another primitive.
     pub fn as_ref(&self) -> MemRef<'_, T> {
         MemRef {
@@ -469,7 +645,7 @@ impl<T> Memory<T> {
         self.desc.dims()
     }
 
-    /// The strides, in elements.
+    /// The strides, in elements; for a blocked layout, each dim's outer block stride.
     pub fn strides(&self) -> &[usize] {
         self.desc.strides()
     }

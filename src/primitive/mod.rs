@@ -52,6 +52,7 @@
 //! other, the condition one way onto that), which read strided sources in place as the
 //! primitive does.
 
+mod blocked;
 mod element;
 mod fused;
 mod memory;
@@ -61,10 +62,11 @@ use core::marker::PhantomData;
 
 pub use crate::element::Real;
 pub use crate::typed::rules::{Cons, Nil, RuntimeChecked, Unranked};
+pub use blocked::{Blocking, MAX_BLOCK, MAX_BLOCKS};
 pub use element::{Alg, DataType, Eltwise};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
-pub use memory::{Layout, MemMut, MemRef, Source};
+pub use memory::{reorder, Layout, MemMut, MemRef, Source};
 
 use crate::error::{Error, ErrorKind, Operation};
 use crate::rules::{self, ShapeBuf};
@@ -322,6 +324,52 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         self.len
     }
 
+    /// The descriptor of a new destination for these sources: [`Binary::dst_layout`], with
+    /// `any` resolved (O5), so that its buffer can be sized (a blocked layout is padded).
+    pub(crate) fn new_dst<D>(&self, a: &Desc, b: &Desc) -> Result<Desc, Error> {
+        let dims = rules::binary_dst_shape(a.dims(), b.dims())?;
+        let mut desc = Desc::dense::<D>(&dims, self.dst_layout)?;
+        if desc.layout == Layout::Any {
+            desc.resolve_any(a, b);
+        }
+        // The padded count of a blocked `any` choice in bytes fits, as for any allocation.
+        let bytes = desc.required_len().checked_mul(core::mem::size_of::<D>());
+        if bytes.is_none_or(|b| b > isize::MAX as usize) {
+            return Err(Error::new(
+                ErrorKind::Overflow,
+                Operation::Layout,
+                &dims,
+                &[],
+            ));
+        }
+        Ok(desc)
+    }
+
+    /// The layout `run` gives a destination for these sources ([`Binary::dst_layout`], or O5's
+    /// choice), and the elements its buffer needs: to size a buffer for
+    /// [`run_into`](Binary::run_into) when the choice may be a padded blocked layout.
+    ///
+    /// ```
+    /// use shaped::primitive::{Alg, Binary, Blocking, Layout, MemRef};
+    /// let nchw16c = Layout::Blocked(Blocking::blocked::<1, 16>());
+    /// let x = vec![0.0f32; nchw16c.buffer_len([1, 20, 2, 2]).unwrap()];
+    /// let bias = [0.0f32; 20];
+    /// let src0 = MemRef::new([1, 20, 2, 2], &x, nchw16c).unwrap();
+    /// let src1 = MemRef::new([1, 20, 1, 1], &bias, Layout::RowMajor).unwrap();
+    /// let (layout, len) = Binary::<f32>::new(Alg::Add).dst_for(&src0, &src1).unwrap();
+    /// assert_eq!(layout, Layout::Blocked(Blocking::from_tag("aBcd16b").unwrap()));
+    /// assert_eq!(len, 128);
+    /// ```
+    pub fn dst_for<A, B>(&self, src0: &A, src1: &B) -> Result<(Layout, usize), Error>
+    where
+        A: Source<T> + ?Sized,
+        B: Source<T> + ?Sized,
+    {
+        let (a, b) = (src0.mem()?, src1.mem()?);
+        let desc = self.new_dst::<T>(&a.desc, &b.desc)?;
+        Ok((desc.layout, desc.required_len()))
+    }
+
     /// The destination shape for sources of these shapes (O1-O3).
     pub fn dst_shape(&self, src0: &[usize], src1: &[usize]) -> Result<ShapeBuf<MAX_NDIMS>, Error> {
         rules::binary_dst_shape(src0, src1)
@@ -335,10 +383,10 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         B: Source<T> + ?Sized,
     {
         let (a, b) = (src0.mem()?, src1.mem()?);
-        let dims = rules::binary_dst_shape(a.shape(), b.shape())?;
-        let mut desc = Desc::dense::<T>(&dims, self.dst_layout)?;
-        let count = crate::runtime::element_count::<T>(&dims)?;
-        let mut data = crate::runtime::try_filled(count, T::ZERO, &dims)?;
+        let desc = self.new_dst::<T>(&a.desc, &b.desc)?;
+        let count = desc.required_len();
+        let mut data = crate::runtime::try_filled(count, T::ZERO, desc.dims())?;
+        let mut desc = desc;
         self.execute(a, b, &mut data, &mut desc)?;
         Ok(Memory { data, desc })
     }
@@ -352,6 +400,91 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     {
         let (a, b) = (src0.mem()?, src1.mem()?);
         self.execute(a, b, dst.data, &mut dst.desc)
+    }
+
+    /// Runs in place (O8): `src0_dst` is src0 and the destination, oneDNN's `--inplace=true`
+    /// (the destination's memory descriptor is src0's). src1 broadcasts onto it one way; it
+    /// may not change its shape. Every value of src0 is read before its place is written,
+    /// so the result equals an out-of-place run's; a `Sum` post-op reads src0's values.
+    ///
+    /// ```
+    /// use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef};
+    /// let mut x = [1.0f32, -2.0, 3.0, -4.0, 5.0, -6.0];
+    /// let bias = [10.0f32, 20.0, 30.0];
+    /// let b = MemRef::new([1, 3], &bias, Layout::RowMajor)?;
+    /// let mut x_mem = MemMut::new([2, 3], &mut x, Layout::RowMajor)?;
+    /// Binary::new(Alg::Sub).post_op(Eltwise::Relu).run_in_place(&mut x_mem, &b)?;
+    /// assert_eq!(x, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    /// // src1 may not grow the destination.
+    /// let mut y = [1.0f32; 3];
+    /// let mut y_mem = MemMut::new([1, 3], &mut y, Layout::RowMajor)?;
+    /// let two_rows = MemRef::new([2, 3], &x, Layout::RowMajor)?;
+    /// assert_eq!(
+    ///     Binary::new(Alg::Add).run_in_place(&mut y_mem, &two_rows).unwrap_err().to_string(),
+    ///     "cannot broadcast [1, 3] with [2, 3] (binary in place): axis 0 has 1 vs 2; \
+    ///      in place, src1 may not change src0's shape (O8)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn run_in_place<B>(&self, src0_dst: &mut MemMut<'_, T>, src1: &B) -> Result<(), Error>
+    where
+        B: Source<T> + ?Sized,
+    {
+        let b = src1.mem()?;
+        if src0_dst.desc.layout == Layout::Any {
+            // An `any` memory holds no values yet: there is no src0 to read.
+            let dims = src0_dst.desc.dims();
+            return Err(Error::new(
+                ErrorKind::AnySource,
+                Operation::Binary,
+                dims,
+                b.shape(),
+            ));
+        }
+        rules::binary_in_place_fits(src0_dst.shape(), b.shape())?;
+        let a = MemRef::<T> {
+            data: &[],
+            desc: src0_dst.desc,
+        };
+        self.run_job(a, b, src0_dst.data, &mut src0_dst.desc, true)
+    }
+
+    /// [`Binary::run_in_place`] on a static tensor or view: src1's shape broadcasts onto the
+    /// tensor's one way, and every static post-op operand fits it, checked at compile time.
+    ///
+    /// ```
+    /// use shaped::primitive::{Alg, Binary};
+    /// use shaped::{Shape, Tensor};
+    /// let mut x = Tensor::<f32, Shape![2, 3]>::from([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    /// let scale = Tensor::<f32, Shape![2, 1]>::from([[10.0], [-1.0]]);
+    /// Binary::new(Alg::Mul).apply_in_place(&mut x, &scale).unwrap();
+    /// assert_eq!(x, Tensor::from([[10.0, 20.0, 30.0], [-4.0, -5.0, -6.0]]));
+    /// ```
+    ///
+    /// A source that would grow the tensor does not compile:
+    ///
+    /// ```compile_fail
+    /// use shaped::primitive::{Alg, Binary};
+    /// use shaped::{Shape, Tensor};
+    /// let mut x = Tensor::<f32, Shape![1, 3]>::from([[1.0, 2.0, 3.0]]);
+    /// let two_rows = Tensor::<f32, Shape![2, 3]>::from([[0.0; 3]; 2]);
+    /// Binary::new(Alg::Add).apply_in_place(&mut x, &two_rows).unwrap();
+    /// ```
+    pub fn apply_in_place<S, DD, B>(
+        &self,
+        src0_dst: &mut Tensor<T, S, DD>,
+        src1: &B,
+    ) -> Result<(), Error>
+    where
+        S: StaticShape + BinaryShape<ShapeOf<B, T>> + DstShape<BinaryOutput<S, ShapeOf<B, T>>>,
+        BinaryOutput<S, ShapeOf<B, T>>: BinaryDst,
+        B: StaticSource<T>,
+        P: PostOpShapes<S>,
+        DD: DataMut<T>,
+    {
+        let mut desc = Desc::dense::<T>(S::DIMS, Layout::RowMajor)?;
+        let a = MemRef::<T> { data: &[], desc };
+        self.run_job(a, src1.mem()?, src0_dst.as_mut_slice(), &mut desc, true)
     }
 
     /// The static front end: sources with static shapes, every shape rule checked at compile
@@ -427,6 +560,24 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         B: DataType<T::Compute>,
         D: DataType<T::Compute>,
     {
+        self.run_job(a, b, dst, dst_desc, false)
+    }
+
+    /// [`Binary::execute`], or with `in_place` the run whose src0 is the destination (`a`
+    /// then carries only its descriptor).
+    fn run_job<A, B, D>(
+        &self,
+        a: MemRef<'_, A>,
+        b: MemRef<'_, B>,
+        dst: &mut [D],
+        dst_desc: &mut Desc,
+        in_place: bool,
+    ) -> Result<(), Error>
+    where
+        A: DataType<T::Compute>,
+        B: DataType<T::Compute>,
+        D: DataType<T::Compute>,
+    {
         if self.too_many {
             let kind = ErrorKind::TooManyPostOps { max: MAX_POST_OPS };
             return Err(Error::new(kind, Operation::Binary, a.shape(), b.shape()));
@@ -473,6 +624,13 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             dst_desc.resolve_any(&a.desc, &b.desc);
         }
         dst_desc.check_span(dst.len())?;
+        let mut descs = [dst_desc as &Desc; MAX_POST_OPS + 3];
+        descs[0] = &a.desc;
+        descs[1] = &b.desc;
+        for (slot, op) in descs[2..].iter_mut().zip(&operands[..n_operands]) {
+            *slot = &op.desc;
+        }
+        let split = blocked::split(&descs[..n_operands + 3], a.shape(), b.shape())?;
         let scales = (self.scales != [1.0; 2]).then(|| {
             let c = <T::Compute as Real>::from_f32;
             [c(self.scales[0]), c(self.scales[1])]
@@ -487,6 +645,8 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             operands: &operands[..n_operands],
             dst,
             dst_desc: *dst_desc,
+            split,
+            in_place,
         });
         Ok(())
     }

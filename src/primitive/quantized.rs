@@ -11,18 +11,16 @@
 
 use super::element::DataType;
 #[cfg(feature = "alloc")]
-use super::memory::{Desc, Memory};
+use super::memory::Memory;
 use super::memory::{MemMut, Source};
 use super::Binary;
 use crate::error::Error;
-#[cfg(feature = "alloc")]
-use crate::rules;
 
 impl<P> Binary<'_, f32, P> {
     /// `dst = post_ops((s0 * src0) (alg) (s1 * src1))` with sources and destination of any
-    /// [`DataType`] computed in `f32` (`i8`, `u8`, `f32`, and `f16`/`bf16` with feature
-    /// `half`), computed in `f32` and converted once at the store: for `i8`/`u8`, rounded half to
-    /// even and saturated (Q15). A new destination in [`Binary::dst_layout`], as
+    /// [`DataType`] computed in `f32` (`i8`, `u8`, `i32`, `f32`, and `f16`/`bf16` with feature
+    /// `half`), each source its own type (O9), computed in `f32` and converted once at the
+    /// store: for the integers, rounded half to even and saturated (Q15, O9). A new destination in [`Binary::dst_layout`], as
     /// [`run`](Binary::run). Feature `alloc`.
     ///
     /// ```
@@ -50,11 +48,10 @@ impl<P> Binary<'_, f32, P> {
         D: DataType<f32>,
     {
         let (a, b) = (src0.mem()?, src1.mem()?);
-        let dims = rules::binary_dst_shape(a.shape(), b.shape())?;
-        let mut desc = Desc::dense::<D>(&dims, self.dst_layout)?;
-        let count = crate::runtime::element_count::<D>(&dims)?;
+        let mut desc = self.new_dst::<D>(&a.desc, &b.desc)?;
+        let count = desc.required_len();
         let zero = D::store(0.0);
-        let mut data = crate::runtime::try_filled(count, zero, &dims)?;
+        let mut data = crate::runtime::try_filled(count, zero, desc.dims())?;
         self.execute(a, b, &mut data, &mut desc)?;
         Ok(Memory { data, desc })
     }

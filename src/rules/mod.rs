@@ -12,8 +12,9 @@
 //! | `numpy.rs` | P1-P8 | [`numpy_dim`], [`numpy_shape`], [`broadcast_shapes_n`], [`broadcast_strides`] |
 //! | `pdpd.rs` | D1-D11 | PDPD in [`broadcast_shapes`] |
 //! | `broadcast_op.rs` | B1-B5 | [`broadcast_to_shape`] with a [`BroadcastToMode`] |
-//! | `primitive.rs` | O1-O6 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`] |
-//! | `partial.rs` | I1-I4 | [`partial::broadcast_partial`] |
+//! | `primitive.rs` | O1-O6, O8 | [`binary_dst_shape`], [`binary_check_dst`], [`post_op_fits`], [`binary_in_place_fits`] |
+//! | `stretch.rs` | B6: the axes an input was stretched along | [`stretched_axes`], [`stretched_axes_to`], [`AxisSet`] |
+//! | `partial.rs` | I1-I9: intervals, dynamic ranks, symbols, the Broadcast op and stretched axes on partial shapes | [`partial::broadcast_partial`], [`partial::broadcast_to_partial`], [`partial::stretched_axes_partial`], [`partial::Symbol`] |
 //! | `reduce.rs` | R1-R6: reductions and the axes they take; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`], [`Axes`] |
 //! | `matmul.rs` | G1-G6: matrix products | [`matmul_shape`] with [`MatMulOptions`] |
 //! | `manipulate.rs` | M1-M7: reshape, insert/squeeze, permute, narrow, concat, stack | [`reshape_shape`], [`insert_axis_shape`], [`squeeze_shape`], [`permute_shape`], [`narrow_shape`], [`concat_shape`], [`stack_shape`] |
@@ -35,6 +36,7 @@ mod primitive;
 mod reduce;
 mod select;
 mod shape_buf;
+mod stretch;
 
 pub(crate) use broadcast_op::resolve_to;
 pub use broadcast_op::{broadcast_to_shape, BroadcastToMode};
@@ -57,13 +59,16 @@ pub use numpy::{
     broadcast_shapes_n, broadcast_strides, checked_element_count, numpy_dim, numpy_shape,
 };
 pub(crate) use pdpd::resolve_axis;
-pub use primitive::{binary_check_dst, binary_dst_shape, post_op_fits, BINARY_MAX_NDIMS};
+pub use primitive::{
+    binary_check_dst, binary_dst_shape, binary_in_place_fits, post_op_fits, BINARY_MAX_NDIMS,
+};
 #[cfg(feature = "alloc")]
 pub(crate) use reduce::reduced_shape;
 pub use reduce::{reduce_axes, reduce_shape, sum_to_axes, Axes};
 pub(crate) use select::resolve_select;
 pub use select::{select_shape, where_shape};
 pub use shape_buf::ShapeBuf;
+pub use stretch::{stretched_axes, stretched_axes_to, AxisSet};
 
 use crate::error::{Error, ErrorKind, Operation};
 

@@ -7,21 +7,66 @@
 //!   so a dynamic rank takes the other side's.
 //! * D11: PDPD checks "B must be 1 or equal to A" only when both dims are static; otherwise
 //!   `broadcast_merge` writes into A's dim.
+//! * I5: a dim may carry a [`Symbol`]; dims with one symbol are equal, and the merges carry
+//!   symbols through.
+//! * I6-I8: the Broadcast op's `numpy`, `explicit` and `pdpd` modes on partial shapes, with a
+//!   target whose values (a shape of `-1` dims) or length (a dynamic rank) are unknown
+//!   ([`broadcast_to_partial`]).
+//! * I9: the axes an input was stretched along, or that it cannot be told yet
+//!   ([`stretched_axes_partial`], [`stretched_axes_to_partial`]).
 //!
 //! The static rules are the special case of one-point intervals; a test checks that
 //! [`broadcast_partial`] agrees with [`broadcast_shapes`](crate::broadcast_shapes) there.
 
 use core::fmt;
+use core::num::NonZeroU32;
 
-use super::{AutoBroadcast, MAX_RANK};
+use super::stretch::AxisSet;
+use super::{AutoBroadcast, BroadcastToMode, MAX_RANK};
 use crate::error::{Error, ErrorKind, Operation};
 pub use crate::interval::Interval;
 
+/// A symbol on a dynamic dim (I5, OpenVINO's dim symbols): two dims with the same symbol are
+/// equal, whatever value they take at run time. Symbols are numbers the caller hands out.
+///
+/// ```
+/// use shaped::rules::partial::{broadcast_partial, Interval, PartialShape, Symbol};
+/// use shaped::AutoBroadcast;
+/// let batch = Symbol::new(1).unwrap();
+/// let a = PartialShape::new(&[Interval::DYNAMIC, Interval::fixed(3)])
+///     .unwrap()
+///     .with_symbols(&[Some(batch), None])
+///     .unwrap();
+/// let bias = PartialShape::fixed(&[1, 3]).unwrap();
+/// let out = broadcast_partial(&a, &bias, AutoBroadcast::Numpy).unwrap();
+/// // The output's first dim is the data's: same symbol.
+/// assert_eq!(out.symbol(0), Some(batch));
+/// assert_eq!(out.to_string(), "{-1#1,3}");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Symbol(NonZeroU32);
+
+impl Symbol {
+    /// The symbol numbered `id`, or `None` for 0.
+    pub const fn new(id: u32) -> Option<Symbol> {
+        match NonZeroU32::new(id) {
+            Some(n) => Some(Symbol(n)),
+            None => None,
+        }
+    }
+
+    /// Its number.
+    pub const fn id(self) -> u32 {
+        self.0.get()
+    }
+}
+
 /// A shape whose rank may be unknown and whose dims are intervals (up to
-/// [`MAX_RANK`] dims).
+/// [`MAX_RANK`] dims), each possibly with a [`Symbol`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PartialShape {
     dims: [Interval; MAX_RANK],
+    symbols: [Option<Symbol>; MAX_RANK],
     rank: Option<usize>,
 }
 
@@ -29,14 +74,15 @@ impl PartialShape {
     /// A shape of unknown rank.
     pub const DYNAMIC_RANK: PartialShape = PartialShape {
         dims: [Interval::DYNAMIC; MAX_RANK],
+        symbols: [None; MAX_RANK],
         rank: None,
     };
 
     /// A shape of known rank, or `None` above [`MAX_RANK`].
     pub fn new(dims: &[Interval]) -> Option<Self> {
         let mut out = PartialShape {
-            dims: [Interval::DYNAMIC; MAX_RANK],
             rank: Some(dims.len()),
+            ..PartialShape::DYNAMIC_RANK
         };
         out.dims.get_mut(..dims.len())?.copy_from_slice(dims);
         Some(out)
@@ -45,8 +91,8 @@ impl PartialShape {
     /// A fully static shape.
     pub fn fixed(dims: &[usize]) -> Option<Self> {
         let mut out = PartialShape {
-            dims: [Interval::DYNAMIC; MAX_RANK],
             rank: Some(dims.len()),
+            ..PartialShape::DYNAMIC_RANK
         };
         for (slot, &d) in out.dims.get_mut(..dims.len())?.iter_mut().zip(dims) {
             *slot = Interval::fixed(d);
@@ -54,9 +100,117 @@ impl PartialShape {
         Some(out)
     }
 
+    /// `rank` dims of which nothing is known: a target whose length is known and whose
+    /// values are not (I6-I8), or `None` above [`MAX_RANK`].
+    pub fn dynamic(rank: usize) -> Option<Self> {
+        (rank <= MAX_RANK).then_some(PartialShape {
+            rank: Some(rank),
+            ..PartialShape::DYNAMIC_RANK
+        })
+    }
+
+    /// The same shape with a symbol (or none) per dim; `None` for a dynamic rank or a list
+    /// of another length.
+    pub fn with_symbols(mut self, symbols: &[Option<Symbol>]) -> Option<Self> {
+        if self.rank? != symbols.len() {
+            return None;
+        }
+        self.symbols[..symbols.len()].copy_from_slice(symbols);
+        Some(self)
+    }
+
     /// The dims, or `None` for a dynamic rank.
     pub fn dims(&self) -> Option<&[Interval]> {
         self.rank.map(|r| &self.dims[..r])
+    }
+
+    /// The dims' symbols, or `None` for a dynamic rank.
+    pub fn symbols(&self) -> Option<&[Option<Symbol>]> {
+        self.rank.map(|r| &self.symbols[..r])
+    }
+
+    /// The symbol of dim `axis`, if it has one.
+    pub fn symbol(&self, axis: usize) -> Option<Symbol> {
+        self.symbols().and_then(|s| s.get(axis).copied().flatten())
+    }
+
+    fn dim(&self, axis: usize) -> Dim {
+        Dim {
+            iv: self.dims[axis],
+            sym: self.symbols[axis],
+        }
+    }
+
+    fn set(&mut self, axis: usize, d: Dim) {
+        self.dims[axis] = d.iv;
+        self.symbols[axis] = d.sym;
+    }
+}
+
+/// A dim with its symbol.
+#[derive(Clone, Copy)]
+struct Dim {
+    iv: Interval,
+    sym: Option<Symbol>,
+}
+
+impl Dim {
+    const ONE: Dim = Dim {
+        iv: Interval::fixed(1),
+        sym: None,
+    };
+
+    /// Both carry one symbol: they are equal (I5).
+    fn same_symbol(self, other: Dim) -> bool {
+        self.sym.is_some() && self.sym == other.sym
+    }
+
+    /// I1 with symbols: the intersection; the symbols are then known equal, and the result
+    /// keeps the first's when they agree or the second has none, else the second's
+    /// (OpenVINO's `merge_symbols`).
+    fn merge(self, other: Dim) -> Option<Dim> {
+        Some(Dim {
+            iv: self.iv.merge(other.iv)?,
+            sym: merge_symbols(self.sym, other.sym, true),
+        })
+    }
+
+    /// I2 with symbols (I5): equal symbols are equal dims, so their intersection; otherwise
+    /// the side that cannot be 1 with its symbol, or the hull of two that can, which keeps a
+    /// symbol only when the two agree (or one has none), or when the hull is one value.
+    fn broadcast_merge(self, other: Dim) -> Option<Dim> {
+        if self.same_symbol(other) {
+            return self.merge(other);
+        }
+        // A static 1 gives the other side as it is, symbol included (the hull below would be
+        // the same interval, but could drop the symbol).
+        match (self.iv.as_static(), other.iv.as_static()) {
+            (Some(1), _) => return Some(other),
+            (_, Some(1)) => return Some(self),
+            _ => {}
+        }
+        match (self.iv.contains(1), other.iv.contains(1)) {
+            (true, true) => {
+                let iv = self.iv.broadcast_merge(other.iv)?;
+                let sym = merge_symbols(self.sym, other.sym, iv.as_static().is_some());
+                Some(Dim { iv, sym })
+            }
+            (true, false) => Some(other),
+            (false, true) => Some(self),
+            (false, false) => self.merge(other),
+        }
+    }
+}
+
+/// The symbol of a merge: the left one when the two agree or the right has none; the right
+/// one when the left has none, or when they differ and `unequal` allows it; else none.
+fn merge_symbols(l: Option<Symbol>, r: Option<Symbol>, unequal: bool) -> Option<Symbol> {
+    if l == r || r.is_none() {
+        l
+    } else if unequal || l.is_none() {
+        r
+    } else {
+        None
     }
 }
 
@@ -77,6 +231,9 @@ impl fmt::Display for PartialShape {
                         f.write_str(",")?;
                     }
                     write!(f, "{d}")?;
+                    if let Some(s) = self.symbols[i] {
+                        write!(f, "#{}", s.id())?;
+                    }
                 }
                 f.write_str("}")
             }
@@ -131,36 +288,36 @@ pub fn broadcast_partial(
                     lhs: x,
                     rhs: y,
                 };
-                out.dims[i] = x.merge(y).ok_or_else(|| partial_error(kind, op, da, db))?;
+                let merged = a.dim(i).merge(b.dim(i));
+                out.set(i, merged.ok_or_else(|| partial_error(kind, op, da, db))?);
             }
             Ok(out)
         }
         AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => {
             let rank = da.len().max(db.len());
             let mut out = PartialShape {
-                dims: [Interval::DYNAMIC; MAX_RANK],
                 rank: Some(rank),
+                ..PartialShape::DYNAMIC_RANK
             };
             let (pa, pb) = (rank - da.len(), rank - db.len());
             for axis in 0..rank {
                 let x = if axis >= pa {
-                    da[axis - pa]
+                    a.dim(axis - pa)
                 } else {
-                    Interval::fixed(1)
+                    Dim::ONE
                 };
                 let y = if axis >= pb {
-                    db[axis - pb]
+                    b.dim(axis - pb)
                 } else {
-                    Interval::fixed(1)
+                    Dim::ONE
                 };
                 let kind = ErrorKind::IntervalMismatch {
                     axis,
-                    lhs: x,
-                    rhs: y,
+                    lhs: x.iv,
+                    rhs: y.iv,
                 };
-                out.dims[axis] = x
-                    .broadcast_merge(y)
-                    .ok_or_else(|| partial_error(kind, op, da, db))?;
+                let merged = x.broadcast_merge(y);
+                out.set(axis, merged.ok_or_else(|| partial_error(kind, op, da, db))?);
             }
             Ok(out)
         }
@@ -189,15 +346,295 @@ pub fn broadcast_partial(
                     rhs: y,
                 };
                 let fail = || partial_error(kind, op, da, db);
-                out.dims[start + i] = match (x.as_static(), y.as_static()) {
+                let (xd, yd) = (a.dim(start + i), b.dim(i));
+                let merged = match (x.as_static(), y.as_static()) {
                     // D5 with static dims: B is 1 or equal; A never stretches.
-                    (Some(xs), Some(ys)) if ys == xs || ys == 1 => x,
+                    (Some(xs), Some(ys)) if ys == xs || ys == 1 => xd,
                     (Some(_), Some(_)) => return Err(fail()),
                     // D11: otherwise broadcast_merge writes into A's dim.
-                    _ => x.broadcast_merge(y).ok_or_else(fail)?,
+                    _ => xd.broadcast_merge(yd).ok_or_else(fail)?,
                 };
+                out.set(start + i, merged);
             }
             Ok(out)
         }
     }
+}
+
+/// The Broadcast op on partial shapes (I6-I8; B5's modes, and B1 for `bidirectional`): `data`
+/// to `target`, where a target whose values are unknown is [`PartialShape::dynamic`] of its
+/// length, and one whose length is unknown is [`PartialShape::DYNAMIC_RANK`].
+///
+/// * `numpy` (I6): the result is the target. Errors: a target rank below the data's (both
+///   known), and a pair of static dims where the data's is neither 1 nor the target's; dims
+///   that are not both static are not compared (OpenVINO's rule).
+/// * `explicit` (I7): the result is the target. The mapping is checked against what is known:
+///   strictly increasing, one entry per data dim, each below the target's rank; a mapped data
+///   dim must be able to be 1 or to equal the target's (their intervals meet).
+/// * `pdpd` (I8): PDPD with (A, B) = (target, data), D11 included; a dynamic rank on either
+///   side gives the target's rank of `-1` dims.
+/// * `bidirectional`: [`broadcast_partial`] under `Bidirectional` (I2-I4).
+///
+/// ```
+/// use shaped::rules::partial::{broadcast_to_partial, Interval, PartialShape};
+/// use shaped::rules::BroadcastToMode;
+/// let data = PartialShape::new(&[Interval::new(2, 4).unwrap(), Interval::fixed(3)]).unwrap();
+/// // A target of three values not known yet.
+/// let target = PartialShape::dynamic(3).unwrap();
+/// let out = broadcast_to_partial(&data, &target, BroadcastToMode::Numpy).unwrap();
+/// assert_eq!(out.to_string(), "{-1,-1,-1}");
+/// // PDPD refines the target's unknown dim with the data's, which cannot be 1 (D11).
+/// let pdpd = BroadcastToMode::Pdpd { axis: 1 };
+/// let known = PartialShape::new(&[Interval::fixed(2), Interval::DYNAMIC, Interval::fixed(3)]).unwrap();
+/// assert_eq!(broadcast_to_partial(&data, &known, pdpd).unwrap().to_string(), "{2,[2,4],3}");
+/// ```
+pub fn broadcast_to_partial(
+    data: &PartialShape,
+    target: &PartialShape,
+    mode: BroadcastToMode<'_>,
+) -> Result<PartialShape, Error> {
+    let op = mode.operation();
+    const NO_DIMS: &[Interval] = &[];
+    let (dd, dt) = (data.dims(), target.dims());
+    let err = |kind| partial_error(kind, op, dd.unwrap_or(NO_DIMS), dt.unwrap_or(NO_DIMS));
+    match mode {
+        BroadcastToMode::Bidirectional => {
+            broadcast_partial(data, target, AutoBroadcast::Bidirectional)
+        }
+        BroadcastToMode::Numpy => {
+            if let (Some(dd), Some(dt)) = (dd, dt) {
+                if dt.len() < dd.len() {
+                    return Err(err(ErrorKind::TargetRankTooSmall));
+                }
+                let pad = dt.len() - dd.len();
+                for (i, &x) in dd.iter().enumerate() {
+                    let (xd, td) = (data.dim(i), target.dim(pad + i));
+                    if let (Some(xs), Some(ts)) = (x.as_static(), td.iv.as_static()) {
+                        if xs != 1 && xs != ts && !xd.same_symbol(td) {
+                            let kind = ErrorKind::IntervalMismatch {
+                                axis: pad + i,
+                                lhs: x,
+                                rhs: td.iv,
+                            };
+                            return Err(err(kind));
+                        }
+                    }
+                }
+            }
+            Ok(*target)
+        }
+        BroadcastToMode::Explicit { axes_mapping } => {
+            for (index, pair) in axes_mapping.windows(2).enumerate() {
+                if pair[1] <= pair[0] {
+                    return Err(err(ErrorKind::AxesMappingOrder { index: index + 1 }));
+                }
+            }
+            if let Some(dd) = dd {
+                // A scalar with a non-empty mapping counts as [1] (B5).
+                let rank = if dd.is_empty() && !axes_mapping.is_empty() {
+                    1
+                } else {
+                    dd.len()
+                };
+                if axes_mapping.len() != rank {
+                    let kind = ErrorKind::AxesMappingLength {
+                        len: axes_mapping.len(),
+                        rank,
+                    };
+                    return Err(err(kind));
+                }
+            }
+            if let Some(dt) = dt {
+                for (index, &axis) in axes_mapping.iter().enumerate() {
+                    if axis >= dt.len() {
+                        return Err(err(ErrorKind::AxesMappingRange { index, axis }));
+                    }
+                    let Some(x) = dd.and_then(|dd| dd.get(index).copied()) else {
+                        continue; // a scalar's [1], or a data rank not known yet
+                    };
+                    let (xd, td) = (data.dim(index), target.dim(axis));
+                    let fits = x.contains(1) || x.merge(td.iv).is_some() || xd.same_symbol(td);
+                    if !fits {
+                        let kind = ErrorKind::IntervalMismatch {
+                            axis,
+                            lhs: x,
+                            rhs: td.iv,
+                        };
+                        return Err(err(kind));
+                    }
+                }
+            }
+            Ok(*target)
+        }
+        BroadcastToMode::Pdpd { axis } => {
+            let Some(dt) = dt else {
+                return Ok(PartialShape::DYNAMIC_RANK);
+            };
+            if dd.is_none() {
+                return Ok(PartialShape::dynamic(dt.len()).unwrap_or(PartialShape::DYNAMIC_RANK));
+            }
+            // PDPD's A is the target: the errors speak of (data, target), so sides swap back.
+            broadcast_partial(target, data, AutoBroadcast::Pdpd { axis }).map_err(|e| {
+                let kind = match e.kind() {
+                    ErrorKind::IntervalMismatch { axis, lhs, rhs } => ErrorKind::IntervalMismatch {
+                        axis,
+                        lhs: rhs,
+                        rhs: lhs,
+                    },
+                    ErrorKind::SecondRankTooLarge => ErrorKind::TargetRankTooSmall,
+                    other => other,
+                };
+                err(kind)
+            })
+        }
+    }
+}
+
+/// What is known of the axes an input was stretched along on partial shapes (I9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialAxes {
+    /// Axes the input is surely stretched along.
+    pub stretched: AxisSet,
+    /// Axes where it cannot be told yet (its dim may be 1 or the output's).
+    pub unknown: AxisSet,
+    /// The output's rank, `None` when that is not known (then nothing is).
+    pub rank: Option<usize>,
+}
+
+impl PartialAxes {
+    const UNKNOWN_RANK: PartialAxes = PartialAxes {
+        stretched: AxisSet::EMPTY,
+        unknown: AxisSet::EMPTY,
+        rank: None,
+    };
+
+    /// The stretched axes when every axis is decided (OpenVINO's `get_broadcast_axes` answering
+    /// `true`), else `None`.
+    pub fn known(&self) -> Option<AxisSet> {
+        (self.rank.is_some() && self.unknown.is_empty()).then_some(self.stretched)
+    }
+}
+
+/// One input dim against the output dim it lands on: stretched, not stretched, or unknown.
+fn stretch_of(x: Dim, o: Dim) -> Option<bool> {
+    if x.same_symbol(o) || !x.iv.contains(1) {
+        return Some(false); // equal dims, or a dim that must equal the output's
+    }
+    match (x.iv.as_static(), o.iv.as_static()) {
+        (Some(1), Some(1)) => Some(false),
+        (Some(1), _) if !o.iv.contains(1) => Some(true),
+        _ => None,
+    }
+}
+
+/// I9 for an input placed into `out` at `start` (its dims from there, no dim elsewhere), or at
+/// the output axes of `mapping` when given.
+fn stretched_in(
+    input: &PartialShape,
+    out: &PartialShape,
+    place: Result<usize, &[usize]>,
+) -> PartialAxes {
+    let Some(dout) = out.dims() else {
+        return PartialAxes::UNKNOWN_RANK;
+    };
+    let mut r = PartialAxes {
+        rank: Some(dout.len()),
+        ..PartialAxes::UNKNOWN_RANK
+    };
+    let Some(di) = input.dims() else {
+        // The input's rank is not known: only a mapping tells its unmapped axes.
+        for axis in 0..dout.len() {
+            match place {
+                Err(mapping) if !mapping.contains(&axis) => r.stretched = r.stretched.with(axis),
+                _ => r.unknown = r.unknown.with(axis),
+            }
+        }
+        return r;
+    };
+    for axis in 0..dout.len() {
+        let at = match place {
+            Ok(start) => axis.checked_sub(start).filter(|&i| i < di.len()),
+            Err(mapping) => mapping.iter().position(|&m| m == axis),
+        };
+        // A scalar with a one-entry mapping counts as [1].
+        let x = at.map(|i| {
+            if di.is_empty() {
+                Dim::ONE
+            } else {
+                input.dim(i)
+            }
+        });
+        match x.map_or(Some(true), |x| stretch_of(x, out.dim(axis))) {
+            Some(true) => r.stretched = r.stretched.with(axis),
+            Some(false) => {}
+            None => r.unknown = r.unknown.with(axis),
+        }
+    }
+    r
+}
+
+/// I9 for an elementwise operation on partial shapes: what is known of the axes `a` and `b`
+/// were each stretched along (B6), the shapes checked as [`broadcast_partial`] checks them.
+///
+/// ```
+/// use shaped::rules::partial::{stretched_axes_partial, Interval, PartialShape};
+/// use shaped::AutoBroadcast;
+/// let a = PartialShape::new(&[Interval::DYNAMIC, Interval::fixed(3)]).unwrap();
+/// let b = PartialShape::fixed(&[1, 3]).unwrap();
+/// let [sa, sb] = stretched_axes_partial(&a, &b, AutoBroadcast::Numpy).unwrap();
+/// // Whether `a`'s first dim is 1 (and `b` stretched along axis 0) is not known yet.
+/// assert_eq!((sa.known(), sb.known()), (None, None));
+/// assert_eq!(sb.unknown.to_string(), "{0}");
+/// assert!(sa.stretched.is_empty());
+/// ```
+pub fn stretched_axes_partial(
+    a: &PartialShape,
+    b: &PartialShape,
+    mode: AutoBroadcast,
+) -> Result<[PartialAxes; 2], Error> {
+    let out = broadcast_partial(a, b, mode)?;
+    let start = |s: &PartialShape| {
+        let (o, i) = (
+            out.dims().map_or(0, <[Interval]>::len),
+            s.dims().map_or(0, <[Interval]>::len),
+        );
+        Ok(o.saturating_sub(i))
+    };
+    Ok(match mode {
+        AutoBroadcast::None => [stretched_in(a, &out, Ok(0)), stretched_in(b, &out, Ok(0))],
+        AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => [
+            stretched_in(a, &out, start(a)),
+            stretched_in(b, &out, start(b)),
+        ],
+        AutoBroadcast::Pdpd { axis } => {
+            let at = match (a.dims(), b.dims()) {
+                (Some(da), Some(db)) => {
+                    Ok(super::resolve_axis(axis, da.len(), db.len()).unwrap_or(0))
+                }
+                _ => Ok(0),
+            };
+            [stretched_in(a, &out, Ok(0)), stretched_in(b, &out, at)]
+        }
+    })
+}
+
+/// I9 for the Broadcast op on partial shapes: what is known of the axes `data` was stretched
+/// along when broadcast to `target` (B6, A18), the shapes checked as [`broadcast_to_partial`]
+/// checks them.
+pub fn stretched_axes_to_partial(
+    data: &PartialShape,
+    target: &PartialShape,
+    mode: BroadcastToMode<'_>,
+) -> Result<PartialAxes, Error> {
+    let out = broadcast_to_partial(data, target, mode)?;
+    let (o, i) = (
+        out.dims().map_or(0, <[Interval]>::len),
+        data.dims().map_or(0, <[Interval]>::len),
+    );
+    let place = match mode {
+        BroadcastToMode::Explicit { axes_mapping } => Err(axes_mapping),
+        BroadcastToMode::Pdpd { axis } => Ok(super::resolve_axis(axis, o, i).unwrap_or(0)),
+        BroadcastToMode::Numpy | BroadcastToMode::Bidirectional => Ok(o.saturating_sub(i)),
+    };
+    Ok(stretched_in(data, &out, place))
 }

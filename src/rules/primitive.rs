@@ -74,6 +74,34 @@ pub fn binary_check_dst(
     Ok(out)
 }
 
+/// A run in place (O8): the destination is src0's memory, so src1 must broadcast onto src0
+/// one way (O1-O3 hold, and their destination is src0's shape).
+///
+/// ```
+/// use shaped::rules::binary_in_place_fits;
+/// assert!(binary_in_place_fits(&[2, 8, 5, 5], &[1, 8, 1, 1]).is_ok());
+/// let e = binary_in_place_fits(&[1, 8], &[2, 8]).unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "cannot broadcast [1, 8] with [2, 8] (binary in place): axis 0 has 1 vs 2; \
+///      in place, src1 may not change src0's shape (O8)"
+/// );
+/// ```
+pub fn binary_in_place_fits(src0: &[usize], src1: &[usize]) -> Result<(), Error> {
+    let out = binary_dst_shape(src0, src1).map_err(|e| e.in_operation(Operation::BinaryInPlace))?;
+    match (0..src0.len()).find(|&i| out[i] != src0[i]) {
+        None => Ok(()),
+        Some(axis) => {
+            let kind = ErrorKind::DimMismatch {
+                axis,
+                lhs: src0[axis],
+                rhs: src1[axis],
+            };
+            Err(Error::new(kind, Operation::BinaryInPlace, src0, src1))
+        }
+    }
+}
+
 /// A binary post-op's operand against the destination (O4): the same rank, and each dim 1 or
 /// equal to the destination's. The operand may broadcast; it never grows the destination
 /// (`index` is the post-op's position, for the message).

@@ -95,3 +95,34 @@ macro_rules! broadcast_to_impl {
     };
 }
 for_each_alignment!(broadcast_to_impl);
+
+/// B6 at compile time: the axes of `Target` that a tensor of shape `S` is stretched along
+/// when broadcast to it one way (numpy's `broadcast_to`, the Broadcast op's `numpy` mode,
+/// and each input of a NUMPY elementwise operation against its output). `S` must broadcast to
+/// `Target` (checked at compile time); [`Stretched::AXES`] is a constant.
+///
+/// ```
+/// use shaped::typed::rules::Stretched;
+/// use shaped::Shape;
+/// const AXES: shaped::rules::AxisSet = Stretched::<Shape![3, 1], Shape![2, 3, 4]>::AXES;
+/// assert_eq!(AXES.iter().collect::<Vec<_>>(), [0, 2]);
+/// ```
+///
+/// A shape that does not broadcast to the target does not compile:
+///
+/// ```compile_fail
+/// use shaped::typed::rules::Stretched;
+/// use shaped::Shape;
+/// let _ = Stretched::<Shape![2, 3], Shape![3, 3]>::AXES;
+/// ```
+pub struct Stretched<S, Target>(core::marker::PhantomData<fn() -> (S, Target)>);
+
+impl<S, Target> Stretched<S, Target>
+where
+    S: crate::typed::shape::StaticShape + BroadcastToShape<Target>,
+    Target: crate::typed::shape::StaticShape,
+{
+    /// The stretched axes, computed at compile time.
+    pub const AXES: crate::rules::AxisSet =
+        crate::rules::AxisSet::placed(S::DIMS, Target::DIMS, Target::DIMS.len() - S::DIMS.len());
+}

@@ -29,7 +29,7 @@ use crate::typed::shape::Shape;
 
 pub use broadcast_op::{
     Bidirectional, BidirectionalDimRule, BidirectionalOutput, BroadcastToDim, BroadcastToShape,
-    OneWayDimRule,
+    OneWayDimRule, Stretched,
 };
 pub use dense::DenseShape;
 pub use manipulate::{

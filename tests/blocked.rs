@@ -1,0 +1,435 @@
+//! Blocked memory formats in the binary primitive (O7): every result equals the plain-layout
+//! result reordered, for every post-op kind, on random shapes; padding is never written; the
+//! `any` rule picks a blocked format (O5); the errors name what is wrong.
+
+mod common;
+
+use common::{indices, Lcg};
+use shaped::primitive::{reorder, Alg, Binary, Blocking, Eltwise, Layout, MemMut, MemRef, PostOp};
+use shaped::ErrorKind;
+
+/// Plain data, its layout's buffer (the padding a sentinel), and the buffer filled by reorder.
+fn lay_out(dims: &[usize], plain: &[f32], layout: Layout) -> Vec<f32> {
+    let len = layout.buffer_len(dims).unwrap();
+    let mut buf = vec![f32::from_bits(0x7fc0_dead); len];
+    let src = MemRef::new(dims, plain, Layout::RowMajor).unwrap();
+    reorder(&src, &mut MemMut::new(dims, &mut buf, layout).unwrap()).unwrap();
+    buf
+}
+
+fn blocked(tag: &str) -> Layout {
+    Layout::Blocked(Blocking::from_tag(tag).unwrap())
+}
+
+/// Formats for a rank: plain ones, oneDNN's channel blocks, double blocking, a permuted
+/// blocked order (the GPU's `fs_b_yx_fsv32` at rank 4).
+fn layouts(rank: usize) -> Vec<Layout> {
+    let mut out = vec![Layout::RowMajor, Layout::ChannelsLast];
+    if rank >= 2 {
+        out.push(Layout::Blocked(Blocking::blocked::<1, 4>()));
+        out.push(Layout::Blocked(Blocking::blocked::<1, 8>()));
+        out.push(Layout::Blocked(Blocking::blocked::<1, 16>()));
+        out.push(Layout::Blocked(Blocking::double::<4, 8>()));
+    }
+    if rank == 4 {
+        out.push(Layout::Blocked(
+            Blocking::from_gpu_format("fs_b_yx_fsv32").unwrap(),
+        ));
+    }
+    out
+}
+
+/// Block sizes per axis, to keep the random formats of one run compatible.
+fn blocks(layout: Layout) -> Vec<(usize, usize)> {
+    match layout {
+        Layout::Blocked(b) => b.blocks().collect(),
+        _ => vec![],
+    }
+}
+
+fn compatible(chosen: &[Layout], dims_of: &[Vec<usize>], dst: &[usize]) -> bool {
+    let mut per_axis = vec![0usize; dst.len()];
+    for (l, dims) in chosen.iter().zip(dims_of) {
+        for (axis, size) in blocks(*l) {
+            if dims[axis] == 1 && dst[axis] != 1 {
+                continue;
+            }
+            if per_axis[axis] != 0 && per_axis[axis] != size {
+                return false;
+            }
+            per_axis[axis] = size;
+        }
+    }
+    true
+}
+
+fn canon(v: f32) -> u32 {
+    if v.is_nan() {
+        u32::MAX
+    } else {
+        v.to_bits()
+    }
+}
+
+/// O7: for random shapes (rank 2 to 5, channel counts that are and are not multiples of the
+/// blocks, broadcasting along any dim), random formats for src0, src1, the post-op operand and
+/// the destination, and each post-op kind, the blocked run writes exactly what the row-major
+/// run writes, at every index, and leaves the destination's padding as it was.
+#[test]
+fn o7_blocked_results_equal_plain_results_reordered() {
+    let mut rng = Lcg(0x0B10_C4ED_5EED);
+    let mut runs = 0;
+    let mut padded_runs = 0;
+    while runs < 400 {
+        let rank = 2 + rng.below(4);
+        let mut dst: Vec<usize> = (0..rank).map(|_| 1 + rng.below(3)).collect();
+        dst[1] = 1 + rng.below(40);
+        if rng.below(3) == 0 {
+            dst[0] = 1 + rng.below(20);
+        }
+        let mask = |rng: &mut Lcg| -> Vec<usize> {
+            dst.iter()
+                .map(|&d| if rng.below(3) == 0 { 1 } else { d })
+                .collect()
+        };
+        let (d0, d1) = match rng.below(4) {
+            0 => (dst.clone(), mask(&mut rng)),
+            1 => (mask(&mut rng), dst.clone()),
+            2 => (dst.clone(), dst.clone()),
+            _ => {
+                // Both broadcast: src1 fills the dims src0 leaves at 1.
+                let a = mask(&mut rng);
+                let b = a
+                    .iter()
+                    .zip(&dst)
+                    .map(|(&x, &d)| if x == 1 { d } else { 1 })
+                    .collect();
+                (a, b)
+            }
+        };
+        let od = mask(&mut rng);
+        let all = layouts(rank);
+        let pick: Vec<Layout> = (0..4).map(|_| all[rng.below(all.len() as u64)]).collect();
+        let shapes = [d0.clone(), d1.clone(), od.clone(), dst.clone()];
+        if !compatible(&pick, &shapes, &dst) {
+            continue;
+        }
+        runs += 1;
+        let value = |rng: &mut Lcg, dims: &[usize]| -> Vec<f32> {
+            (0..dims.iter().product::<usize>())
+                .map(|_| (rng.below(41) as f32 - 20.0) * 0.25)
+                .collect()
+        };
+        let (a, b, o, old) = (
+            value(&mut rng, &d0),
+            value(&mut rng, &d1),
+            value(&mut rng, &od),
+            value(&mut rng, &dst),
+        );
+        let alg = [Alg::Add, Alg::Sub, Alg::Mul, Alg::Maximum, Alg::Div][rng.below(5)];
+        let kind = rng.below(4);
+        // The plain run.
+        let run = |la: Layout, lb: Layout, lo: Layout, ld: Layout| -> (Vec<f32>, Vec<f32>) {
+            let (ab, bb, ob) = (
+                lay_out(&d0, &a, la),
+                lay_out(&d1, &b, lb),
+                lay_out(&od, &o, lo),
+            );
+            let mut db = lay_out(&dst, &old, ld);
+            let before = db.clone();
+            let operand = MemRef::new(&od, &ob, lo).unwrap();
+            let mut p = Binary::new(alg).runtime_checked();
+            match kind {
+                0 => {}
+                1 => p.push_post_op(PostOp::Eltwise(Eltwise::Relu)),
+                2 => p.push_post_op(PostOp::Sum { scale: 0.5 }),
+                _ => {
+                    p.push_post_op(PostOp::binary(Alg::Mul, &operand));
+                    p.push_post_op(PostOp::Eltwise(Eltwise::Square));
+                }
+            }
+            let src0 = MemRef::new(&d0, &ab, la).unwrap();
+            let src1 = MemRef::new(&d1, &bb, lb).unwrap();
+            let mut out = MemMut::new(&dst, &mut db, ld).unwrap();
+            p.run_into(&src0, &src1, &mut out).unwrap();
+            (db, before)
+        };
+        let (want, _) = run(
+            Layout::RowMajor,
+            Layout::RowMajor,
+            Layout::RowMajor,
+            Layout::RowMajor,
+        );
+        let (got, before) = run(pick[0], pick[1], pick[2], pick[3]);
+        let got_mem = MemRef::new(&dst, &got, pick[3]).unwrap();
+        let mut written = vec![false; got.len()];
+        for index in indices(&dst) {
+            let row_major: usize = index.iter().zip(&dst).fold(0, |acc, (&i, &n)| acc * n + i);
+            let at = got_mem.get(&index).unwrap();
+            let offset = (at as *const f32 as usize - got.as_ptr() as usize) / 4;
+            written[offset] = true;
+            assert_eq!(
+                canon(*at),
+                canon(want[row_major]),
+                "run {runs}: {pick:?} {d0:?} {d1:?} -> {dst:?} at {index:?}"
+            );
+        }
+        // The padding keeps its sentinel, bit for bit.
+        let mut padded = false;
+        for (i, (&g, &b)) in got.iter().zip(&before).enumerate() {
+            if !written[i] {
+                padded = true;
+                assert_eq!(
+                    g.to_bits(),
+                    b.to_bits(),
+                    "run {runs}: padding at {i} written"
+                );
+            }
+        }
+        padded_runs += usize::from(padded);
+    }
+    // The random shapes did reach padded blocks.
+    assert!(padded_runs > 20, "{padded_runs}");
+}
+
+/// O7 on the benchmark's shape: nChw16c data with a per-channel `[1, C, 1, 1]` bias, the
+/// destination `any` (O5 picks nChw16c), at a channel count that is not a multiple of 16.
+#[test]
+fn o7_nchw16c_with_a_per_channel_source_and_an_any_destination() {
+    let dims = [2, 20, 3, 3];
+    let plain: Vec<f32> = (0..360).map(|i| i as f32).collect();
+    let bias: Vec<f32> = (0..20).map(|c| 1000.0 * c as f32).collect();
+    let nchw16c = blocked("aBcd16b");
+    let x = lay_out(&dims, &plain, nchw16c);
+    assert_eq!(x.len(), 2 * 32 * 9);
+    let src0 = MemRef::new(dims, &x, nchw16c).unwrap();
+    let src1 = MemRef::new([1, 20, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Add);
+    let (layout, len) = prim.dst_for(&src0, &src1).unwrap();
+    assert_eq!((layout, len), (nchw16c, 576));
+    let mut buf = vec![0.0f32; len];
+    let mut dst = MemMut::any(dims, &mut buf[..360]).unwrap();
+    // An `any` destination sized for the plain count cannot hold the padded format.
+    assert_eq!(
+        prim.run_into(&src0, &src1, &mut dst)
+            .unwrap_err()
+            .to_string(),
+        "shape [2, 20, 3, 3] needs 576 elements, but the buffer holds 360"
+    );
+    let mut dst = MemMut::new(dims, &mut buf, nchw16c).unwrap();
+    prim.run_into(&src0, &src1, &mut dst).unwrap();
+    for index in indices(&dims) {
+        let i = ((index[0] * 20 + index[1]) * 3 + index[2]) * 3 + index[3];
+        assert_eq!(
+            *dst.get(&index).unwrap(),
+            i as f32 + 1000.0 * index[1] as f32
+        );
+    }
+    // n = 1, c = 17 lies in the second block of 16 at place 1: ((1 * 2 + 1) * 9 + 0) * 16 + 1.
+    assert_eq!(buf[3 * 9 * 16 + 1], (180 + 17 * 9) as f32 + 17000.0);
+    // The owned run allocates the padded count.
+    let m = prim.run(&src0, &src1).unwrap();
+    assert_eq!((m.layout(), m.as_slice().len()), (nchw16c, 576));
+    assert_eq!(m.to_row_major().as_slice()[..3], [0.0, 1.0, 2.0]);
+}
+
+/// O5 with blocked formats: the destination takes the format of the source that is not
+/// broadcast, src0's when neither is (A16), row-major when both are.
+#[test]
+fn o5_any_takes_a_blocked_format_of_the_bigger_source() {
+    let (c16, c8) = (blocked("aBcd16b"), blocked("aBcd8b"));
+    let big = vec![0.0f32; 2 * 16 * 4];
+    let small = vec![0.0f32; 16];
+    let full = MemRef::new([2, 16, 2, 2], &big, c16).unwrap();
+    let full8 = MemRef::new([2, 16, 2, 2], &big, c8).unwrap();
+    let bias = MemRef::new([1, 16, 1, 1], &small, c8).unwrap();
+    let prim = Binary::<f32>::new(Alg::Add);
+    assert_eq!(prim.dst_for(&full, &bias).unwrap().0, c16);
+    assert_eq!(prim.dst_for(&bias, &full8).unwrap().0, c8);
+    assert_eq!(prim.run(&full, &full).unwrap().layout(), c16);
+    let row = MemRef::new([1, 16, 1, 1], &small, Layout::RowMajor).unwrap();
+    let col = MemRef::new([2, 1, 2, 2], &big[..8], Layout::RowMajor).unwrap();
+    assert_eq!(prim.dst_for(&row, &col).unwrap().0, Layout::RowMajor);
+}
+
+/// O7: a format's tag, its GPU name, its rank, and the errors of each.
+#[test]
+fn o7_formats_parse_from_onednn_tags_and_gpu_names() {
+    let cases = [
+        ("b_fs_yx_fsv16", "aBcd16b"),
+        ("b_fs_zyx_fsv16", "aBcde16b"),
+        ("b_fs_yx_fsv32", "aBcd32b"),
+        ("fs_b_yx_fsv32", "Bacd32b"),
+        ("bs_fs_yx_bsv16_fsv16", "ABcd16a16b"),
+        ("bs_fs_zyx_bsv32_fsv16", "ABcde32a16b"),
+    ];
+    for (gpu, tag) in cases {
+        let b = Blocking::from_gpu_format(gpu).unwrap();
+        assert_eq!(b, Blocking::from_tag(tag).unwrap(), "{gpu}");
+        assert_eq!(b.to_string(), tag);
+    }
+    assert_eq!(Blocking::blocked::<1, 8>().to_string(), "aBx8b");
+    assert_eq!(Blocking::double::<16, 16>().to_string(), "ABx16a16b");
+    // A tag without blocks in a plain order is that plain layout.
+    let plain = vec![0.0f32; 24];
+    for (tag, layout) in [("abcd", Layout::RowMajor), ("acdb", Layout::ChannelsLast)] {
+        let m = MemRef::new([1, 2, 3, 4], &plain, blocked(tag)).unwrap();
+        assert_eq!(m.layout(), layout, "{tag}");
+    }
+    // A permutation that is neither stays a format of its own.
+    let m = MemRef::new([1, 2, 3, 4], &plain, blocked("bacd")).unwrap();
+    assert_eq!(m.strides(), [12, 12, 4, 1]);
+    for (bad, at) in [
+        ("", 0),
+        ("aBcd16c", 6),
+        ("aBcd", 4),
+        ("aBcd1b", 5),
+        ("aacd", 1),
+        ("aBcd16b16b", 9),
+        ("aBcd99999b", 4),
+        ("abcd16", 6),
+        ("axbx", 3),
+    ] {
+        let e = Blocking::from_tag(bad).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LayoutTag { at }, "{bad:?}");
+    }
+    assert_eq!(
+        Blocking::from_gpu_format("b_fs_yx_fsvx")
+            .unwrap_err()
+            .to_string(),
+        "bad layout tag: character 11 is not understood (O7)"
+    );
+    assert_eq!(
+        Blocking::from_gpu_format("b_q_yx").unwrap_err().kind(),
+        ErrorKind::LayoutTag { at: 2 }
+    );
+    // A rank-4 format on a rank-3 memory.
+    assert_eq!(
+        MemRef::new([2, 3, 4], &plain, blocked("aBcd8b"))
+            .unwrap_err()
+            .to_string(),
+        "bad layout for shape [2, 3, 4]: the blocked format does not fit rank 3 (O7)"
+    );
+    assert_eq!(
+        Layout::Blocked(Blocking::double::<4, 4>())
+            .buffer_len([3])
+            .unwrap_err()
+            .to_string(),
+        "bad layout for shape [3]: the blocked format does not fit rank 1 (O7)"
+    );
+    // The buffer must hold the padded count.
+    assert_eq!(
+        MemRef::new([1, 3, 2, 2], &plain[..12], blocked("aBcd8b"))
+            .unwrap_err()
+            .to_string(),
+        "shape [1, 3, 2, 2] needs 32 elements, but the buffer holds 12"
+    );
+}
+
+/// O7: one run takes one block size per axis; a source blocked by 16 and a destination blocked
+/// by 8 along the channels is an error value, while a broadcast source's block does not count.
+#[test]
+fn o7_one_block_size_per_axis() {
+    let (c16, c8) = (blocked("aBcd16b"), blocked("aBcd8b"));
+    let x = vec![0.0f32; 32 * 4];
+    let src0 = MemRef::new([1, 32, 2, 2], &x, c16).unwrap();
+    let mut buf = vec![0.0f32; 32 * 4];
+    let mut dst = MemMut::new([1, 32, 2, 2], &mut buf, c8).unwrap();
+    let e = Binary::new(Alg::Add)
+        .run_into(&src0, &src0, &mut dst)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [1, 32, 2, 2] with [1, 32, 2, 2] (binary): axis 1 is blocked by 16 in \
+         one memory and by 8 in another; one run takes one block size per axis (O7)"
+    );
+    // Broadcast along the channels: the 16-block source is read at channel 0 only.
+    let one = vec![2.0f32; 16 * 4];
+    let src1 = MemRef::new([1, 1, 2, 2], &one, c16).unwrap();
+    let src0 = MemRef::new([1, 32, 2, 2], &x, c8).unwrap();
+    Binary::new(Alg::Add)
+        .run_into(&src0, &src1, &mut dst)
+        .unwrap();
+    assert!(buf.iter().all(|&v| v == 2.0));
+}
+
+/// A per-channel input along short rows is read from a repeated tile (the rows merged into
+/// one): channels-last data with a scaled per-channel bias and a per-channel post-op operand,
+/// rows of 48 and of 16 channels (nChw16c), over many blocks, against a hand loop; a third
+/// repeating input (more than the tiles) takes the unmerged path and agrees too.
+#[test]
+fn o7_per_channel_inputs_over_short_rows_match_a_hand_loop() {
+    for (c, layout) in [(48, Layout::ChannelsLast), (32, blocked("aBcd16b"))] {
+        let dims = [2, c, 40, 40];
+        let n: usize = dims.iter().product();
+        let plain: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 * 0.125 - 60.0)
+            .collect();
+        let bias: Vec<f32> = (0..c).map(|i| i as f32 - 20.0).collect();
+        let scale: Vec<f32> = (0..c).map(|i| 0.5 + (i % 5) as f32).collect();
+        let old: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+        let x = lay_out(&dims, &plain, layout);
+        let src0 = MemRef::new(dims, &x, layout).unwrap();
+        let b = MemRef::new([1, c, 1, 1], &bias, Layout::RowMajor).unwrap();
+        let s = MemRef::new([1, c, 1, 1], &scale, Layout::RowMajor).unwrap();
+        let mut buf = lay_out(&dims, &old, layout);
+        let mut dst = MemMut::new(dims, &mut buf, layout).unwrap();
+        let prim = Binary::new(Alg::Sub)
+            .scales(2.0, 0.5)
+            .post_op(Eltwise::Relu)
+            .post_op(PostOp::binary(Alg::Mul, &s))
+            .post_op(PostOp::Sum { scale: 0.25 });
+        prim.run_into(&src0, &b, &mut dst).unwrap();
+        // Three per-channel inputs: src1, and two operands.
+        let mut buf3 = lay_out(&dims, &old, layout);
+        let mut dst3 = MemMut::new(dims, &mut buf3, layout).unwrap();
+        let prim3 = Binary::new(Alg::Sub)
+            .scales(2.0, 0.5)
+            .post_op(Eltwise::Relu)
+            .post_op(PostOp::binary(Alg::Mul, &s))
+            .post_op(PostOp::binary(Alg::Add, &b))
+            .post_op(PostOp::Sum { scale: 0.25 });
+        prim3.run_into(&src0, &b, &mut dst3).unwrap();
+        for index in indices(&dims) {
+            let i = ((index[0] * c + index[1]) * 40 + index[2]) * 40 + index[3];
+            let ch = index[1];
+            let v = (2.0 * plain[i] - 0.5 * bias[ch]).max(0.0) * scale[ch];
+            assert_eq!(*dst.get(&index).unwrap(), v + 0.25 * old[i], "{index:?}");
+            let v3 = v + bias[ch];
+            assert_eq!(*dst3.get(&index).unwrap(), v3 + 0.25 * old[i], "{index:?}");
+        }
+    }
+}
+
+/// Hostile input is an error value: counts that overflow once padded, tags of any bytes.
+#[test]
+fn o7_hostile_formats_and_sizes_are_errors_not_panics() {
+    let c16 = Layout::Blocked(Blocking::blocked::<1, 16>());
+    // 17 channels pad to 32: a count that fits plain overflows blocked.
+    // (buffer_len counts bytes as for 1-byte elements, at most isize::MAX.)
+    let n = isize::MAX as usize / 20;
+    assert_eq!(Layout::RowMajor.buffer_len([1, 17, n]).unwrap(), 17 * n);
+    let e = c16.buffer_len([1, 17, n]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow);
+    assert_eq!(
+        c16.buffer_len([usize::MAX, 2]).unwrap_err().kind(),
+        ErrorKind::Overflow
+    );
+    assert_eq!(c16.buffer_len([3, 0, 5]).unwrap(), 0);
+    // Every short byte string parses or is refused, never panics.
+    let alphabet = b"aAbBcCxX0169_fsvbyz";
+    let mut rng = Lcg(7);
+    for _ in 0..20_000 {
+        let len = rng.below(14);
+        let tag: String = (0..len)
+            .map(|_| char::from(alphabet[rng.below(alphabet.len() as u64)]))
+            .collect();
+        if let Ok(b) = Blocking::from_tag(&tag) {
+            // What parses prints back as a tag that parses to the same format.
+            assert_eq!(Blocking::from_tag(&b.to_string()).unwrap(), b, "{tag}");
+        }
+        let _ = Blocking::from_gpu_format(&tag);
+    }
+    assert!(Blocking::from_gpu_format(&"b_".repeat(100)).is_err());
+    assert!(Blocking::from_tag(&"a".repeat(100)).is_err());
+}
