@@ -433,3 +433,76 @@ fn o7_hostile_formats_and_sizes_are_errors_not_panics() {
     assert!(Blocking::from_gpu_format(&"b_".repeat(100)).is_err());
     assert!(Blocking::from_tag(&"a".repeat(100)).is_err());
 }
+
+/// O7 with static shapes: blocked memories given their static shape (`into_static`) run with
+/// every shape rule checked at compile time (`apply_mem`, `apply_mem_in_place`; the compile
+/// errors are in ui-tests), the same values as the runtime path, each memory its own data type.
+#[test]
+fn o7_static_shapes_over_blocked_memory_agree_with_the_runtime_path() {
+    use shaped::{Shape, Tensor};
+    type S = Shape![2, 6, 3, 3];
+    let dims = [2, 6, 3, 3];
+    let nchw4c = blocked("aBcd4b");
+    let plain: Vec<f32> = (0..108).map(|i| i as f32 * 0.5 - 20.0).collect();
+    let x = lay_out(&dims, &plain, nchw4c);
+    let bias = Tensor::<f32, Shape![1, 6, 1, 1]>::from_fn(|i| i[1] as f32 * 10.0);
+    let scale = Tensor::<f32, Shape![2, 1, 1, 1]>::from_fn(|i| 1.0 + i[0] as f32);
+    let prim = Binary::new(Alg::Add)
+        .post_op(Eltwise::Relu)
+        .post_op(PostOp::binary(Alg::Mul, &scale));
+    // Runtime.
+    let mut want = vec![0.0f32; x.len()];
+    let src0 = MemRef::new(dims, &x, nchw4c).unwrap();
+    prim.run_into(
+        &src0,
+        &bias,
+        &mut MemMut::new(dims, &mut want, nchw4c).unwrap(),
+    )
+    .unwrap();
+    // Static.
+    let mut got = vec![0.0f32; x.len()];
+    let s0 = src0.into_static::<S>().unwrap();
+    let mut d = MemMut::new(dims, &mut got, nchw4c)
+        .unwrap()
+        .into_static::<S>()
+        .unwrap();
+    prim.apply_mem(&s0, &bias, &mut d).unwrap();
+    assert_eq!(got, want);
+    let d = MemRef::new(dims, &got, nchw4c).unwrap();
+    assert_eq!(d.get(&[1, 5, 2, 2]), Some(&((plain[107] + 50.0) * 2.0)));
+    // In place, static.
+    let mut inplace = x.clone();
+    let mut m = MemMut::new(dims, &mut inplace, nchw4c)
+        .unwrap()
+        .into_static::<S>()
+        .unwrap();
+    prim.apply_mem_in_place(&mut m, &bias).unwrap();
+    // The padding differs (never written): compare the values.
+    for index in indices(&dims) {
+        assert_eq!(m.inner().get(&index), d.get(&index), "{index:?}");
+    }
+    // Other data types: an i8 static tensor and a u8 blocked destination, computed in f32.
+    let small = Tensor::<i8, S>::from_fn(|i| (i[1] as i8 - 3) * 10 + i[3] as i8);
+    let mut bytes = vec![0u8; x.len()];
+    let mut d8 = MemMut::new(dims, &mut bytes, nchw4c)
+        .unwrap()
+        .into_static::<S>()
+        .unwrap();
+    Binary::<f32>::new(Alg::Add)
+        .scales(0.5, 1.0)
+        .apply_mem(&small, &bias, &mut d8)
+        .unwrap();
+    // Channel 1, w 2: 0.5 * (-20 + 2) + 10 = 1; channel 0: 0.5 * -30 + 0 saturates to 0.
+    assert_eq!(d8.inner().get(&[0, 1, 0, 2]), Some(&1));
+    assert_eq!(d8.inner().get(&[0, 0, 0, 0]), Some(&0));
+    // A memory whose dims are not the static shape.
+    let e = MemRef::new(dims, &x, nchw4c)
+        .unwrap()
+        .into_static::<Shape![2, 6, 3, 4]>()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
+    assert_eq!(
+        e.to_string(),
+        "shape [2, 6, 3, 3] is not the static shape [2, 6, 3, 4]"
+    );
+}

@@ -2,6 +2,7 @@
 //! owned elements; the `any` destination rule (O5, A16).
 
 use core::fmt;
+use core::marker::PhantomData;
 
 use super::blocked::Blocking;
 #[cfg(feature = "alloc")]
@@ -9,7 +10,7 @@ use crate::error::OrPanic;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::rules::{self, BINARY_MAX_NDIMS};
 use crate::typed::rules::Unranked;
-use crate::typed::shape::Shape;
+use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::Data;
 #[cfg(feature = "alloc")]
 use crate::DynTensor;
@@ -738,6 +739,101 @@ impl<T: fmt::Debug> fmt::Debug for Memory<T> {
 impl<T: Clone + fmt::Display> fmt::Display for Memory<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.to_row_major(), f)
+    }
+}
+
+/// A [`MemRef`] or [`MemMut`] whose dims are the static shape `S`, checked once when made
+/// (`into_static`): every shape rule of a run against it is then checked at compile time
+/// ([`Binary::apply_mem`](crate::primitive::Binary::apply_mem)), in any layout, blocked
+/// formats included.
+///
+/// ```
+/// use shaped::primitive::{Alg, Binary, Blocking, Layout, MemMut, MemRef};
+/// use shaped::{Shape, Tensor};
+/// let nchw4c = Layout::Blocked(Blocking::blocked::<1, 4>());
+/// let data = vec![1.0f32; nchw4c.buffer_len([1, 6, 2, 2]).unwrap()];
+/// let x = MemRef::new([1, 6, 2, 2], &data, nchw4c)?.into_static::<Shape![1, 6, 2, 2]>()?;
+/// let bias = Tensor::<f32, Shape![1, 6, 1, 1]>::from_fn(|i| i[1] as f32);
+/// let mut out = vec![0.0f32; data.len()];
+/// let mut dst = MemMut::new([1, 6, 2, 2], &mut out, nchw4c)?.into_static::<Shape![1, 6, 2, 2]>()?;
+/// Binary::<f32>::new(Alg::Add).apply_mem(&x, &bias, &mut dst)?;
+/// assert_eq!(dst.inner().get(&[0, 5, 1, 1]), Some(&6.0));
+/// # Ok::<(), shaped::Error>(())
+/// ```
+///
+/// A bias of the wrong shape does not compile:
+///
+/// ```compile_fail
+/// use shaped::primitive::{Alg, Binary, Layout, MemMut, MemRef};
+/// use shaped::{Shape, Tensor};
+/// let data = [0.0f32; 24];
+/// let x = MemRef::new([1, 6, 2, 2], &data, Layout::RowMajor).unwrap().into_static::<Shape![1, 6, 2, 2]>().unwrap();
+/// let bias = Tensor::<f32, Shape![1, 5, 1, 1]>::default();
+/// let mut out = [0.0f32; 24];
+/// let mut dst = MemMut::new([1, 6, 2, 2], &mut out, Layout::RowMajor).unwrap().into_static::<Shape![1, 6, 2, 2]>().unwrap();
+/// Binary::<f32>::new(Alg::Add).apply_mem(&x, &bias, &mut dst).unwrap();
+/// ```
+pub struct StaticMem<M, S> {
+    pub(crate) mem: M,
+    shape: PhantomData<fn() -> S>,
+}
+
+impl<M: fmt::Debug, S> fmt::Debug for StaticMem<M, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.mem.fmt(f)
+    }
+}
+
+impl<M, S> StaticMem<M, S> {
+    /// The memory.
+    pub fn inner(&self) -> &M {
+        &self.mem
+    }
+
+    /// The memory, its static shape given up.
+    pub fn into_inner(self) -> M {
+        self.mem
+    }
+}
+
+/// The memory's dims must be `S`'s.
+fn static_mem<M, S: StaticShape>(mem: M, dims: &[usize]) -> Result<StaticMem<M, S>, Error> {
+    if dims != S::DIMS {
+        return Err(Error::new(
+            ErrorKind::ShapeMismatch,
+            Operation::ToStatic,
+            dims,
+            S::DIMS,
+        ));
+    }
+    Ok(StaticMem {
+        mem,
+        shape: PhantomData,
+    })
+}
+
+impl<'a, T> MemRef<'a, T> {
+    /// This memory with the static shape `S`, for runs checked at compile time
+    /// ([`StaticMem`]); [`ErrorKind::ShapeMismatch`] when its dims are not `S`'s.
+    pub fn into_static<S: StaticShape>(self) -> Result<StaticMem<MemRef<'a, T>, S>, Error> {
+        let dims = self.desc;
+        static_mem(self, dims.dims())
+    }
+}
+
+impl<'a, T> MemMut<'a, T> {
+    /// This memory with the static shape `S`, for runs checked at compile time
+    /// ([`StaticMem`]); [`ErrorKind::ShapeMismatch`] when its dims are not `S`'s.
+    pub fn into_static<S: StaticShape>(self) -> Result<StaticMem<MemMut<'a, T>, S>, Error> {
+        let dims = self.desc;
+        static_mem(self, dims.dims())
+    }
+}
+
+impl<T, S> Source<T> for StaticMem<MemRef<'_, T>, S> {
+    type Shape = S;
+    fn mem(&self) -> Result<MemRef<'_, T>, Error> {
+        Ok(self.mem)
     }
 }
 

@@ -66,12 +66,14 @@ pub use blocked::{Blocking, MAX_BLOCK, MAX_BLOCKS};
 pub use element::{Alg, DataType, Eltwise};
 #[cfg(feature = "alloc")]
 pub use memory::Memory;
-pub use memory::{reorder, Layout, MemMut, MemRef, Source};
+pub use memory::{reorder, Layout, MemMut, MemRef, Source, StaticMem};
 
 use crate::error::{Error, ErrorKind, Operation};
 use crate::rules::{self, ShapeBuf};
 use crate::tensor::{OwnedIn, Tensor};
-use crate::typed::rules::{BinaryDst, BinaryOutput, BinaryShape, DstShape, PostOpShapes};
+use crate::typed::rules::{
+    BinaryDst, BinaryOutput, BinaryShape, DstShape, InPlaceShape, PostOpShapes,
+};
 use crate::typed::shape::StaticShape;
 use crate::typed::storage::{Data, DataMut, Family};
 
@@ -476,9 +478,9 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         src1: &B,
     ) -> Result<(), Error>
     where
-        S: StaticShape + BinaryShape<ShapeOf<B, T>> + DstShape<BinaryOutput<S, ShapeOf<B, T>>>,
-        BinaryOutput<S, ShapeOf<B, T>>: BinaryDst,
+        S: StaticShape,
         B: StaticSource<T>,
+        ShapeOf<B, T>: InPlaceShape<S>,
         P: PostOpShapes<S>,
         DD: DataMut<T>,
     {
@@ -544,6 +546,49 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     {
         let mut desc = Desc::dense::<T>(SD::DIMS, Layout::RowMajor)?;
         self.execute(src0.mem()?, src1.mem()?, dst.as_mut_slice(), &mut desc)
+    }
+
+    /// The static front end over memory in any layout: sources with static shapes (static
+    /// tensors, or [`MemRef::into_static`] memories, blocked formats included) into a
+    /// destination memory of a static shape ([`MemMut::into_static`]), every shape rule
+    /// checked at compile time (O1-O4), each memory of its own data type (O9). See
+    /// [`StaticMem`] for an example.
+    pub fn apply_mem<A, B, XA, XB, XD, SD>(
+        &self,
+        src0: &A,
+        src1: &B,
+        dst: &mut StaticMem<MemMut<'_, XD>, SD>,
+    ) -> Result<(), Error>
+    where
+        A: Source<XA> + ?Sized,
+        B: Source<XB> + ?Sized,
+        XA: DataType<T::Compute>,
+        XB: DataType<T::Compute>,
+        XD: DataType<T::Compute>,
+        A::Shape: BinaryShape<B::Shape>,
+        BinaryOutput<A::Shape, B::Shape>: BinaryDst,
+        SD: StaticShape + DstShape<BinaryOutput<A::Shape, B::Shape>>,
+        P: PostOpShapes<SD>,
+    {
+        let d = &mut dst.mem;
+        self.execute(src0.mem()?, src1.mem()?, d.data, &mut d.desc)
+    }
+
+    /// [`Binary::run_in_place`] on a memory of a static shape, in any layout: src1's shape
+    /// broadcasts onto it one way, and every static post-op operand fits it, checked at
+    /// compile time.
+    pub fn apply_mem_in_place<B, SD>(
+        &self,
+        src0_dst: &mut StaticMem<MemMut<'_, T>, SD>,
+        src1: &B,
+    ) -> Result<(), Error>
+    where
+        B: Source<T> + ?Sized,
+        SD: StaticShape,
+        B::Shape: InPlaceShape<SD>,
+        P: PostOpShapes<SD>,
+    {
+        self.run_in_place(&mut src0_dst.mem, src1)
     }
 
     /// Checks everything, resolves an `any` destination, then makes the one pass. The sources

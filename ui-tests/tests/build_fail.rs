@@ -52,3 +52,14 @@ fn inline_tensor_too_large_names_its_size_the_limit_and_heap_tensor() {
         "{errors}"
     );
 }
+
+/// O7: a block size given as a const parameter is checked when the program is built.
+#[test]
+fn block_of_one_is_refused_when_built() {
+    let errors = build_errors("block_of_one");
+    let first = errors.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "error[E0080]: evaluation panicked: a block holds 2 to 1024 values"
+    );
+}

@@ -45,8 +45,9 @@ pub use matmul::{
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
 pub use primitive::{
-    BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape, Nil,
-    PostOpDimRule, PostOpOnto, PostOpShape, PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
+    BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape,
+    InPlaceDimRule, InPlaceOnto, InPlaceShape, Nil, PostOpDimRule, PostOpOnto, PostOpShape,
+    PostOpShapes, RanksDiffer, RuntimeChecked, Unranked,
 };
 pub use quant::{PerAxisDim, PerAxisShape};
 pub use reduce::{

@@ -48,6 +48,38 @@ impl<Case: PostOpDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for PostOpOnto {
     type Output = Case::Output;
 }
 
+/// Marker for src1 onto src0 in a run in place (O8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InPlaceOnto;
+
+/// In-place per-dim rule (O8): src1's dim `A` is 1 or src0's dim `B`, which is also the
+/// destination's. Implemented for [`Equal`] and [`StretchLeft`] only.
+#[diagnostic::on_unimplemented(
+    message = "in place, src1 dim `{A}` would change src0 dim `{B}`, which is also the destination's (binary in place)",
+    label = "src1 broadcasts onto src0 one way: each dim 1 or src0's (rule O8)"
+)]
+pub trait InPlaceDimRule<A, B> {
+    /// The destination dim.
+    type Output;
+}
+impl<A, B> InPlaceDimRule<A, B> for Equal {
+    type Output = B;
+}
+impl<A, B> InPlaceDimRule<A, B> for StretchLeft {
+    type Output = B;
+}
+impl<Case: InPlaceDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for InPlaceOnto {
+    type Output = Case::Output;
+}
+
+/// src1 `Self` onto src0 `Dst` in a run in place (O1, O8): the same rank, each dim 1 or
+/// src0's.
+#[diagnostic::on_unimplemented(
+    message = "src1 `{Self}` does not have the rank of src0 `{Dst}` (binary in place)",
+    label = "src1 has src0's rank, and src0 is the destination (rules O1, O8)"
+)]
+pub trait InPlaceShape<Dst> {}
+
 /// The binary primitive's destination shape (O1-O3): same rank, each dim pair per
 /// [`BinaryDimRule`].
 ///
@@ -86,6 +118,10 @@ macro_rules! binary_shape_impl {
             type Output = ($(<$a as BroadcastDim<$b, BinarySources>>::Output,)*);
         }
         impl<$($a: Dim + BroadcastDim<$b, PostOpOnto>, $b: Dim,)*> PostOpShape<($($b,)*)>
+            for ($($a,)*)
+        {
+        }
+        impl<$($a: Dim + BroadcastDim<$b, InPlaceOnto>, $b: Dim,)*> InPlaceShape<($($b,)*)>
             for ($($a,)*)
         {
         }
