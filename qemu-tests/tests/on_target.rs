@@ -33,6 +33,7 @@ fn main() -> ! {
     select_by_condition(&mut r);
     casts_slices_and_integer_math(&mut r);
     binary_primitive(&mut r);
+    blocked_in_place_and_partial_shapes(&mut r);
     errors_and_32_bit_overflow(&mut r);
     display_into_a_fixed_buffer(&mut r);
     weights_in_flash(&mut r);
@@ -608,6 +609,113 @@ fn binary_primitive(r: &mut Report) {
         "binary static apply + sqrt (libm)",
         rt.as_slice(),
         &[1.0, 2.0, 3.0, 4.0],
+    );
+}
+
+/// Issue 40's rules without an allocator: an nChw4c run with its padding, an `any`
+/// destination choosing the blocked format, a run in place, an `s32` store, stretched axes,
+/// and symbols and the Broadcast op on partial shapes.
+fn blocked_in_place_and_partial_shapes(r: &mut Report) {
+    use shaped::primitive::{reorder, Blocking};
+    use shaped::rules::partial::{
+        broadcast_partial, broadcast_to_partial, Interval, PartialShape, Symbol,
+    };
+    let nchw4c = Layout::Blocked(Blocking::blocked::<1, 4>());
+    // [1, 6, 1, 2]: channels 0-3 then 4-5 and two channels of padding.
+    let plain = [
+        0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0,
+    ];
+    r.eq(
+        "blocked buffer length",
+        &nchw4c.buffer_len([1, 6, 1, 2]),
+        &Ok(16),
+    );
+    let mut x = [-1.0f32; 16];
+    let src = MemRef::new([1, 6, 1, 2], &plain, Layout::RowMajor).unwrap();
+    let reordered = reorder(
+        &src,
+        &mut MemMut::new([1, 6, 1, 2], &mut x, nchw4c).unwrap(),
+    );
+    r.eq(
+        "reorder into nChw4c",
+        &reordered.map_err(|e| e.kind()),
+        &Ok(()),
+    );
+    r.eq(
+        "nChw4c memory order",
+        &x,
+        &[
+            0.0, 2.0, 4.0, 6.0, 1.0, 3.0, 5.0, 7.0, 8.0, 10.0, -1.0, -1.0, 9.0, 11.0, -1.0, -1.0,
+        ],
+    );
+    let bias = [100.0f32, 200.0, 300.0, 400.0, 500.0, 600.0];
+    let b = MemRef::new([1, 6, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let a = MemRef::new([1, 6, 1, 2], &x, nchw4c).unwrap();
+    let mut out = [-7.0f32; 16];
+    let mut dst = MemMut::new([1, 6, 1, 2], &mut out, nchw4c).unwrap();
+    let ran = Binary::new(Alg::Add).run_into(&a, &b, &mut dst);
+    r.eq("nChw4c add runs", &ran.map_err(|e| e.kind()), &Ok(()));
+    r.eq(
+        "nChw4c add at c=5, w=1",
+        &dst.get(&[0, 5, 0, 1]).copied(),
+        &Some(611.0),
+    );
+    r.eq(
+        "nChw4c padding untouched",
+        &(out[10], out[15]),
+        &(-7.0, -7.0),
+    );
+    let (layout, len) = Binary::<f32>::new(Alg::Add).dst_for(&a, &b).unwrap();
+    r.eq("any picks nChw4c", &(layout == nchw4c, len), &(true, 16));
+    // In place over the plain tensor.
+    let mut y = plain;
+    let mut m = MemMut::new([1, 6, 1, 2], &mut y, Layout::RowMajor).unwrap();
+    let ran = Binary::new(Alg::Mul).run_in_place(&mut m, &b);
+    r.eq("in place runs", &ran.map_err(|e| e.kind()), &Ok(()));
+    r.eq("in place values", &(y[0], y[11]), &(0.0, 6600.0));
+    // s32 destination: ties to even, saturation.
+    let halves = [2.5f32, 3.5, -2.5, 3e9];
+    let zero = [0.0f32];
+    let mut ints = [0i32; 4];
+    let ran = Binary::new(Alg::Add).run_mixed_into(
+        &MemRef::new([4], &halves, Layout::RowMajor).unwrap(),
+        &MemRef::new([1], &zero, Layout::RowMajor).unwrap(),
+        &mut MemMut::new([4], &mut ints, Layout::RowMajor).unwrap(),
+    );
+    r.eq("s32 store runs", &ran.map_err(|e| e.kind()), &Ok(()));
+    r.eq("s32 store", &ints, &[2, 4, -2, i32::MAX]);
+    // Stretched axes: the compile-time constant and the runtime answer.
+    const BIAS_AXES: rules::AxisSet =
+        shaped::typed::rules::Stretched::<Shape![1, 6, 1, 1], Shape![2, 6, 3, 3]>::AXES;
+    let runtime_axes =
+        rules::stretched_axes_to(&[1, 6, 1, 1], &[2, 6, 3, 3], BroadcastToMode::Numpy);
+    r.eq("stretched axes", &runtime_axes, &Ok(BIAS_AXES));
+    r.eq(
+        "stretched axes text",
+        text::<16>(BIAS_AXES).as_str(),
+        "{0, 2, 3}",
+    );
+    // Symbols through a broadcast, and the Broadcast op on an unknown target.
+    let batch = Symbol::new(1);
+    let data = PartialShape::new(&[Interval::DYNAMIC, Interval::fixed(3)])
+        .unwrap()
+        .with_symbols(&[batch, None])
+        .unwrap();
+    let out = broadcast_partial(
+        &data,
+        &PartialShape::fixed(&[1, 3]).unwrap(),
+        AutoBroadcast::Numpy,
+    );
+    r.eq("symbol kept", &out.map(|o| o.symbol(0)), &Ok(batch));
+    let to = broadcast_to_partial(
+        &data,
+        &PartialShape::dynamic(3).unwrap(),
+        BroadcastToMode::Numpy,
+    );
+    r.eq(
+        "broadcast op onto an unknown target",
+        text::<32>(to.unwrap()).as_str(),
+        "{-1,-1,-1}",
     );
 }
 

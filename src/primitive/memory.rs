@@ -138,13 +138,12 @@ impl Desc {
         Ok(d)
     }
 
-    /// Strides for a blocked format: each dim's stride is that of its outer block index; the
-    /// format is stored spelled out for the rank, and a format with no blocks in a plain order
-    /// is stored as that plain layout.
+    /// Strides for a blocked format: each dim's stride is that of its outer block index. The
+    /// format is kept as given (`aBx16b` stays so, equal to what the caller holds); a format
+    /// with no blocks in a plain order is stored as that plain layout.
     fn fill_blocked<T>(&mut self, b: Blocking) -> Result<(), Error> {
         let rank_error =
             || layout_error(ErrorKind::LayoutRank { rank: self.ndims }, self.dims(), &[]);
-        let b = b.with_rank(self.ndims).ok_or_else(rank_error)?;
         let order = b.outer_order(self.ndims).ok_or_else(rank_error)?;
         if b.blocks().next().is_none() {
             for plain in [Layout::RowMajor, Layout::ChannelsLast] {

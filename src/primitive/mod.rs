@@ -359,7 +359,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// let src0 = MemRef::new([1, 20, 2, 2], &x, nchw16c).unwrap();
     /// let src1 = MemRef::new([1, 20, 1, 1], &bias, Layout::RowMajor).unwrap();
     /// let (layout, len) = Binary::<f32>::new(Alg::Add).dst_for(&src0, &src1).unwrap();
-    /// assert_eq!(layout, Layout::Blocked(Blocking::from_tag("aBcd16b").unwrap()));
+    /// assert_eq!(layout, nchw16c);
     /// assert_eq!(len, 128);
     /// ```
     pub fn dst_for<A, B>(&self, src0: &A, src1: &B) -> Result<(Layout, usize), Error>
