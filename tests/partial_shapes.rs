@@ -67,6 +67,17 @@ fn i5_symbols_follow_broadcasting() {
         .to_string(),
         "{[2,8]}"
     );
+    // One symbol on intervals that do not meet: the inputs contradict each other.
+    let far = with(&[iv(5, 8)], &[sym(4)]);
+    let e = broadcast_partial(&x, &far, AutoBroadcast::Numpy).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::IntervalMismatch {
+            axis: 0,
+            lhs: iv(1, 3),
+            rhs: iv(5, 8)
+        }
+    );
     // Two dims that may each be 1: the hull keeps a symbol only when they agree or one has
     // none.
     let p = with(&[DYN], &[sym(1)]);
@@ -404,6 +415,15 @@ fn i9_stretched_axes_on_partial_shapes() {
         (sq.stretched.to_string(), sq.unknown.to_string()),
         ("{0}".into(), "{}".into())
     );
+    // PDPD onto a target of unknown length: nothing is known (the fuzz target `partial_shapes`
+    // found this start computed as 0 - 2, an overflow).
+    let s = stretched_axes_to_partial(
+        &unknown_of(2),
+        &PartialShape::DYNAMIC_RANK,
+        BroadcastToMode::Pdpd { axis: -1 },
+    )
+    .unwrap();
+    assert_eq!((s.rank, s.known()), (None, None));
     // A dynamic rank: nothing is known.
     let [d, _] = stretched_axes_partial(&PartialShape::DYNAMIC_RANK, &q, numpy).unwrap();
     assert_eq!((d.rank, d.known()), (None, None));

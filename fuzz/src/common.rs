@@ -9,6 +9,8 @@ use shaped::{AutoBroadcast, BinaryOp};
 pub mod targets {
     #[path = "binary_primitive.rs"]
     pub mod binary_primitive;
+    #[path = "blocked_layouts.rs"]
+    pub mod blocked_layouts;
     #[path = "broadcast_shapes.rs"]
     pub mod broadcast_shapes;
     #[path = "broadcast_to.rs"]
@@ -19,6 +21,8 @@ pub mod targets {
     pub mod dyn_tensor;
     #[path = "gather.rs"]
     pub mod gather;
+    #[path = "partial_shapes.rs"]
+    pub mod partial_shapes;
     #[path = "products.rs"]
     pub mod products;
     #[path = "reductions.rs"]

@@ -527,6 +527,15 @@ fn stretch_of(x: Dim, o: Dim) -> Option<bool> {
     }
 }
 
+/// Where PDPD places B (D2) once the shapes have passed its checks; with a rank not known
+/// (nothing is told then) any start will do, and none may overflow.
+fn pdpd_start(axis: i64, rank_a: usize, rank_b: usize) -> usize {
+    match axis {
+        -1 => rank_a.saturating_sub(rank_b),
+        a => usize::try_from(a).unwrap_or(0),
+    }
+}
+
 /// I9 for an input placed into `out` at `start` (its dims from there, no dim elsewhere), or at
 /// the output axes of `mapping` when given.
 fn stretched_in(
@@ -607,12 +616,8 @@ pub fn stretched_axes_partial(
             stretched_in(b, &out, start(b)),
         ],
         AutoBroadcast::Pdpd { axis } => {
-            let at = match (a.dims(), b.dims()) {
-                (Some(da), Some(db)) => {
-                    Ok(super::resolve_axis(axis, da.len(), db.len()).unwrap_or(0))
-                }
-                _ => Ok(0),
-            };
+            let rank = |s: &PartialShape| s.dims().map_or(0, <[Interval]>::len);
+            let at = Ok(pdpd_start(axis, rank(a), rank(b)));
             [stretched_in(a, &out, Ok(0)), stretched_in(b, &out, at)]
         }
     })
@@ -633,7 +638,7 @@ pub fn stretched_axes_to_partial(
     );
     let place = match mode {
         BroadcastToMode::Explicit { axes_mapping } => Err(axes_mapping),
-        BroadcastToMode::Pdpd { axis } => Ok(super::resolve_axis(axis, o, i).unwrap_or(0)),
+        BroadcastToMode::Pdpd { axis } => Ok(pdpd_start(axis, o, i)),
         BroadcastToMode::Numpy | BroadcastToMode::Bidirectional => Ok(o.saturating_sub(i)),
     };
     Ok(stretched_in(data, &out, place))
