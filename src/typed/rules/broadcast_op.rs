@@ -36,24 +36,15 @@ pub type BidirectionalOutput<A, T> = <A as BroadcastShape<T, Bidirectional>>::Ou
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OneWay;
 
-/// One-directional per-dim rule (B5): the input dim `A` is 1 or the target dim `B`. Implemented
-/// for [`Equal`] and [`StretchLeft`] only: the target never shrinks to the input.
-#[diagnostic::on_unimplemented(
-    message = "cannot stretch dim `{A}` to dim `{B}` (one-directional NUMPY: `broadcast_to`, `+=`, `sum_to`; B5)",
-    label = "the input dim must be 1 or equal to the target dim; the target never changes (rule B5)"
-)]
-pub trait OneWayDimRule<A, B> {
-    /// The target dim.
-    type Output;
-}
-impl<A, B> OneWayDimRule<A, B> for Equal {
-    type Output = B;
-}
-impl<A, B> OneWayDimRule<A, B> for StretchLeft {
-    type Output = B;
-}
-impl<Case: OneWayDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for OneWay {
-    type Output = Case::Output;
+one_way_dim_rule! {
+    /// One-directional per-dim rule (B5): the input dim `A` is 1 or the target dim `B`.
+    /// Implemented for [`Equal`] and [`StretchLeft`] only: the target never shrinks to the
+    /// input.
+    #[diagnostic::on_unimplemented(
+        message = "cannot stretch dim `{A}` to dim `{B}` (one-directional NUMPY: `broadcast_to`, `+=`, `sum_to`; B5)",
+        label = "the input dim must be 1 or equal to the target dim; the target never changes (rule B5)"
+    )]
+    OneWayDimRule for OneWay
 }
 
 /// A dim that stretches to the target dim `Target` (B5): static pairs are decided here, a pair

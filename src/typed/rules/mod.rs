@@ -101,6 +101,29 @@ macro_rules! impl_dim_rule_cases {
     )*};
 }
 
+/// A one-way per-dim rule: the first dim is 1 or the second, which is the result (B5's
+/// `numpy`, O4's post-op operands, O8's src1 in place). Implemented for [`Equal`] and
+/// [`StretchLeft`] only, and routed from `$marker`; the attributes carry each rule's own
+/// compile-error message.
+macro_rules! one_way_dim_rule {
+    ($(#[$attr:meta])* $rule:ident for $marker:ident) => {
+        $(#[$attr])*
+        pub trait $rule<A, B> {
+            /// The result: the second dim.
+            type Output;
+        }
+        impl<A, B> $rule<A, B> for Equal {
+            type Output = B;
+        }
+        impl<A, B> $rule<A, B> for StretchLeft {
+            type Output = B;
+        }
+        impl<Case: $rule<A, B>, A, B> ModeDimRule<Case, A, B> for $marker {
+            type Output = Case::Output;
+        }
+    };
+}
+
 #[doc(hidden)]
 /// Routes a case to the per-dim rule of a mode, so each mode fails with its own message.
 pub trait ModeDimRule<Case, A, B> {

@@ -28,48 +28,29 @@ impl<Case: BinaryDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for BinarySources 
     type Output = Case::Output;
 }
 
-/// Binary post-op per-dim rule (O4): the operand dim `A` is 1 or the destination dim `B`.
-/// Implemented for [`Equal`] and [`StretchLeft`] only: an operand never grows the destination.
-#[diagnostic::on_unimplemented(
-    message = "post-op operand dim `{A}` does not fit destination dim `{B}` (binary post-op)",
-    label = "a post-op operand dim must be 1 or the destination's; it never grows the destination (rule O4)"
-)]
-pub trait PostOpDimRule<A, B> {
-    /// The destination dim.
-    type Output;
-}
-impl<A, B> PostOpDimRule<A, B> for Equal {
-    type Output = B;
-}
-impl<A, B> PostOpDimRule<A, B> for StretchLeft {
-    type Output = B;
-}
-impl<Case: PostOpDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for PostOpOnto {
-    type Output = Case::Output;
+one_way_dim_rule! {
+    /// Binary post-op per-dim rule (O4): the operand dim `A` is 1 or the destination dim `B`.
+    /// Implemented for [`Equal`] and [`StretchLeft`] only: an operand never grows the
+    /// destination.
+    #[diagnostic::on_unimplemented(
+        message = "post-op operand dim `{A}` does not fit destination dim `{B}` (binary post-op)",
+        label = "a post-op operand dim must be 1 or the destination's; it never grows the destination (rule O4)"
+    )]
+    PostOpDimRule for PostOpOnto
 }
 
 /// Marker for src1 onto src0 in a run in place (O8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InPlaceOnto;
 
-/// In-place per-dim rule (O8): src1's dim `A` is 1 or src0's dim `B`, which is also the
-/// destination's. Implemented for [`Equal`] and [`StretchLeft`] only.
-#[diagnostic::on_unimplemented(
-    message = "in place, src1 dim `{A}` would change src0 dim `{B}`, which is also the destination's (binary in place)",
-    label = "src1 broadcasts onto src0 one way: each dim 1 or src0's (rule O8)"
-)]
-pub trait InPlaceDimRule<A, B> {
-    /// The destination dim.
-    type Output;
-}
-impl<A, B> InPlaceDimRule<A, B> for Equal {
-    type Output = B;
-}
-impl<A, B> InPlaceDimRule<A, B> for StretchLeft {
-    type Output = B;
-}
-impl<Case: InPlaceDimRule<A, B>, A, B> ModeDimRule<Case, A, B> for InPlaceOnto {
-    type Output = Case::Output;
+one_way_dim_rule! {
+    /// In-place per-dim rule (O8): src1's dim `A` is 1 or src0's dim `B`, which is also the
+    /// destination's. Implemented for [`Equal`] and [`StretchLeft`] only.
+    #[diagnostic::on_unimplemented(
+        message = "in place, src1 dim `{A}` would change src0 dim `{B}`, which is also the destination's (binary in place)",
+        label = "src1 broadcasts onto src0 one way: each dim 1 or src0's (rule O8)"
+    )]
+    InPlaceDimRule for InPlaceOnto
 }
 
 /// src1 `Self` onto src0 `Dst` in a run in place (O1, O8): the same rank, each dim 1 or
