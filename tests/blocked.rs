@@ -506,3 +506,36 @@ fn o7_static_shapes_over_blocked_memory_agree_with_the_runtime_path() {
         "shape [2, 6, 3, 3] is not the static shape [2, 6, 3, 4]"
     );
 }
+
+/// O7 on work large enough to be split across threads (feature `rayon`): nChw16c with 20
+/// channels, so each image holds a whole block and a partial one; both pieces (the partial
+/// one starting past the first block) are above the threads' threshold of 2^17 elements.
+#[test]
+fn o7_large_padded_runs_agree_with_the_plain_run() {
+    let dims = [8, 20, 72, 72];
+    let n: usize = dims.iter().product();
+    let plain: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 * 0.25 - 100.0)
+        .collect();
+    let bias: Vec<f32> = (0..20).map(|c| c as f32 * 3.0 - 30.0).collect();
+    let nchw16c = blocked("aBcd16b");
+    let x = lay_out(&dims, &plain, nchw16c);
+    let b = MemRef::new([1, 20, 1, 1], &bias, Layout::RowMajor).unwrap();
+    let prim = Binary::new(Alg::Add).post_op(Eltwise::Relu);
+    let want = prim
+        .run(&MemRef::new(dims, &plain, Layout::RowMajor).unwrap(), &b)
+        .unwrap();
+    let got = prim
+        .run(&MemRef::new(dims, &x, nchw16c).unwrap(), &b)
+        .unwrap();
+    assert_eq!(got.layout(), nchw16c);
+    let mut inplace = x.clone();
+    prim.run_in_place(&mut MemMut::new(dims, &mut inplace, nchw16c).unwrap(), &b)
+        .unwrap();
+    let inplace = MemRef::new(dims, &inplace, nchw16c).unwrap();
+    for index in indices(&dims) {
+        let w = want.get(&index).unwrap();
+        assert_eq!(got.get(&index).unwrap(), w, "{index:?}");
+        assert_eq!(inplace.get(&index).unwrap(), w, "{index:?}");
+    }
+}
