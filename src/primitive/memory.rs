@@ -12,6 +12,7 @@ use crate::rules::{self, BINARY_MAX_NDIMS};
 use crate::typed::rules::Unranked;
 use crate::typed::shape::{Shape, StaticShape};
 use crate::typed::storage::Data;
+use crate::util::next_index;
 #[cfg(feature = "alloc")]
 use crate::DynTensor;
 use crate::Tensor;
@@ -500,18 +501,8 @@ pub fn reorder<T: Copy>(src: &MemRef<'_, T>, dst: &mut MemMut<'_, T>) -> Result<
                 *slot = x;
             }
         }
-        // Odometer, last axis fastest.
-        let mut axis = dims.len();
-        loop {
-            if axis == 0 {
-                return Ok(());
-            }
-            axis -= 1;
-            index[axis] += 1;
-            if index[axis] < dims[axis] {
-                break;
-            }
-            index[axis] = 0;
+        if !next_index(index, dims) {
+            return Ok(());
         }
     }
 }
@@ -703,18 +694,8 @@ impl<T> Memory<T> {
                 // Every index inside the dims has an offset inside the buffer (the check
                 // above): `get` cannot return `None` here.
                 out.push(self.get(index).expect("index in range").clone());
-                // Odometer, last axis fastest.
-                let mut axis = dims.len();
-                loop {
-                    if axis == 0 {
-                        return Ok(DynTensor::from_parts(dims, out));
-                    }
-                    axis -= 1;
-                    index[axis] += 1;
-                    if index[axis] < dims[axis] {
-                        break;
-                    }
-                    index[axis] = 0;
+                if !next_index(index, dims) {
+                    break;
                 }
             }
         }

@@ -12,7 +12,7 @@ use super::try_vec;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::ShapeOp;
 use crate::rules::{self, IndexElement, Slice, MAX_RANK};
-use crate::util::row_major_strides;
+use crate::util::{next_index, row_major_strides};
 
 /// Calls `f` with the row-major offset into `shape`'s data of every element of the slice
 /// `taken` (`first + i * step` along each axis), in row-major order of the slice.
@@ -43,19 +43,6 @@ fn each_sliced_offset(shape: &[usize], taken: &[rules::Taken], mut f: impl FnMut
             return;
         }
     }
-}
-
-/// `index` moved to the next multi-index of `dims` in row-major order (last axis fastest);
-/// `false`, with `index` back at zeros, past the last.
-fn next_index(index: &mut [usize], dims: &[usize]) -> bool {
-    for (i, &d) in index.iter_mut().zip(dims).rev() {
-        *i += 1;
-        if *i < d {
-            return true;
-        }
-        *i = 0;
-    }
-    false
 }
 
 impl<T: Clone> DynTensor<T> {

@@ -18,6 +18,20 @@ pub(crate) fn row_major_offset(dims: &[usize], index: &[usize]) -> Option<usize>
     Some(offset)
 }
 
+/// `index` moved to the next multi-index of `dims` in row-major order (last axis fastest);
+/// `false`, with `index` back at zeros, past the last.
+#[inline]
+pub(crate) fn next_index(index: &mut [usize], dims: &[usize]) -> bool {
+    for (i, &d) in index.iter_mut().zip(dims).rev() {
+        *i += 1;
+        if *i < d {
+            return true;
+        }
+        *i = 0;
+    }
+    false
+}
+
 /// Row-major strides of `dims` (in elements) in the first `dims.len()` slots. Always inlined,
 /// so a static shape's strides are constants; a `const fn`, so a static product's layout is
 /// computed with it at compile time. The products wrap rather than panic: every caller's
