@@ -81,33 +81,55 @@ fn lane<'a, C: Real, X: DataType<C>>(
     scale: Option<C>,
     tmp: &'a mut [C; BLOCK],
 ) -> Lane<'a, C> {
-    let scaled = |x: X| match scale {
-        Some(s) => x.load() * s,
-        None => x.load(),
-    };
     match (stride, scale) {
-        (0, _) => Lane::Scalar(scaled(data[off])),
+        (0, _) => {
+            let x = data[off].load();
+            Lane::Scalar(scale.map_or(x, |s| x * s))
+        }
         (1, None) => match X::as_compute(&data[off..off + len]) {
             Some(same) => Lane::Slice(same),
             None => {
-                for (t, &x) in tmp.iter_mut().zip(&data[off..off + len]) {
-                    *t = x.load();
-                }
+                gather(&mut tmp[..len], data, off, 1, None);
                 Lane::Slice(&tmp[..len])
             }
         },
-        (1, Some(s)) => {
-            for (t, &x) in tmp.iter_mut().zip(&data[off..off + len]) {
-                *t = x.load() * s;
-            }
+        _ => {
+            gather(&mut tmp[..len], data, off, stride, scale);
             Lane::Slice(&tmp[..len])
         }
-        (_, _) => {
-            for (i, t) in tmp[..len].iter_mut().enumerate() {
-                // In range: the descriptor's span was checked against the buffer.
-                *t = scaled(data[off + i * stride]);
+    }
+}
+
+/// `out.len()` values of `data` from `off` stepping `stride`, loaded into the compute type and
+/// scaled when asked. The contiguous forms are loops of their own, which LLVM vectorizes (the
+/// strided loop it does not: an in-place add that read its block through it ran at 2x the
+/// out-of-place time).
+#[inline(always)]
+fn gather<C: Real, X: DataType<C>>(
+    out: &mut [C],
+    data: &[X],
+    off: usize,
+    stride: usize,
+    scale: Option<C>,
+) {
+    let len = out.len();
+    match (stride, scale) {
+        (1, None) => {
+            for (t, &x) in out.iter_mut().zip(&data[off..off + len]) {
+                *t = x.load();
             }
-            Lane::Slice(&tmp[..len])
+        }
+        (1, Some(s)) => {
+            for (t, &x) in out.iter_mut().zip(&data[off..off + len]) {
+                *t = x.load() * s;
+            }
+        }
+        (_, s) => {
+            for (i, t) in out.iter_mut().enumerate() {
+                // In range: the descriptor's span was checked against the buffer.
+                let x = data[off + i * stride].load();
+                *t = s.map_or(x, |s| x * s);
+            }
         }
     }
 }
@@ -124,14 +146,7 @@ fn fill_tile<C: Real, X: DataType<C>>(
     scale: Option<C>,
 ) {
     let first = period.min(tile.len());
-    for (i, t) in tile[..first].iter_mut().enumerate() {
-        // In range: the descriptor's span was checked against the buffer.
-        let x = data[off + i * stride].load();
-        *t = match scale {
-            Some(s) => x * s,
-            None => x,
-        };
-    }
+    gather(&mut tile[..first], data, off, stride, scale);
     // Then doubled: no `i % period` (a division per element) in the loop.
     let mut filled = first;
     while filled < tile.len() {
@@ -778,28 +793,7 @@ where
                 None if self.in_place => {
                     // src0 is the destination: its block is read whole before any of it is
                     // written (an L1 copy; the run then streams two arrays, not three).
-                    let (o, st) = (at(d), step[d]);
-                    let tmp = &mut bufs.tmp_a[..len];
-                    match (st, s0) {
-                        // A plain copy when contiguous (LLVM vectorizes it; the strided loop
-                        // made the in-place add 2x the out-of-place one).
-                        (1, None) => {
-                            for (t, &x) in tmp.iter_mut().zip(&dst[o..o + len]) {
-                                *t = x.load();
-                            }
-                        }
-                        (1, Some(s)) => {
-                            for (t, &x) in tmp.iter_mut().zip(&dst[o..o + len]) {
-                                *t = x.load() * s;
-                            }
-                        }
-                        (_, s) => {
-                            for (i, t) in tmp.iter_mut().enumerate() {
-                                let x = dst[o + i * st].load();
-                                *t = s.map_or(x, |s| x * s);
-                            }
-                        }
-                    }
+                    gather(&mut bufs.tmp_a[..len], dst, at(d), step[d], s0);
                     Lane::Slice(&bufs.tmp_a[..len])
                 }
                 None => lane(self.src0, at(0), step[0], len, s0, &mut bufs.tmp_a),
