@@ -9,7 +9,7 @@
 
 use super::blocked::{self, Split, View, PLAN_RANK};
 use super::element::{with_alg, Alg, DataType, Eltwise};
-use super::memory::{Desc, MemRef};
+use super::memory::{axes_by_stride, Desc, MemRef};
 use crate::element::{relu, Real};
 use core::marker::PhantomData;
 
@@ -306,27 +306,10 @@ struct Plan {
     tile_of: [u8; MAX_OPERANDS],
 }
 
-/// The destination's axes by decreasing stride; ties keep the dim order (stable).
-fn by_strides(d: &View) -> [usize; PLAN_RANK] {
-    let mut axes = [0; PLAN_RANK];
-    for (i, a) in axes.iter_mut().enumerate() {
-        *a = i;
-    }
-    // Insertion sort: at most 16 axes.
-    for i in 1..d.ndims {
-        let mut j = i;
-        while j > 0 && d.strides[axes[j - 1]] < d.strides[axes[j]] {
-            axes.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-    axes
-}
-
 impl Plan {
     fn new(dst: &View, inputs: &[View]) -> Plan {
         let operands = inputs.len() + 1;
-        let order = by_strides(dst);
+        let order: [usize; PLAN_RANK] = axes_by_stride(&dst.strides[..dst.ndims]);
         let mut plan = Plan {
             rank: 0,
             dims: [0; PLAN_RANK],

@@ -369,17 +369,28 @@ impl Order {
 
     /// By decreasing stride; ties keep the dim order (stable).
     pub(crate) fn by_strides(d: &Desc) -> Order {
-        let mut o = Order::of_layout(Layout::RowMajor, d.ndims);
-        // Insertion sort: at most 12 axes.
-        for i in 1..d.ndims {
-            let mut j = i;
-            while j > 0 && d.strides[o.axes[j - 1]] < d.strides[o.axes[j]] {
-                o.axes.swap(j - 1, j);
-                j -= 1;
-            }
+        Order {
+            axes: axes_by_stride(d.strides()),
         }
-        o
     }
+}
+
+/// The axes of `strides` by decreasing stride, ties in dim order (stable), in the first
+/// `strides.len()` slots (at most `N`).
+pub(crate) fn axes_by_stride<const N: usize>(strides: &[usize]) -> [usize; N] {
+    let mut axes = [0; N];
+    for (i, a) in axes.iter_mut().enumerate() {
+        *a = i;
+    }
+    // Insertion sort: a handful of axes.
+    for i in 1..strides.len() {
+        let mut j = i;
+        while j > 0 && strides[axes[j - 1]] < strides[axes[j]] {
+            axes.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    axes
 }
 
 /// A read-only source: borrowed elements with dims and a layout.
