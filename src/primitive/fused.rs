@@ -62,6 +62,23 @@ pub(crate) struct Job<'s, 'd, T: Real, A, B, D> {
     pub(crate) in_place: bool,
 }
 
+/// The descriptors of a run's memories in operand order (src0, src1, the post-op operands, the
+/// destination), and how many there are: for the blocked split and for each piece's plan.
+pub(crate) fn descs<'j, T>(
+    src0: &'j Desc,
+    src1: &'j Desc,
+    operands: &'j [MemRef<'_, T>],
+    dst: &'j Desc,
+) -> ([&'j Desc; MAX_OPERANDS], usize) {
+    let mut all = [dst; MAX_OPERANDS];
+    all[0] = src0;
+    all[1] = src1;
+    for (slot, op) in all[2..].iter_mut().zip(operands) {
+        *slot = &op.desc;
+    }
+    (all, 3 + operands.len())
+}
+
 /// A block's worth of one input: a run of elements or one broadcast value.
 #[derive(Clone, Copy)]
 enum Lane<'a, T> {
@@ -423,13 +440,7 @@ where
     if job.dst_desc.dims().contains(&0) {
         return;
     }
-    let mut descs: [&Desc; MAX_OPERANDS] = [&job.dst_desc; MAX_OPERANDS];
-    descs[0] = &job.src0.desc;
-    descs[1] = &job.src1.desc;
-    for (slot, op) in descs[2..].iter_mut().zip(job.operands) {
-        *slot = &op.desc;
-    }
-    let ops = 3 + job.operands.len();
+    let (descs, ops) = descs(&job.src0.desc, &job.src1.desc, job.operands, &job.dst_desc);
     let dst = job.dst;
     'pieces: for bits in 0..job.split.pieces() {
         let mut views = [View::EMPTY; MAX_OPERANDS];

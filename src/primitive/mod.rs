@@ -385,10 +385,9 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         B: Source<T> + ?Sized,
     {
         let (a, b) = (src0.mem()?, src1.mem()?);
-        let desc = self.new_dst::<T>(&a.desc, &b.desc)?;
+        let mut desc = self.new_dst::<T>(&a.desc, &b.desc)?;
         let count = desc.required_len();
         let mut data = crate::runtime::try_filled(count, T::ZERO, desc.dims())?;
-        let mut desc = desc;
         self.execute(a, b, &mut data, &mut desc)?;
         Ok(Memory { data, desc })
     }
@@ -669,13 +668,8 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             dst_desc.resolve_any(&a.desc, &b.desc);
         }
         dst_desc.check_span(dst.len())?;
-        let mut descs = [dst_desc as &Desc; MAX_POST_OPS + 3];
-        descs[0] = &a.desc;
-        descs[1] = &b.desc;
-        for (slot, op) in descs[2..].iter_mut().zip(&operands[..n_operands]) {
-            *slot = &op.desc;
-        }
-        let split = blocked::split(&descs[..n_operands + 3], a.shape(), b.shape())?;
+        let (descs, n) = fused::descs(&a.desc, &b.desc, &operands[..n_operands], dst_desc);
+        let split = blocked::split(&descs[..n], a.shape(), b.shape())?;
         let scales = (self.scales != [1.0; 2]).then(|| {
             let c = <T::Compute as Real>::from_f32;
             [c(self.scales[0]), c(self.scales[1])]
