@@ -22,7 +22,7 @@ use core::fmt;
 use core::num::NonZeroU32;
 
 use super::stretch::AxisSet;
-use super::{AutoBroadcast, BroadcastToMode, MAX_RANK};
+use super::{AutoBroadcast, BroadcastToMode, Placement, MAX_RANK};
 use crate::error::{Error, ErrorKind, Operation};
 pub use crate::interval::Interval;
 
@@ -536,13 +536,9 @@ fn pdpd_start(axis: i64, rank_a: usize, rank_b: usize) -> usize {
     }
 }
 
-/// I9 for an input placed into `out` at `start` (its dims from there, no dim elsewhere), or at
-/// the output axes of `mapping` when given.
-fn stretched_in(
-    input: &PartialShape,
-    out: &PartialShape,
-    place: Result<usize, &[usize]>,
-) -> PartialAxes {
+/// I9 for an input placed into `out` as `place` says: its dims from a start axis (no dim
+/// elsewhere), or at the output axes of a mapping (the same placements as B6's).
+fn stretched_in(input: &PartialShape, out: &PartialShape, place: Placement<'_>) -> PartialAxes {
     let Some(dout) = out.dims() else {
         return PartialAxes::UNKNOWN_RANK;
     };
@@ -554,7 +550,9 @@ fn stretched_in(
         // The input's rank is not known: only a mapping tells its unmapped axes.
         for axis in 0..dout.len() {
             match place {
-                Err(mapping) if !mapping.contains(&axis) => r.stretched = r.stretched.with(axis),
+                Placement::Axes(mapping) if !mapping.contains(&axis) => {
+                    r.stretched = r.stretched.with(axis)
+                }
                 _ => r.unknown = r.unknown.with(axis),
             }
         }
@@ -562,8 +560,8 @@ fn stretched_in(
     };
     for axis in 0..dout.len() {
         let at = match place {
-            Ok(start) => axis.checked_sub(start).filter(|&i| i < di.len()),
-            Err(mapping) => mapping.iter().position(|&m| m == axis),
+            Placement::At(start) => axis.checked_sub(start).filter(|&i| i < di.len()),
+            Placement::Axes(mapping) => mapping.iter().position(|&m| m == axis),
         };
         // A scalar with a one-entry mapping counts as [1].
         let x = at.map(|i| {
@@ -607,18 +605,24 @@ pub fn stretched_axes_partial(
             out.dims().map_or(0, <[Interval]>::len),
             s.dims().map_or(0, <[Interval]>::len),
         );
-        Ok(o.saturating_sub(i))
+        Placement::At(o.saturating_sub(i))
     };
     Ok(match mode {
-        AutoBroadcast::None => [stretched_in(a, &out, Ok(0)), stretched_in(b, &out, Ok(0))],
+        AutoBroadcast::None => [
+            stretched_in(a, &out, Placement::At(0)),
+            stretched_in(b, &out, Placement::At(0)),
+        ],
         AutoBroadcast::Numpy | AutoBroadcast::Bidirectional => [
             stretched_in(a, &out, start(a)),
             stretched_in(b, &out, start(b)),
         ],
         AutoBroadcast::Pdpd { axis } => {
             let rank = |s: &PartialShape| s.dims().map_or(0, <[Interval]>::len);
-            let at = Ok(pdpd_start(axis, rank(a), rank(b)));
-            [stretched_in(a, &out, Ok(0)), stretched_in(b, &out, at)]
+            let at = Placement::At(pdpd_start(axis, rank(a), rank(b)));
+            [
+                stretched_in(a, &out, Placement::At(0)),
+                stretched_in(b, &out, at),
+            ]
         }
     })
 }
@@ -637,9 +641,11 @@ pub fn stretched_axes_to_partial(
         data.dims().map_or(0, <[Interval]>::len),
     );
     let place = match mode {
-        BroadcastToMode::Explicit { axes_mapping } => Err(axes_mapping),
-        BroadcastToMode::Pdpd { axis } => Ok(pdpd_start(axis, o, i)),
-        BroadcastToMode::Numpy | BroadcastToMode::Bidirectional => Ok(o.saturating_sub(i)),
+        BroadcastToMode::Explicit { axes_mapping } => Placement::Axes(axes_mapping),
+        BroadcastToMode::Pdpd { axis } => Placement::At(pdpd_start(axis, o, i)),
+        BroadcastToMode::Numpy | BroadcastToMode::Bidirectional => {
+            Placement::At(o.saturating_sub(i))
+        }
     };
     Ok(stretched_in(data, &out, place))
 }
