@@ -39,11 +39,6 @@ const fn swap_last_two(rank: usize) -> [usize; MAX_STATIC_RANK] {
     axes
 }
 
-/// A static result of shape `Out` holding `data[at(index)]` at each multi-index, `data` being
-/// the `S::LEN` elements of a tensor of shape `S` (the gathers: `permute`, `narrow`). A large
-/// result is written out of line ([`fill_out_of_line`]); `at` names its constants inside
-/// rather than capturing them, since there a captured stride is a load and its index a bounds
-/// check (a head split's permute took 5.4 instructions an element that way).
 /// The row-major offset of `index` under `strides`, the index along axis `a` mapped by `at`
 /// first: the source element of `step` (`i * STEP`) and `flip` (`n - 1 - i`).
 #[inline(always)]
@@ -61,6 +56,11 @@ fn offset_along(
         .sum()
 }
 
+/// A static result of shape `Out` holding `data[at(index)]` at each multi-index, `data` being
+/// the `S::LEN` elements of a tensor of shape `S` (the gathers: `permute`, `narrow`). A large
+/// result is written out of line ([`fill_out_of_line`]); `at` names its constants inside
+/// rather than capturing them, since there a captured stride is a load and its index a bounds
+/// check (a head split's permute took 5.4 instructions an element that way).
 #[inline(always)]
 fn gathered<F, T, S, Out, G>(data: &[T], at: G) -> OwnedIn<F, T, Out>
 where
