@@ -416,22 +416,12 @@ impl<T: Serialize> Serialize for crate::runtime::DynView<'_, T> {
                 if !view.is_empty() {
                     let dims = view.shape();
                     let mut index = alloc::vec![0usize; dims.len()];
-                    'all: loop {
+                    loop {
                         if let Some(x) = view.get(&index) {
                             s.serialize_element(x)?;
                         }
-                        // Odometer, last axis fastest.
-                        let mut axis = dims.len();
-                        loop {
-                            if axis == 0 {
-                                break 'all;
-                            }
-                            axis -= 1;
-                            index[axis] += 1;
-                            if index[axis] < dims[axis] {
-                                break;
-                            }
-                            index[axis] = 0;
+                        if !crate::util::next_index(&mut index, dims) {
+                            break;
                         }
                     }
                 }
