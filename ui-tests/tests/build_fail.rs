@@ -34,21 +34,86 @@ fn build_errors(case: &str) -> String {
     String::from_utf8(output.stderr).unwrap()
 }
 
+/// The message of an inline tensor of `bytes` bytes.
+fn too_large(bytes: usize) -> String {
+    format!(
+        "error[E0080]: evaluation panicked: this tensor's elements need {bytes} bytes, more than \
+         the 65536 that a tensor may hold inline (shaped::typed::storage::MAX_INLINE_BYTES), \
+         where it would overflow the stack: use HeapTensor (feature `alloc`) for this shape, or \
+         a TensorView over a buffer of your own"
+    )
+}
+
+/// Each error of `errors` with where the compiler says it was met: the error's line, the
+/// function being instantiated (the last `::` segment of its name, generics elided) and the
+/// `file:line:column` of the call that instantiated it.
+fn sites(errors: &str) -> Vec<(String, String, String)> {
+    let mut found = Vec::new();
+    let mut lines = errors.lines();
+    while let Some(line) = lines.next() {
+        if !line.starts_with("error[") {
+            continue;
+        }
+        let error = line.to_string();
+        let mut function = String::new();
+        let mut site = String::new();
+        for line in lines.by_ref() {
+            if let Some(rest) =
+                line.strip_prefix("note: the above error was encountered while instantiating `fn ")
+            {
+                let name = rest.trim_end_matches('`');
+                function = name.rsplit(">::").next().unwrap_or(name).to_string();
+            } else if !function.is_empty() {
+                if let Some(at) = line.trim_start().strip_prefix("--> ") {
+                    site = at.to_string();
+                    break;
+                }
+            }
+        }
+        found.push((error, function, site));
+    }
+    found
+}
+
 /// A static tensor too large for the stack (`[2, 512, 768]` f32, 3 MiB) does not build, and
-/// the error says how large it is, the limit, and what to use instead.
+/// the one error, at the line that makes it, says how large it is, the limit, and what to use
+/// instead.
 #[test]
 fn inline_tensor_too_large_names_its_size_the_limit_and_heap_tensor() {
     let errors = build_errors("inline_tensor_too_large");
-    let first = errors.lines().next().unwrap();
     assert_eq!(
-        first,
-        "error[E0080]: evaluation panicked: this tensor's elements need 3145728 bytes, more than \
-         the 65536 that a tensor may hold inline (shaped::typed::storage::MAX_INLINE_BYTES), \
-         where it would overflow the stack: use HeapTensor (feature `alloc`) for this shape, or \
-         a TensorView over a buffer of your own",
+        sites(&errors),
+        [(
+            too_large(3145728),
+            "zeros".into(),
+            "src/main.rs:6:13".into()
+        )],
+        "{errors}"
     );
     assert!(
-        errors.contains("Owned::<f32, (shaped::Const<2>, shaped::Const<512>, shaped::Const<768>)>"),
+        errors.contains(
+            "evaluation of `<shaped::Tensor<f32, (shaped::Const<2>, shaped::Const<512>, \
+             shaped::Const<768>)> as shaped::typed::storage::InlineSize>::FITS` failed"
+        ),
+        "{errors}"
+    );
+}
+
+/// A `[128, 1] + [1, 768]` sum and a `[128, 1] x [1, 256]` product are reported at the user's
+/// lines, the operator's and the method's, not inside the crate.
+#[test]
+fn too_large_results_are_reported_at_the_callers_line() {
+    let errors = build_errors("large_static_sites");
+    assert_eq!(
+        sites(&errors),
+        [
+            (too_large(393216), "add".into(), "src/main.rs:8:15".into()),
+            (
+                too_large(131072),
+                "matmul::<..., ...>".into(),
+                "src/main.rs:10:19".into()
+            ),
+        ],
         "{errors}"
     );
 }
