@@ -10,6 +10,7 @@ use typenum::Const as TypenumConst;
 
 use crate::tensor::{Tensor, TensorView};
 use crate::typed::dim::Const;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, Owned};
 
 /// A `GenericArray` of length `N` moved into a rank-1 tensor.
@@ -31,6 +32,7 @@ where
     TypenumConst<N>: IntoArrayLength,
 {
     fn from(g: GenericArray<T, ConstArrayLength<N>>) -> Self {
+        fits_inline!(Self);
         Tensor::from_parts(Owned::new(g.into_array::<N>()), (Const,))
     }
 }

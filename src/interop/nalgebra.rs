@@ -18,6 +18,7 @@ use nalgebra::{Const as NaConst, Matrix, MatrixView, SMatrix, SVector, Scalar, U
 
 use crate::tensor::Tensor;
 use crate::typed::dim::Const;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 /// A static nalgebra matrix (or view) copied into a tensor of the same dims, row-major.
@@ -99,6 +100,7 @@ where
     St: nalgebra::RawStorage<T, NaConst<N>, U1>,
 {
     fn from(v: &Matrix<T, NaConst<N>, U1, St>) -> Self {
+        fits_inline!(Self);
         Tensor::from_fn(|[i]: [usize; 1]| v[i].clone())
     }
 }

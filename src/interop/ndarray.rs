@@ -24,6 +24,7 @@ use crate::error::{Error, ErrorKind, Operation};
 use crate::runtime::DynView;
 use crate::tensor::{Tensor, TensorView, TensorViewMut};
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, DataMut};
 use crate::DynTensor;
 
@@ -285,6 +286,7 @@ impl<'a, T, S: Shape, Dm: Dimension> TryFrom<ArrayViewMut<'a, T, Dm>> for Tensor
 impl<T: Clone, S: Shape, Dm: Dimension> TryFrom<ArrayView<'_, T, Dm>> for Tensor<T, S> {
     type Error = Error;
     fn try_from(a: ArrayView<'_, T, Dm>) -> Result<Self, Error> {
+        fits_inline!(Self);
         let dims: Vec<usize> = a.shape().to_vec();
         crate::tensor::shape_for::<S>(&dims)?;
         // A broadcast view may show far more elements than it holds: the copy's allocation

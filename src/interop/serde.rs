@@ -21,6 +21,7 @@ use crate::error::Error;
 use crate::rules::ShapeBuf;
 use crate::tensor::Tensor;
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 /// The struct's name and its fields, in the order they are written.
@@ -350,6 +351,7 @@ impl<'de, T: Deserialize<'de>, Out: FromVec<T>> Sink<'de> for Elements<T, Out> {
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de, T: Deserialize<'de>, S: Shape> Deserialize<'de> for Tensor<T, S> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fits_inline!(Self);
         read_tensor::<D, Elements<T, Self>>(d)
     }
 }
@@ -364,6 +366,7 @@ where
     S: crate::typed::shape::StaticShape,
 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fits_inline!(Self);
         read_tensor::<D, Inline<T, S>>(d)
     }
 }

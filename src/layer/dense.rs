@@ -9,6 +9,7 @@ use crate::runtime::ArrayRef;
 use crate::tensor::SMALL_PRODUCT;
 use crate::tensor::{Storable, Stored, Tensor};
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, DataMut};
 use crate::util::{for_rows, Slot};
 
@@ -156,6 +157,7 @@ impl<T: Element, A: Activation<T>, const IN: usize, const OUT: usize> Dense<'_, 
         D: Data<T>,
         S::Output<OUT>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, S::Output<OUT>>);
         if Self::large::<S>(x.len()) {
             let dims = x.shape();
             output_filled::<T, T, S, D, IN, OUT>(x, T::ZERO, |x, out| {

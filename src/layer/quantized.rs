@@ -9,6 +9,7 @@ use crate::quant::params::quant_error;
 use crate::quant::{QMatMul, QMatMulPerChannel, Quant, QuantElement, Quantized};
 use crate::tensor::{Storable, Stored, Tensor};
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, DataMut};
 
 /// The result of a quantized layer with `OUT` outputs on `Tensor<E, S, D>`.
@@ -59,6 +60,7 @@ macro_rules! forward_methods {
             D: Data<E>,
             S::Output<OUT>: Storable,
         {
+            fits_inline!(Stored<<D as Data<E>>::Family, E, <S as DenseShape<IN>>::Output<OUT>>);
             check_input(self.input(), x.quant())?;
             let x = x.values();
             let y = if wide::<S, IN, OUT>(x.len()) {

@@ -75,7 +75,7 @@ use crate::typed::rules::{
     BinaryDst, BinaryOutput, BinaryShape, DstShape, InPlaceShape, PostOpShapes,
 };
 use crate::typed::shape::StaticShape;
-use crate::typed::storage::{Data, DataMut, Family};
+use crate::typed::storage::{fits_inline, Data, DataMut, Family};
 
 /// The largest rank the primitive takes (oneDNN's `DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = rules::BINARY_MAX_NDIMS;
@@ -517,6 +517,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
         BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>: BinaryDst,
         P: PostOpShapes<BinaryOutput<ShapeOf<A, T>, ShapeOf<B, T>>>,
     {
+        fits_inline!(StaticOutput<A, B, T>);
         let mut out = StaticOutput::<A, B, T>::from_fn(|_| T::ZERO);
         let mut desc = Desc::dense::<T>(
             BinaryOutput::<ShapeOf<A, T>, ShapeOf<B, T>>::DIMS,

@@ -7,6 +7,7 @@ use crate::cast::{self, CastElement, Mode};
 use crate::error::Error;
 use crate::runtime::cast::check_cast;
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 /// # Casts
@@ -39,6 +40,7 @@ impl<T: CastElement, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, U, S>);
         self.map_shared(|&x| cast::convert::<T, U>(x, Mode::As))
     }
 
@@ -50,6 +52,7 @@ impl<T: CastElement, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, U, S>);
         self.map_shared(|&x| cast::convert::<T, U>(x, Mode::Saturating))
     }
 
@@ -60,6 +63,7 @@ impl<T: CastElement, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, U, S>);
         let dims = self.shape.dims();
         check_cast::<T, U>(self.as_slice(), dims.as_ref())?;
         // Where C3 has a value, C1 gives the same one.

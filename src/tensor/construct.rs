@@ -12,6 +12,7 @@ use crate::rules::{self, ShapeBuf};
 use crate::runtime::ArrayRef;
 use crate::typed::dim::Const;
 use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Build, Owned};
 
 /// # Construction
@@ -28,6 +29,7 @@ impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
     /// ```
     #[inline]
     pub fn from_fn(f: impl FnMut(S::Index) -> T) -> Self {
+        fits_inline!(Self);
         Tensor::from_parts(D::build(f), S::default())
     }
 
@@ -37,6 +39,7 @@ impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
     where
         T: Clone,
     {
+        fits_inline!(Self);
         Self::from_fn(|_| value.clone())
     }
 
@@ -46,6 +49,7 @@ impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
     where
         T: num_traits::Zero,
     {
+        fits_inline!(Self);
         Self::from_fn(|_| T::zero())
     }
 }
@@ -54,6 +58,7 @@ impl<T, S: StaticShape, D: Build<T, S>> Tensor<T, S, D> {
 #[cfg(not(feature = "alloc"))]
 impl<T: Default, S: StaticShape> Default for Tensor<T, S> {
     fn default() -> Self {
+        fits_inline!(Self);
         Self::from_fn(|_| T::default())
     }
 }
@@ -69,6 +74,7 @@ impl<T: Default, S: StaticShape> Default for Tensor<T, S> {
 #[cfg(feature = "alloc")]
 impl<T: Default, S: Shape> Default for Tensor<T, S> {
     fn default() -> Self {
+        fits_inline!(Self);
         let shape = S::default_shape();
         Tensor::from_parts(Owned::new(shape.buffer_default()), shape)
     }
@@ -81,6 +87,7 @@ impl<T> Tensor<T, ()> {
     /// A rank-0 tensor holding `value`.
     #[inline]
     pub fn scalar(value: T) -> Self {
+        fits_inline!(Self);
         Tensor::from_parts(Owned::new(value), ())
     }
 }
@@ -93,6 +100,7 @@ macro_rules! impl_from_nested {
         impl<T: Scalar, $(const $n: usize),+> From<$nest> for Tensor<T, ($(Const<$n>,)+)> {
             #[inline]
             fn from(array: $nest) -> Self {
+                fits_inline!(Self);
                 Tensor::from_parts(Owned::new(array), Default::default())
             }
         }
@@ -123,6 +131,7 @@ macro_rules! impl_view_of_nested {
         impl<'a, T: Scalar, $(const $n: usize),+> From<&'a $nest> for TensorView<'a, T, ($(Const<$n>,)+)> {
             #[inline]
             fn from(array: &'a $nest) -> Self {
+                fits_inline!(Self);
                 let data = <($(Const<$n>,)+) as Shape>::buffer_as_slice(array);
                 Tensor::from_parts(data, Default::default())
             }
@@ -147,6 +156,7 @@ impl_view_of_nested!([[[[T; N3]; N2]; N1]; N0]; N0, N1, N2, N3);
 impl<T: Clone, S: StaticShape> TryFrom<&[T]> for Tensor<T, S> {
     type Error = Error;
     fn try_from(data: &[T]) -> Result<Self, Error> {
+        fits_inline!(Self);
         Ok(TensorView::<T, S>::new(data)?.to_stack())
     }
 }
@@ -240,6 +250,7 @@ impl<T, S: Shape> Tensor<T, S> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn from_shape_vec(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self, Error> {
+        fits_inline!(Self);
         let dims = shape.as_ref();
         let shape = shape_for::<S>(dims)?;
         // The same length and overflow checks as every runtime input.

@@ -4,6 +4,7 @@
 
 use super::Tensor;
 use crate::typed::shape::StaticShape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, Stack};
 #[cfg(feature = "alloc")]
 use {
@@ -20,6 +21,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// Copies the elements into an inline (stack) tensor.
     #[inline]
     pub fn to_stack(&self) -> Tensor<T, S> {
+        fits_inline!(Tensor<T, S>);
         let data = crate::typed::kernel::zip::<Stack, T, (), T, S, (), S, _>(
             self.as_slice(),
             &[()],
@@ -73,6 +75,7 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_to_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, Error> {
+        fits_inline!(Tensor<T, S2>);
         to_shape::<T, S2>(self.shape().as_ref(), self.as_slice())
     }
 }
@@ -112,6 +115,7 @@ impl<T: Clone> DynTensor<T> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_to_shape<S: Shape>(&self) -> Result<Tensor<T, S>, Error> {
+        fits_inline!(Tensor<T, S>);
         to_shape::<T, S>(self.shape(), self.as_slice())
     }
 }

@@ -17,6 +17,7 @@ use crate::typed::rules::{
     WithoutAxis,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Build, Data, DataMut, Family};
 use crate::util::{fill_out_of_line, large, row_major_strides, Push};
 #[cfg(feature = "alloc")]
@@ -238,6 +239,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Permute<P>,
         <S as Permute<P>>::Output: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, <S as Permute<P>>::Output>);
         self.permuted_by::<<S as Permute<P>>::Output>(<S as Permute<P>>::AXES)
     }
 
@@ -295,6 +297,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: StaticShape + TransposeIf<true>,
         Transposed<S>: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, Transposed<S>>);
         let axes: &'static [usize] = const { &swap_last_two(S::RANK) };
         self.permuted_by::<Transposed<S>>(&axes[..S::RANK])
     }
@@ -314,6 +317,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: StaticShape + Reverse,
         <S as Reverse>::Output: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, <S as Reverse>::Output>);
         self.permuted_by::<<S as Reverse>::Output>(<S as Reverse>::AXES)
     }
 
@@ -340,6 +344,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Narrow<A, START, LEN>,
         Narrowed<S, A, START, LEN>: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, Narrowed<S, A, START, LEN>>);
         gathered::<D::Family, T, S, Narrowed<S, A, START, LEN>, _>(self.as_slice(), |index| {
             let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
             let offset = index
@@ -378,6 +383,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Step<A, STEP>,
         Stepped<S, A, STEP>: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, Stepped<S, A, STEP>>);
         gathered::<D::Family, T, S, Stepped<S, A, STEP>, _>(self.as_slice(), |index| {
             let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
             let a = const { axis_index(A, S::RANK) };
@@ -398,6 +404,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     where
         S: StaticShape + RemoveAxis<A>,
     {
+        fits_inline!(OwnedIn<D::Family, T, S>);
         gathered::<D::Family, T, S, S, _>(self.as_slice(), |index| {
             let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
             let a = const { axis_index(A, S::RANK) };
@@ -429,6 +436,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Concat<A, S2>,
         Concatenated<S, A, S2>: StaticShape,
     {
+        fits_inline!(OwnedIn<JoinOf<T, D, D2>, T, Concatenated<S, A, S2>>);
         let (left, right) = (self.as_slice(), other.as_slice());
         let (ls, rs) = (
             row_major_strides::<MAX_STATIC_RANK>(S::DIMS),
@@ -472,6 +480,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: InsertAxis<A, Const<N>>,
         WithAxis<S, A, Const<N>>: StaticShape,
     {
+        fits_inline!(OwnedIn<D::Family, T, WithAxis<S, A, Const<N>>>);
         let strides = row_major_strides::<MAX_STATIC_RANK>(S::DIMS);
         let a = const { axis_index(A, S::RANK + 1) };
         OwnedIn::<D::Family, T, WithAxis<S, A, Const<N>>>::from_fn(|index| {
@@ -514,6 +523,7 @@ impl<T: Clone, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: ReplaceAxis<A, Dyn>,
     {
+        fits_inline!(Tensor<T, <S as ReplaceAxis<A, Dyn>>::Output>);
         // The runtime view's narrow (M5), then its copy: one body for every path.
         let dims = self.shape.dims();
         let view = crate::runtime::DynView::row_major(dims.as_ref(), self.as_slice())

@@ -8,6 +8,7 @@ use super::result::{Storable, Stored};
 use super::Tensor;
 use crate::element::Element;
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 macro_rules! tensor_unary {
@@ -38,6 +39,7 @@ macro_rules! tensor_unary {
                     S: Storable,
                     T: crate::element::$bound,
                 {
+                    fits_inline!(Stored<D::Family, T, S>);
                     self.map_shared(|&$x| $body)
                 }
             )*
@@ -48,6 +50,7 @@ macro_rules! tensor_unary {
             where
                 S: Storable,
             {
+                fits_inline!(Stored<D::Family, T, S>);
                 self.map_shared(move |&x| crate::element::clip(x, lo, hi))
             }
         }

@@ -8,6 +8,7 @@ use crate::element::Element;
 use crate::rules::MatMulOptions;
 use crate::typed::rules::{MatMulOutput, MatMulOutputT, MatMulShape, MatMulShapeT};
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, Family};
 use crate::util::row_major_strides;
 
@@ -40,6 +41,7 @@ macro_rules! transposed_products {
             S: MatMulShapeT<S2, $ta, $tb>,
             MatMulOutputT<S, S2, $ta, $tb>: Storable,
         {
+            fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>);
             self.matmul_t::<$ta, $tb, S2, D2>(rhs)
         }
     )*};
@@ -90,6 +92,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: MatMulShape<S2>,
         MatMulOutput<S, S2>: Storable,
     {
+        fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>);
         self.matmul_t::<false, false, S2, D2>(rhs)
     }
 
@@ -138,6 +141,7 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
         S: MatMulShapeT<S2, TA, TB>,
         MatMulOutputT<S, S2, TA, TB>: Storable,
     {
+        fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>);
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
         let options = MatMulOptions {
             transpose_a: TA,

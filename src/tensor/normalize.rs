@@ -13,6 +13,7 @@ use crate::element::Real;
 use crate::runtime::normalize;
 use crate::typed::rules::{axis_index, KeepAxis, RemoveAxis};
 use crate::typed::shape::Shape;
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 /// The variance and the standard deviation, with the axis removed or kept: one body, the
@@ -31,6 +32,7 @@ macro_rules! moments {
             S: $Axis<A>,
             <S as $Axis<A>>::Output: Storable,
         {
+            fits_inline!(Stored<D::Family, T, <S as $Axis<A>>::Output>);
             self.reduce_large::<T, <S as $Axis<A>>::Output>(axis::<S, A>(), T::ZERO, |x, dims, a, out| {
                 normalize::var_into(x, dims, a, ddof, |$v| $finish, out)
             })
@@ -100,6 +102,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: KeepAxis<A> + Storable,
     {
+        fits_inline!(Stored<D::Family, T, S>);
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), false, out))
     }
 
@@ -111,6 +114,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: KeepAxis<A> + Storable,
     {
+        fits_inline!(Stored<D::Family, T, S>);
         self.same_shape(|x, dims, out| normalize::softmax_into(x, dims, axis::<S, A>(), true, out))
     }
 
@@ -123,6 +127,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: KeepAxis<A> + Storable,
     {
+        fits_inline!(Stored<D::Family, T, S>);
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| {
             normalize::layer_norm_into(x, dims, axis::<S, A>(), eps, out)
@@ -138,6 +143,7 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: KeepAxis<A> + Storable,
     {
+        fits_inline!(Stored<D::Family, T, S>);
         let eps = T::Compute::from_f32(epsilon);
         self.same_shape(|x, dims, out| normalize::rms_norm_into(x, dims, axis::<S, A>(), eps, out))
     }

@@ -56,7 +56,7 @@ use crate::typed::rules::{
     Broadcasts, SameShape,
 };
 use crate::typed::shape::{Shape, StaticShape};
-use crate::typed::storage::{Data, DataMut, Family, Stack};
+use crate::typed::storage::{fits_inline, Data, DataMut, Family, Stack};
 #[cfg(feature = "alloc")]
 use crate::{error::OrPanic, rules::AutoBroadcast, typed::rules::NumpyOutput};
 
@@ -498,6 +498,7 @@ macro_rules! elementwise_methods {
             Self: OperatorPath<T, T, R>,
             T: Copy + Send + Sync $(+ $bound)*,
         {
+            fits_inline!(PathOutput<Self, T, T, R, $out>);
             OperatorPath::apply(self, rhs, unchecked, Split(|$x: &T, $y: &T| $body))
         }
     )*};
@@ -535,6 +536,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         Self: OperatorPath<T, U, R>,
     {
+        fits_inline!(PathOutput<Self, T, U, R, V>);
         OperatorPath::apply(self, rhs, unchecked, Here(f))
     }
 
@@ -554,6 +556,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, V, S>);
         self.map_apply(Here(|x: &T, _: &()| f(x)))
     }
 
@@ -593,6 +596,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         Self: OperatorPath<T, T, R>,
         T: Element,
     {
+        fits_inline!(PathOutput<Self, T, T, R, T>);
         OperatorPath::apply(
             self,
             rhs,
@@ -618,6 +622,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         Self: OperatorPath<T, T, R>,
         T: crate::element::Float,
     {
+        fits_inline!(PathOutput<Self, T, T, R, T>);
         OperatorPath::apply(self, rhs, unchecked, Split(|x: &T, y: &T| x.powf(*y)))
     }
 }
@@ -709,6 +714,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S2: StaticShape + SameShape<S>,
         E: Data<U>,
     {
+        fits_inline!(OwnedIn<<D::Family as Family>::Join<E::Family>, V, S>);
         let data = kernel::zip::<<D::Family as Family>::Join<E::Family>, T, U, V, S, S, S, _>(
             self.as_slice(),
             rhs.as_slice(),
@@ -740,6 +746,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: BroadcastToShape<Target>,
         T: Clone + Send + Sync,
     {
+        fits_inline!(OwnedIn<D::Family, T, Target>);
         let data = kernel::zip::<D::Family, T, T, T, S, S, Target, _>(
             self.as_slice(),
             self.as_slice(),
@@ -768,6 +775,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         BidirectionalOutput<S, Target>: StaticShape,
         T: Clone + Send + Sync,
     {
+        fits_inline!(OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>);
         let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>, _>(
             self.as_slice(),
             self.as_slice(),
@@ -796,6 +804,7 @@ macro_rules! binary_operator {
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
+                fits_inline!(Self::Output);
                 let check = binary_operator!(@check $check);
                 OperatorPath::apply(self, rhs, check, $wrap(|$x: &T, $y: &T| $body))
             }
@@ -814,6 +823,7 @@ macro_rules! binary_operator {
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: R) -> Self::Output {
+                fits_inline!(Self::Output);
                 ops::$Trait::$method(&self, rhs)
             }
         }
@@ -843,6 +853,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn neg(self) -> Self::Output {
+        fits_inline!(Self::Output);
         self.map_apply(Split(|x: &T, _: &()| <T as Element>::neg(*x)))
     }
 }
@@ -858,6 +869,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn neg(self) -> Self::Output {
+        fits_inline!(Self::Output);
         -&self
     }
 }
@@ -881,6 +893,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn not(self) -> Self::Output {
+        fits_inline!(Self::Output);
         self.map_apply(Split(|x: &T, _: &()| !*x))
     }
 }
@@ -896,6 +909,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn not(self) -> Self::Output {
+        fits_inline!(Self::Output);
         !&self
     }
 }
@@ -918,6 +932,7 @@ macro_rules! scalar_lhs_operator {
             #[inline(always)]
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t, S, D>) -> Self::Output {
+                fits_inline!(Self::Output);
                 if $check {
                     if let Err(e) = check_divisor(&[], rhs.as_slice(), rhs.shape().as_ref()) {
                         fail(e)

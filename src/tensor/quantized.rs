@@ -22,6 +22,7 @@ use crate::quant::{
 use crate::rules::AutoBroadcast;
 use crate::typed::rules::{BroadcastOutput, Broadcasts, MatMulOutputT, MatMulShapeT, PerAxisShape};
 use crate::typed::shape::{Shape, StaticShape};
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::{Data, DataMut};
 
 /// The `bool` result of comparing `Tensor<E, S, D>` with `Tensor<E, S2, D2>`, broadcast.
@@ -76,6 +77,7 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, E, S>);
         Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
     }
 }
@@ -170,6 +172,7 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     where
         S: Storable + PerAxisShape<A, N>,
     {
+        fits_inline!(Stored<D::Family, E, S>);
         let mut out = self.map(|_| E::saturate(0));
         let (dims, values) = (self.shape(), self.as_slice());
         quantize_along(
@@ -192,6 +195,7 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, E, S>);
         let dims = self.shape();
         check_axis(dims.as_ref(), axis, params)?;
         let mut out = self.map(|_| E::saturate(0));
@@ -213,6 +217,7 @@ impl<E: QuantElement, S: Shape, D: Data<E>, P: AxisParams<E>> QuantizedPerAxis<T
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, f32, S>);
         let (values, params) = (self.values(), self.params().as_dyn());
         let mut out = values.map(|_| 0.0f32);
         let (dims, axis) = (values.shape(), self.axis());
@@ -244,6 +249,7 @@ macro_rules! quantized_ops {
             S2: Shape,
             D2: Data<E>,
         {
+            fits_inline!(Stored<JoinOf<E, D, D2>, E, <S as BroadcastWith<S2>>::Output>);
             let op = $Op::new(self.quant(), rhs.quant(), out, activation, Rounding::Double)?;
             op.run(self, rhs)
         }
@@ -264,6 +270,7 @@ macro_rules! extreme_ops {
             S2: Shape,
             D2: Data<E>,
         {
+            fits_inline!(Stored<JoinOf<E, D, D2>, E, <S as BroadcastWith<S2>>::Output>);
             QExtreme::new(self.quant(), rhs.quant(), $largest)?.run(self, rhs)
         }
     )*};
@@ -282,6 +289,7 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, f32, S>);
         let quant = self.quant();
         self.values()
             .map(|&q| crate::quant::dequantize_value(q, quant))
@@ -334,6 +342,7 @@ let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
         S2: Shape,
         D2: Data<E>,
     {
+        fits_inline!(ComparedBroadcast<E, S, D, S2, D2>);
         QCompare::new(self.quant(), rhs.quant(), op, Rounding::Double)?.run(self, rhs)
     }
 
@@ -344,6 +353,7 @@ let c = a.add(&b, q, Activation::None); // 4 vs 3: a compile error
     where
         S: Storable,
     {
+        fits_inline!(Stored<D::Family, F, S>);
         let op = QRequant::new(self.quant(), to, Rounding::Double);
         Quantized::new(self.values().map(|&q| op.apply(q)), to)
     }
@@ -368,6 +378,7 @@ macro_rules! prepared_run {
                 S2: Shape,
                 D2: Data<E>,
             {
+                fits_inline!(Stored<JoinOf<E, D, D2>, E, <S as BroadcastWith<S2>>::Output>);
                 check_inputs(self.inputs(), a.quant(), b.quant())?;
                 // Decided at compile time for static shapes, so a small static operation
                 // carries neither the tables' code nor their 2 KiB of stack (a Cortex-M4
@@ -445,6 +456,7 @@ impl<E: QuantElement> QCompare<E> {
         S2: Shape,
         D2: Data<E>,
     {
+        fits_inline!(ComparedBroadcast<E, S, D, S2, D2>);
         check_inputs(self.inputs(), a.quant(), b.quant())?;
         Ok(a.values()
             .broadcast_with(b.values(), |&x, &y| self.apply(x, y)))
@@ -570,6 +582,7 @@ impl<E: QuantElement> QMatMul<E> {
         D2: Data<E>,
         MatMulOutputT<S, S2, false, true>: Storable,
     {
+        fits_inline!(ProductOf<E, S, D, S2, D2, false, true>);
         check_inputs(self.inputs(), x.quant(), w.quant())?;
         let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
         Ok(Quantized::new(y, self.output()))
@@ -627,6 +640,7 @@ impl<E: QuantElement> QMatMul<E> {
         D2: Data<E>,
         MatMulOutputT<S, S2, false, false>: Storable,
     {
+        fits_inline!(ProductOf<E, S, D, S2, D2, false, false>);
         check_inputs(self.inputs(), a.quant(), b.quant())?;
         let y =
             typed_product::<_, _, _, _, _, _, false, false>(self, a.values(), b.values(), None)?;
@@ -699,6 +713,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         D2: Data<E>,
         MatMulOutputT<S, S2, false, true>: Storable,
     {
+        fits_inline!(ProductOf<E, S, D, S2, D2, false, true>);
         self.check_operands(x, w)?;
         let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
         Ok(Quantized::new(y, self.output()))

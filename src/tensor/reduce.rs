@@ -8,6 +8,7 @@
 
 use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
+use crate::typed::storage::fits_inline;
 
 use core::cmp::Ordering;
 
@@ -172,6 +173,7 @@ macro_rules! static_reductions {
                 WithoutAxis<S, A>: Storable,
                 T: $($bound)*,
             {
+                fits_inline!(Stored<D::Family, $v, WithoutAxis<S, A>>);
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, WithoutAxis<S, A>, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
@@ -187,6 +189,7 @@ macro_rules! static_reductions {
                 KeepDims<S, A>: Storable,
                 T: $($bound)*,
             {
+                fits_inline!(Stored<D::Family, $v, KeepDims<S, A>>);
                 static_reductions!(@body self, { const { axis_index(A, S::RANK) } }, KeepDims<S, A>, $op, $v, $init, [$($extra)*],
                     |$data, $dims, $a, $out| $body, small($empty, $first, $step, $finish))
             }
@@ -292,6 +295,7 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: RemoveAxis<A>,
         WithoutAxis<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, WithoutAxis<S, A>>);
         self.mean_over::<WithoutAxis<S, A>>(const { axis_index(A, S::RANK) })
     }
 
@@ -303,6 +307,7 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: KeepAxis<A>,
         KeepDims<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, KeepDims<S, A>>);
         self.mean_over::<KeepDims<S, A>>(const { axis_index(A, S::RANK) })
     }
 
@@ -360,6 +365,7 @@ impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: RemoveAxis<A>,
         WithoutAxis<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, WithoutAxis<S, A>>);
         let axis = const { axis_index(A, S::RANK) };
         self.extreme_from::<WithoutAxis<S, A>>(axis, initial, Ordering::Greater)
     }
@@ -374,6 +380,7 @@ impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: KeepAxis<A>,
         KeepDims<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, KeepDims<S, A>>);
         let axis = const { axis_index(A, S::RANK) };
         self.extreme_from::<KeepDims<S, A>>(axis, initial, Ordering::Greater)
     }
@@ -388,6 +395,7 @@ impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: RemoveAxis<A>,
         WithoutAxis<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, WithoutAxis<S, A>>);
         let axis = const { axis_index(A, S::RANK) };
         self.extreme_from::<WithoutAxis<S, A>>(axis, initial, Ordering::Less)
     }
@@ -402,6 +410,7 @@ impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: KeepAxis<A>,
         KeepDims<S, A>: Storable,
     {
+        fits_inline!(Stored<D::Family, T, KeepDims<S, A>>);
         let axis = const { axis_index(A, S::RANK) };
         self.extreme_from::<KeepDims<S, A>>(axis, initial, Ordering::Less)
     }
@@ -451,6 +460,7 @@ impl<T: Element, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     where
         Target: StaticShape + BroadcastToShape<S>,
     {
+        fits_inline!(OwnedIn<D::Family, T, Target>);
         // The axes that broadcasting stretches, each summed in turn (highest first) between two
         // buffers of this tensor's size, kept as 1s; the result has the target's elements.
         let mask = crate::rules::sum_to_axes(S::DIMS, Target::DIMS).unwrap_or(0);

@@ -12,6 +12,7 @@ use crate::runtime::plan::aligned_strides;
 use crate::runtime::ArrayRef;
 use crate::typed::rules::BroadcastToShape;
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
+use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
 
 /// The output shape of `where_cond` on shapes `C`, `A`, `B` (W1).
@@ -58,6 +59,7 @@ impl<C: Shape, DC: Data<bool>> Tensor<bool, C, DC> {
         C: BroadcastWith<A>,
         <C as BroadcastWith<A>>::Output: BroadcastWith<B>,
     {
+        fits_inline!(Stored<JoinOf<T, DA, DB>, T, WhereOutput<C, A, B>>);
         typed_select::<_, _, JoinOf<T, DA, DB>>(self, then, otherwise, None)
     }
 
@@ -94,6 +96,7 @@ impl<C: Shape, DC: Data<bool>> Tensor<bool, C, DC> {
         DB: Data<T>,
         C: BroadcastToShape<SelectOutput<A, B>>,
     {
+        fits_inline!(Stored<JoinOf<T, DA, DB>, T, SelectOutput<A, B>>);
         typed_select::<_, _, JoinOf<T, DA, DB>>(self, then, otherwise, Some(AutoBroadcast::Numpy))
     }
 }

@@ -18,7 +18,7 @@ use {
         NumpyOutput,
     },
     crate::typed::shape::Shape,
-    crate::typed::storage::{Data, Owned},
+    crate::typed::storage::{fits_inline, Data, Owned},
     alloc::vec::Vec,
     core::mem::MaybeUninit,
 };
@@ -77,6 +77,7 @@ macro_rules! try_ops {
             S: BroadcastShape<S2, Numpy>,
             T: $($bound)*,
         {
+            fits_inline!(Tensor<$v, NumpyOutput<S, S2>>);
             let ($lhs, $rhs) = (self, rhs);
             $body
         }
@@ -138,6 +139,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         S: BroadcastShape<S2, Numpy>,
     {
+        fits_inline!(Tensor<V, NumpyOutput<S, S2>>);
         self.try_zip_as::<U, S2, E, V, NumpyOutput<S, S2>>(
             rhs,
             AutoBroadcast::Numpy,
@@ -231,6 +233,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         E: Data<U>,
         S: NoneShape<S2>,
     {
+        fits_inline!(Tensor<V, <S as NoneShape<S2>>::Output>);
         self.try_zip_as::<U, S2, E, V, <S as NoneShape<S2>>::Output>(
             rhs,
             AutoBroadcast::None,
@@ -261,6 +264,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: BroadcastToShape<Target>,
         T: Clone + Send + Sync,
     {
+        fits_inline!(Tensor<T, Target>);
         super::construct::shape_for::<Target>(target.as_ref())?;
         self.try_broadcast_mode::<Target>(target.as_ref(), BroadcastToMode::Numpy)
     }
@@ -285,6 +289,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: BroadcastShape<Target, Bidirectional>,
         T: Clone + Send + Sync,
     {
+        fits_inline!(Tensor<T, BidirectionalOutput<S, Target>>);
         super::construct::shape_for::<Target>(target.as_ref())?;
         self.try_broadcast_mode::<BidirectionalOutput<S, Target>>(
             target.as_ref(),

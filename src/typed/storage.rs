@@ -41,14 +41,23 @@ pub struct Owned<T, S: Shape>(S::Buffer<T>);
 /// temporary of a function in its own stack slot, and copies a result once or twice on its
 /// way out: a chain of a dozen operations on 128 KiB tensors overflowed the 2 MiB stack that
 /// Rust gives each spawned thread (test threads included), the same chain on 64 KiB ones did
-/// not. A static shape whose elements need more is a compile error (when the crate is built,
-/// not by `cargo check`) naming its size, this limit and the ways out: `HeapTensor` (feature
-/// `alloc`), with the same shape and the same operations, or a
-/// [`TensorView`](crate::TensorView) over a buffer of your own with the `*_into` methods.
+/// not. A static shape whose elements need more is a compile error naming its size, this
+/// limit and the ways out: `HeapTensor` (feature `alloc`), with the same shape and the same
+/// operations, or a [`TensorView`](crate::TensorView) over a buffer of your own with the
+/// `*_into` methods. The error points at the caller's line: each public function that makes
+/// an inline tensor (constructors, operators, elementwise and unary methods, reductions,
+/// products, reorders, casts, selections, the `try_*` forms) checks its result's size in its
+/// own body, and the compiler names the call that instantiated it.
+///
+/// Only `cargo build` (and `cargo test`, `cargo run`) reports it, not `cargo check`: the
+/// check is a constant of each concrete element type and shape, and stable Rust evaluates
+/// such constants of generic code when it instantiates that code for the concrete types,
+/// a step that `cargo check` does not take. Nor is the storage chosen by size: that would
+/// need specialization or types computed from constants, neither of which stable Rust has.
 ///
 /// ```compile_fail
 /// use shaped::{Shape, Tensor};
-/// // error: ... this shape needs 3145728 bytes ... use HeapTensor ...
+/// // error: this tensor's elements need 3145728 bytes, more than the 65536 ... use HeapTensor ...
 /// let x = Tensor::<f32, Shape![2, 512, 768]>::zeros();
 /// ```
 ///
@@ -61,11 +70,19 @@ pub struct Owned<T, S: Shape>(S::Buffer<T>);
 /// ```
 pub const MAX_INLINE_BYTES: usize = 64 * 1024;
 
-impl<T, S: Shape> Owned<T, S> {
-    /// Evaluated wherever an `Owned` of this type is made: a compile error when its elements
-    /// exceed [`MAX_INLINE_BYTES`].
+/// The inline-size check of a value of type `Self`: a compile error, when the crate using it
+/// is built, if `Self` needs more than [`MAX_INLINE_BYTES`]. Every type has it. A public
+/// function that returns an inline tensor evaluates `<Result as InlineSize>::FITS` in its own
+/// body, so that the compiler reports the error while instantiating that function: at the
+/// caller's line, not inside this crate.
+pub(crate) trait InlineSize {
+    /// `()`, or a compile error naming the size, the limit and `HeapTensor`.
+    const FITS: ();
+}
+
+impl<X> InlineSize for X {
     const FITS: () = {
-        let bytes = core::mem::size_of::<S::Buffer<T>>();
+        let bytes = core::mem::size_of::<X>();
         if bytes > MAX_INLINE_BYTES {
             let (text, len) = &too_large_message(bytes);
             match core::str::from_utf8(text.split_at(*len).0) {
@@ -74,12 +91,25 @@ impl<T, S: Shape> Owned<T, S> {
             }
         }
     };
+}
 
+/// Checks, in the body of the public function it is written in, that a value of the type
+/// given fits inline ([`InlineSize`]): see there for why it must be that function's body.
+macro_rules! fits_inline {
+    ($t:ty) => {
+        let () = <$t as $crate::typed::storage::InlineSize>::FITS;
+    };
+}
+pub(crate) use fits_inline;
+
+impl<T, S: Shape> Owned<T, S> {
     /// Inline storage holding `buffer`; the one constructor, so every inline tensor is checked
     /// against [`MAX_INLINE_BYTES`] at compile time.
     #[inline(always)]
     pub(crate) fn new(buffer: S::Buffer<T>) -> Self {
-        let () = Self::FITS;
+        // The same constant as the public functions' check of a `Tensor<T, S>`, so that a
+        // too-large shape is one error, not two.
+        fits_inline!(crate::Tensor<T, S>);
         Owned(buffer)
     }
 
