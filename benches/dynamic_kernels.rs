@@ -201,11 +201,111 @@ fn small(c: &mut Criterion) {
     case!("2x3x4+4", [2, 3, 4], [4]);
 }
 
+/// The small 2-D adds against ndarray's fastest form for them, `Array2` (`&a + &b`, and
+/// `Zip` into an existing array against `binary_into`); the allocating `1024x1024 + 1x1024`
+/// with static shapes on the heap, `DynTensor`, a hand loop filling a new `Vec` and ndarray's
+/// `Array2`; and a mean over the last axis of `[8, 256, 56, 56]` with the axis kept.
+/// Instruction counts of the same cases: `runtime_probe.rs`.
+fn against_array2(c: &mut Criterion) {
+    use ndarray::Array2;
+    let cases: [(&str, [usize; 2], [usize; 2]); 4] = [
+        ("4x4+4x4", [4, 4], [4, 4]),
+        ("4x4+1x4", [4, 4], [1, 4]),
+        ("4x4+4x1", [4, 4], [4, 1]),
+        ("3x1+1x3", [3, 1], [1, 3]),
+    ];
+    for (name, sa, sb) in cases {
+        let a = data(sa[0] * sa[1], 1.0);
+        let b = data(sb[0] * sb[1], 2.0);
+        let (da, db) = (
+            DynTensor::from_shape_vec(sa, a.clone()).unwrap(),
+            DynTensor::from_shape_vec(sb, b.clone()).unwrap(),
+        );
+        let (na, nb) = (
+            Array2::from_shape_vec((sa[0], sa[1]), a.clone()).unwrap(),
+            Array2::from_shape_vec((sb[0], sb[1]), b.clone()).unwrap(),
+        );
+        let mut nout = &na + &nb;
+        let mut out = vec![0.0f32; nout.len()];
+        assert_eq!(da.try_add(&db).unwrap().as_slice(), nout.as_slice().unwrap());
+        let mut g = c.benchmark_group(format!("array2 {name}"));
+        g.bench_function("DynTensor", |bch| {
+            bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
+        });
+        g.bench_function("ndarray &a + &b", |bch| {
+            bch.iter(|| black_box(&na) + black_box(&nb))
+        });
+        g.bench_function("binary_into", |bch| {
+            bch.iter(|| shaped_add(black_box(&a), &sa, black_box(&b), &sb, &mut out))
+        });
+        g.bench_function("ndarray Zip", |bch| {
+            bch.iter(|| {
+                Zip::from(&mut nout)
+                    .and_broadcast(black_box(&na))
+                    .and_broadcast(black_box(&nb))
+                    .for_each(|o, &x, &y| *o = x + y)
+            })
+        });
+        g.finish();
+    }
+
+    type A = Shape![1024, 1024];
+    type B = Shape![1, 1024];
+    let a = data(1024 * 1024, 1.0);
+    let b = data(1024, 2.0);
+    let ha = shaped::HeapTensor::<f32, A>::from_vec(a.clone()).unwrap();
+    let hb = shaped::HeapTensor::<f32, B>::from_vec(b.clone()).unwrap();
+    let da = DynTensor::from_shape_vec([1024, 1024], a.clone()).unwrap();
+    let db = DynTensor::from_shape_vec([1, 1024], b.clone()).unwrap();
+    let na = Array2::from_shape_vec((1024, 1024), a.clone()).unwrap();
+    let nb = Array2::from_shape_vec((1, 1024), b.clone()).unwrap();
+    let hand = |a: &[f32], b: &[f32]| {
+        let mut out = Vec::with_capacity(a.len());
+        for row in a.chunks_exact(1024) {
+            out.extend(row.iter().zip(b).map(|(x, y)| x + y));
+        }
+        out
+    };
+    assert_eq!((&ha + &hb).as_slice(), &hand(&a, &b)[..]);
+    let mut g = c.benchmark_group("allocating 1024x1024+1x1024");
+    g.sample_size(30);
+    g.bench_function("static HeapTensor", |bch| {
+        bch.iter(|| black_box(&ha) + black_box(&hb))
+    });
+    g.bench_function("DynTensor", |bch| {
+        bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
+    });
+    g.bench_function("hand", |bch| bch.iter(|| hand(black_box(&a), black_box(&b))));
+    g.bench_function("ndarray Array2", |bch| {
+        bch.iter(|| black_box(&na) + black_box(&nb))
+    });
+    g.finish();
+
+    let shape = [8usize, 256, 56, 56];
+    let x = data(shape.iter().product(), 0.25);
+    let dx = DynTensor::from_shape_vec(shape, x.clone()).unwrap();
+    let nx = ndarray::Array4::from_shape_vec(shape, x).unwrap();
+    let mut g = c.benchmark_group("mean last axis keepdims 8x256x56x56");
+    g.sample_size(20);
+    g.bench_function("DynTensor", |bch| {
+        bch.iter(|| black_box(&dx).mean(&[3], true).unwrap())
+    });
+    g.bench_function("ndarray mean_axis", |bch| {
+        bch.iter(|| {
+            black_box(&nx)
+                .mean_axis(ndarray::Axis(3))
+                .unwrap()
+                .insert_axis(ndarray::Axis(3))
+        })
+    });
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = small, large
+    targets = small, large, against_array2
 }
 criterion_main!(benches);

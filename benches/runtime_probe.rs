@@ -2,11 +2,16 @@
 //! static issue) through the runtime API chosen by `PROBE`: `none` (setup only), `dyn`
 //! (`DynTensor::try_add`, allocating), `into` (`runtime::binary_into` into a preallocated
 //! buffer), `prepared` (a `BinaryPlan` built once), and ndarray's `nd` (`&a + &b` on `ArrayD`,
-//! allocating) and `ndzip` (`Zip` into an existing array). Per call = (variant - none) / 1000.
+//! allocating) and `ndzip` (`Zip` into an existing array), `nd2` and `ndzip2` the same on
+//! `Array2` (ndarray's fastest form for these shapes). Per call = (variant - none) / 1000.
 //!
 //! Three large cases of the runtime benchmarks, run once each through `binary_into` after the
 //! loop (so `none` subtracts their setup too): `big16` (`64x64x64x16 + 1x64x1x16`, rows of 16
 //! under a broadcast axis), `outer` (`1024x1 + 1x1024`), `row` (`1024x1024 + 1x1024`).
+//!
+//! The allocating `1024x1024 + 1x1024`, run once after the loop: `heaprow` (static shapes,
+//! `&HeapTensor + &HeapTensor`), `dynrow` (`DynTensor::try_add`), `handrow` (a hand loop
+//! filling a new `Vec` row by row) and `ndrow` (`&a + &b` on `Array2`).
 //!
 //! ```text
 //! cargo bench --no-run --bench runtime_probe
@@ -36,6 +41,11 @@ fn main() {
         ArrayD::from_shape_vec(IxDyn(&sb), b.clone()).unwrap(),
     );
     let mut nout = &na + &nb;
+    let (na2, nb2) = (
+        ndarray::Array2::from_shape_vec((sa[0], sa[1]), a.clone()).unwrap(),
+        ndarray::Array2::from_shape_vec((sb[0], sb[1]), b.clone()).unwrap(),
+    );
+    let mut nout2 = &na2 + &nb2;
     // A small product, `[4, 4] x [4, 4]`: `mm` through `DynTensor::matmul`, `ndmm` ndarray's
     // `dot` on `Array2`.
     let m4: Vec<f32> = (0..16).map(|i| i as f32 * 0.5 - 3.0).collect();
@@ -66,6 +76,14 @@ fn main() {
             "ndmm" => sum += black_box(&nm).dot(black_box(&nm))[[0, 1]],
             // ndarray: the allocating operator, and `Zip` into an existing array.
             "nd" => sum += (black_box(&na) + black_box(&nb)).as_slice().unwrap()[1],
+            "nd2" => sum += (black_box(&na2) + black_box(&nb2)).as_slice().unwrap()[1],
+            "ndzip2" => {
+                Zip::from(&mut nout2)
+                    .and_broadcast(black_box(&na2))
+                    .and_broadcast(black_box(&nb2))
+                    .for_each(|o, &x, &y| *o = x + y);
+                sum += nout2.as_slice().unwrap()[1];
+            }
             "ndzip" => {
                 Zip::from(&mut nout)
                     .and_broadcast(black_box(&na))
@@ -92,12 +110,13 @@ fn main() {
             let t = DynTensor::from_shape_vec(shape, data).unwrap();
             sum += black_box(&t).mean(&[3], true).unwrap().as_slice()[3];
         } else {
-            let t = ArrayD::from_shape_vec(IxDyn(&shape), data).unwrap();
-            sum += black_box(&t)
+            // `Array4`, and the axis kept (no copy), as `keepdims` does.
+            let t = ndarray::Array4::from_shape_vec(shape, data).unwrap();
+            let m = black_box(&t)
                 .mean_axis(ndarray::Axis(3))
                 .unwrap()
-                .as_slice()
-                .unwrap()[3];
+                .insert_axis(ndarray::Axis(3));
+            sum += m.as_slice().unwrap()[3];
         }
     }
     let large: [(&str, &[usize], &[usize]); 3] = [
@@ -122,6 +141,35 @@ fn main() {
             .unwrap();
         }
         sum += black_box(&out)[out_len - 1];
+    }
+    // The allocating `1024x1024 + 1x1024` on static shapes, `DynTensor`, a hand loop and
+    // ndarray; the inputs are made in every variant, so `none` subtracts them.
+    {
+        type A = shaped::Shape![1024, 1024];
+        type B = shaped::Shape![1, 1024];
+        let a: Vec<f32> = (0..1024 * 1024).map(|i| (i % 97) as f32).collect();
+        let b: Vec<f32> = (0..1024).map(|i| (i % 89) as f32 * 0.5).collect();
+        let ha = shaped::HeapTensor::<f32, A>::from_vec(a.clone()).unwrap();
+        let hb = shaped::HeapTensor::<f32, B>::from_vec(b.clone()).unwrap();
+        let da = DynTensor::from_shape_vec([1024, 1024], a.clone()).unwrap();
+        let db = DynTensor::from_shape_vec([1, 1024], b.clone()).unwrap();
+        let na = ndarray::Array2::from_shape_vec((1024, 1024), a.clone()).unwrap();
+        let nb = ndarray::Array2::from_shape_vec((1, 1024), b.clone()).unwrap();
+        let last = match which.as_str() {
+            "heaprow" => (black_box(&ha) + black_box(&hb)).as_slice()[1024 * 1024 - 1],
+            "dynrow" => black_box(&da).try_add(black_box(&db)).unwrap().as_slice()[1024 * 1024 - 1],
+            "ndrow" => (black_box(&na) + black_box(&nb)).as_slice().unwrap()[1024 * 1024 - 1],
+            "handrow" => {
+                let (a, b) = (black_box(&a), black_box(&b));
+                let mut out = Vec::with_capacity(a.len());
+                for row in a.chunks_exact(1024) {
+                    out.extend(row.iter().zip(b).map(|(x, y)| x + y));
+                }
+                out[1024 * 1024 - 1]
+            }
+            _ => 0.0,
+        };
+        sum += last;
     }
     println!("{which}: {sum}");
 }

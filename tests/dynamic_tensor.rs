@@ -303,3 +303,214 @@ fn fixed_size_inner_rows_match_the_reference() {
         check(&ac, &a, &c, |x, y| x - y);
     }
 }
+
+/// Row-major inputs of rank up to 4 under NUMPY are resolved and planned in one pass, and
+/// identical shapes run as one contiguous run; strided inputs, higher ranks, empty outputs and
+/// mismatches take the general path. Every pair here runs both ways and matches the reference.
+#[test]
+fn small_numpy_fast_paths_agree_with_the_general_path() {
+    use shaped::runtime::{binary_into, ArrayRef};
+    let pairs: &[(&[usize], &[usize])] = &[
+        (&[], &[]),
+        (&[], &[2, 3]),
+        (&[2, 3], &[]),
+        (&[4, 4], &[4, 4]),
+        (&[4, 4], &[1, 4]),
+        (&[4, 4], &[4, 1]),
+        (&[3, 1], &[1, 3]),
+        (&[1, 3], &[3, 1]),
+        (&[2, 3, 4], &[4]),
+        (&[2, 3, 4], &[1, 3, 1]),
+        (&[1, 1], &[2, 3]),
+        (&[2, 1, 3], &[2, 4, 3]),
+        (&[5], &[5]),
+        (&[1], &[7]),
+        (&[2, 3, 4, 5], &[2, 3, 4, 5]),
+        (&[2, 1, 4, 1], &[3, 1, 5]),
+        (&[2, 3, 1, 2, 2], &[3, 2, 1]),
+        (&[2, 1, 2, 1, 2, 1], &[2, 1, 2, 1, 2]),
+        (&[0, 3], &[1, 3]),
+        (&[2, 0], &[2, 1]),
+        (&[0], &[]),
+    ];
+    for &(sa, sb) in pairs {
+        let (na, nb) = (sa.iter().product::<usize>(), sb.iter().product::<usize>());
+        let a = t(sa, (0..na).map(|i| i as i32 * 3 - 7).collect());
+        let b = t(sb, (0..nb).map(|i| i as i32 * 5 + 1).collect());
+        check(&a.try_add(&b).unwrap(), &a, &b, |x, y| x + y);
+        check(&(&a - &b), &a, &b, |x, y| x - y);
+        check(
+            &a.binary(&b, BinaryOp::Mul, AutoBroadcast::Numpy).unwrap(),
+            &a,
+            &b,
+            |x, y| x * y,
+        );
+        let (shape, want) = common::reference(a.as_slice(), sa, b.as_slice(), sb, |x, y| x - y);
+        // Row-major `ArrayRef`s (the fast paths) and the same layout as explicit strides (the
+        // general path) write the same elements.
+        let strides = |s: &[usize]| {
+            let mut st = vec![0; s.len()];
+            let mut acc = 1;
+            for (k, &d) in s.iter().enumerate().rev() {
+                st[k] = acc;
+                acc *= d.max(1);
+            }
+            st
+        };
+        let (ta, tb) = (strides(sa), strides(sb));
+        let inputs = [
+            (
+                ArrayRef::new(sa, a.as_slice()).unwrap(),
+                ArrayRef::new(sb, b.as_slice()).unwrap(),
+            ),
+            (
+                ArrayRef::with_strides(sa, &ta, a.as_slice()).unwrap(),
+                ArrayRef::with_strides(sb, &tb, b.as_slice()).unwrap(),
+            ),
+        ];
+        for (x, y) in inputs {
+            let mut out = vec![0; want.len()];
+            binary_into(x, y, BinaryOp::Sub, AutoBroadcast::Numpy, &mut out).unwrap();
+            assert_eq!(out, want, "{sa:?} - {sb:?}");
+        }
+        assert_eq!(a.try_add(&b).unwrap().shape(), &shape[..]);
+    }
+}
+
+/// The fast paths refuse what the general path refuses, with its errors.
+#[test]
+fn small_numpy_fast_paths_keep_the_errors() {
+    use shaped::runtime::{binary_into, ArrayRef};
+    let a = t(&[4, 4], vec![1i32; 16]);
+    let e = a.try_add(&t(&[3, 4], vec![1; 12])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast [4, 4] with [3, 4] (numpy): axis 0 has 4 vs 3"
+    );
+    // An output of the wrong length, for identical shapes and for a broadcast.
+    let mut short = vec![0; 15];
+    for sb in [&[4, 4][..], &[1, 4]] {
+        let b = vec![1; sb.iter().product()];
+        let e = binary_into(
+            ArrayRef::new(&[4, 4], a.as_slice()).unwrap(),
+            ArrayRef::new(sb, &b).unwrap(),
+            BinaryOp::Add,
+            AutoBroadcast::Numpy,
+            &mut short,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shape [4, 4] needs 16 elements, but the buffer holds 15 (numpy)"
+        );
+    }
+    // Value checks still run after the shapes, on both fast paths.
+    for sb in [&[4, 4][..], &[4, 1]] {
+        let zero = t(sb, vec![0; sb.iter().product()]);
+        assert_eq!(
+            a.binary(&zero, BinaryOp::Div, AutoBroadcast::Numpy)
+                .unwrap_err()
+                .to_string(),
+            format!("cannot compute [4, 4] with {sb:?}: integer division by zero")
+        );
+    }
+}
+
+/// Up to six dims are kept in the tensor itself, more on the heap: the two agree on shape,
+/// equality, hashing, formatting and results, at rank 0, 6 and 7 and with zero-size dims.
+#[test]
+fn dims_inline_and_on_the_heap() {
+    use std::hash::{BuildHasher, RandomState};
+    let hasher = RandomState::new();
+    for shape in [
+        &[][..],
+        &[2, 1, 2, 1, 2, 1],
+        &[2, 1, 2, 1, 2, 1, 2],
+        &[3, 0, 2, 1, 1, 1, 1],
+        &[0],
+    ] {
+        let n = shape.iter().product::<usize>();
+        let data: Vec<i64> = (0..n as i64).collect();
+        let x = t(shape, data.clone());
+        let y = &x * 1;
+        assert_eq!(x.shape(), shape);
+        assert_eq!(x.rank(), shape.len());
+        assert_eq!(x, y);
+        assert_eq!(hasher.hash_one(&x), hasher.hash_one(&y));
+        let doubled = &x + &y;
+        assert_eq!(doubled.shape(), shape);
+        assert_eq!(
+            doubled.as_slice(),
+            data.iter().map(|v| v * 2).collect::<Vec<_>>()
+        );
+        assert_eq!(x.clone().shape(), shape);
+        assert!(format!("{x:?}").starts_with(&format!("DynTensor(shape={shape:?}, ")));
+    }
+    // Same elements, different shapes: not equal.
+    assert_ne!(t(&[1, 2], vec![1, 2]), t(&[2], vec![1, 2]));
+    assert_ne!(
+        t(&[1, 1, 1, 1, 1, 1, 2], vec![1, 2]),
+        t(&[1, 1, 1, 1, 1, 2], vec![1, 2])
+    );
+    // A rank-7 broadcast (past both the inline dims and the one-pass plan).
+    let a = t(&[2, 1, 1, 1, 1, 1, 3], vec![1, 2, 3, 4, 5, 6]);
+    let b = t(&[2, 1], vec![10, 20]);
+    check(&a.try_add(&b).unwrap(), &a, &b, |x, y| x + y);
+    assert_eq!(a.try_add(&b).unwrap().shape(), [2, 1, 1, 1, 1, 2, 3]);
+    assert_eq!(DynTensor::<f32>::default().shape(), [0]);
+    assert_eq!(DynTensor::scalar(4u8).shape(), [] as [usize; 0]);
+}
+
+/// An owned left side is computed in its own buffer when the result has its shape (the same
+/// values as the borrowing operator), and allocates when the right side grows it; an owned
+/// tensor takes a scalar on the right too.
+#[test]
+fn owned_left_operands_and_scalars() {
+    let a = t(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let row = t(&[3], vec![0.5f32, -1.0, 2.0]);
+    let col = t(&[2, 1], vec![10.0f32, 20.0]);
+    let tall = t(&[4, 1, 1], vec![1.0f32, 2.0, 3.0, 4.0]);
+    for b in [&row, &col, &a, &tall] {
+        assert_eq!(a.clone() + b, &a + b);
+        assert_eq!(a.clone() - b, &a - b);
+        assert_eq!(a.clone() * b, &a * b);
+        assert_eq!(a.clone() / b, &a / b);
+        assert_eq!(a.clone() % b, &a % b);
+    }
+    assert_eq!((a.clone() + &tall).shape(), [4, 2, 3]);
+    assert_eq!(
+        (a.clone() * 2.0).as_slice(),
+        [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
+    );
+    assert_eq!(a.clone() - 1.5, &a - 1.5);
+    assert_eq!((DynTensor::scalar(7i32) % 4).as_slice(), [3]);
+    assert_eq!((t(&[0, 2], Vec::<i32>::new()) + 1).shape(), [0, 2]);
+    let ints = t(&[2, 2], vec![7i32, -8, 9, 10]);
+    assert_eq!((ints.clone() / 2).as_slice(), [3, -4, 4, 5]);
+    // A zero divisor panics with the borrowing operator's message.
+    let zero = t(&[2], vec![1i32, 0]);
+    let message = |r: std::thread::Result<DynTensor<i32>>| {
+        let e = r.unwrap_err();
+        e.downcast_ref::<String>().cloned().unwrap()
+    };
+    let owned = message(std::panic::catch_unwind(|| ints.clone() / &zero));
+    let borrowed = message(std::panic::catch_unwind(|| &ints / &zero));
+    assert_eq!(
+        owned,
+        "cannot compute [2, 2] with [2]: integer division by zero"
+    );
+    assert_eq!(owned, borrowed);
+    let by_scalar = message(std::panic::catch_unwind(|| ints.clone() % 0));
+    assert_eq!(
+        by_scalar,
+        "cannot compute [2, 2] with []: integer division by zero"
+    );
+    // A mismatch panics as the borrowing operator does.
+    let bad = message(std::panic::catch_unwind(|| {
+        ints.clone() + &t(&[3], vec![1, 2, 3])
+    }));
+    assert_eq!(
+        bad,
+        "cannot broadcast [2, 2] with [3] (numpy): axis 1 has 2 vs 3"
+    );
+}

@@ -57,8 +57,7 @@ impl<const CAP: usize> ShapeBuf<CAP> {
         }
     }
 
-    /// The dims, mutably (the gathers' odometers).
-    #[cfg(feature = "alloc")]
+    /// The dims, mutably (the gathers' odometers, the one-pass NUMPY plan).
     pub(crate) fn as_mut_slice(&mut self) -> &mut [usize] {
         &mut self.dims[..self.len]
     }

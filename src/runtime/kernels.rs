@@ -5,7 +5,7 @@ use super::array_ref::ArrayRef;
 use super::by_op::ByOp;
 #[cfg(feature = "alloc")]
 use super::plan::Hint;
-use super::plan::{any, Plan, SMALL};
+use super::plan::{any, same_row_major, Plan, RowMajor, SMALL};
 pub(crate) use super::plan::{Apply, ApplyUpdate, Here, NoHint, Split};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, Operation};
@@ -58,15 +58,43 @@ fn zip_with_cap<const CAP: usize, X, Y, V>(
 /// output shape and the elements.
 #[cfg(feature = "alloc")]
 #[inline(always)]
-pub(crate) fn zip_new<X, Y, V, R>(
+pub(crate) fn zip_new<X, Y, V, R, F: Apply<X, Y, V>>(
     a: ArrayRef<'_, X>,
     b: ArrayRef<'_, Y>,
     mode: AutoBroadcast,
     hint: impl Hint,
     check: impl FnOnce() -> Result<(), Error>,
-    f: impl Apply<X, Y, V>,
+    f: F,
     finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
 ) -> Result<R, Error> {
+    // The fast paths: identical shapes as one run, then NUMPY resolved and planned in one
+    // pass; anything they do not take (errors included) goes the general way. A count whose
+    // bytes overflow is left to the general path too, which reports it.
+    let fits = |&count: &usize| {
+        count
+            .checked_mul(core::mem::size_of::<V>())
+            .is_some_and(|bytes| bytes <= isize::MAX as usize)
+    };
+    if mode == AutoBroadcast::Numpy {
+        if let Some(count) = same_row_major(&a, &b).filter(fits) {
+            let plan = Plan::contiguous(count);
+            let planned = Planned {
+                shape: a.shape,
+                nest: plan.nest(),
+                count,
+            };
+            return zip_new_fast(&a, &b, planned, hint, check, f, finish);
+        }
+        let mut fast = RowMajor::new();
+        if let Some(count) = fast.numpy(&a, &b).filter(fits) {
+            let planned = Planned {
+                shape: fast.out.as_slice(),
+                nest: fast.plan.nest(),
+                count,
+            };
+            return zip_new_fast(&a, &b, planned, hint, check, f, finish);
+        }
+    }
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
         zip_new_cap::<SMALL, X, Y, V, R, _>(&a, &b, mode, hint, check, f, finish)
     } else {
@@ -146,6 +174,75 @@ fn zip_new_rest<const CAP: usize, X, Y, V, R>(
     Ok(finish(shape, data))
 }
 
+/// An output planned by one of [`zip_new`]'s fast paths.
+#[cfg(feature = "alloc")]
+struct Planned<'p> {
+    /// The output shape.
+    shape: &'p [usize],
+    /// The loop nest over it.
+    nest: super::plan::Nest<'p>,
+    /// Its element count (non-zero; its bytes fit a `Vec`).
+    count: usize,
+}
+
+/// [`zip_new`] past a fast path's plan: `check`, the size test, the new `Vec` and `finish`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn zip_new_fast<X, Y, V, R, F: Apply<X, Y, V>>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    planned: Planned<'_>,
+    hint: impl Hint,
+    check: impl FnOnce() -> Result<(), Error>,
+    f: F,
+    finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
+) -> Result<R, Error> {
+    check()?;
+    if F::SPLITS && !super::parallel::small(planned.count) {
+        return zip_new_split_planned(a, b, &planned, hint, f, finish);
+    }
+    zip_new_planned(a, b, &planned, hint, f.here(), finish)
+}
+
+/// [`zip_new_planned`] for work that may be split across threads (out of line and cold, as
+/// [`zip_new_split`]).
+#[cfg(feature = "alloc")]
+#[cold]
+#[inline(never)]
+fn zip_new_split_planned<X, Y, V, R>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    planned: &Planned<'_>,
+    hint: impl Hint,
+    f: impl Apply<X, Y, V>,
+    finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
+) -> Result<R, Error> {
+    zip_new_planned(a, b, planned, hint, f, finish)
+}
+
+/// The new `Vec` of a [`Planned`] output written by `f`, and `finish`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn zip_new_planned<X, Y, V, R>(
+    a: &ArrayRef<'_, X>,
+    b: &ArrayRef<'_, Y>,
+    planned: &Planned<'_>,
+    hint: impl Hint,
+    f: impl Apply<X, Y, V>,
+    finish: impl FnOnce(&[usize], alloc::vec::Vec<V>) -> R,
+) -> Result<R, Error> {
+    // SAFETY: the plan's loop nest covers its output, `count` elements, row by row, writing
+    // each once.
+    let data = unsafe {
+        super::filled_vec(planned.count, planned.shape, |out| {
+            let mut f = f;
+            fill_new(&planned.nest, hint, a.data, b.data, out, f.uninit());
+            Ok(())
+        })?
+    };
+    Ok(finish(planned.shape, data))
+}
+
 /// [`zip_new_rest`]'s loop nest, out of line and independent of the plan's capacity: one
 /// copy of the loops for both capacities, where inlined each had its own (a small `DynTensor`
 /// program carried 7.5 and 13.8 KB of machine code for each of its operations, and its
@@ -172,6 +269,25 @@ pub(crate) fn zip_checked<X, Y, V>(
     check: impl FnOnce() -> Result<(), Error>,
     f: impl Apply<X, Y, V>,
 ) -> Result<(), Error> {
+    if mode == AutoBroadcast::Numpy {
+        if same_row_major(&a, &b) == Some(out.len()) {
+            check()?;
+            f.apply(
+                &Plan::contiguous(out.len()).nest(),
+                NoHint,
+                a.data,
+                b.data,
+                out,
+            );
+            return Ok(());
+        }
+        let mut fast = RowMajor::new();
+        if fast.numpy(&a, &b) == Some(out.len()) {
+            check()?;
+            f.apply(&fast.plan.nest(), NoHint, a.data, b.data, out);
+            return Ok(());
+        }
+    }
     // Every mode's output rank is at most the larger input rank.
     if a.shape.len() <= SMALL && b.shape.len() <= SMALL {
         zip_with_cap::<SMALL, X, Y, V>(&a, &b, mode, out, check, f)

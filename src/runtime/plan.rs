@@ -9,7 +9,7 @@
 //! small fixed buffers, so the per-call setup stays in the tens of nanoseconds.
 
 use super::array_ref::{ArrayRef, Strides};
-use crate::rules::{Placement, MAX_RANK};
+use crate::rules::{Placement, ShapeBuf, MAX_RANK};
 
 /// The capacity of the per-call buffers when every rank involved is at most this: the common
 /// case pays for eight slots, not [`MAX_RANK`].
@@ -231,6 +231,150 @@ impl<const CAP: usize> Plan<CAP> {
     }
 }
 
+/// The largest rank [`RowMajor`] plans: most small calls have rank 2-4, and eight slots
+/// instead of four cost a `binary_into` call of `4x4 + 4x4` zeroing and copying them.
+pub(crate) const FAST: usize = 4;
+
+/// A NUMPY broadcast of two row-major inputs of rank at most [`FAST`], resolved and planned
+/// in one pass ([`RowMajor::numpy`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMajor {
+    /// The output shape.
+    pub(crate) out: ShapeBuf<FAST>,
+    /// The loop nest.
+    pub(crate) plan: Plan<FAST>,
+}
+
+/// The element count of two row-major inputs of the same shape, which then run as one
+/// contiguous run ([`Plan::contiguous`]) with no shape resolved and no plan made: `4x4 + 4x4`
+/// through `binary_into` went from 415 to 248 instructions, with the single run taking the
+/// vectorized loop (see `rows_fixed`), and the `DynTensor` add from 675 to 545 (callgrind,
+/// `benches/runtime_probe.rs`). `None` for any other pair, a zero dim or an overflowing
+/// count.
+#[inline(always)]
+pub(crate) fn same_row_major<X, Y>(a: &ArrayRef<'_, X>, b: &ArrayRef<'_, Y>) -> Option<usize> {
+    if !matches!(
+        (a.strides, b.strides),
+        (Strides::RowMajor, Strides::RowMajor)
+    ) || a.shape.len() != b.shape.len()
+    {
+        return None;
+    }
+    let mut count = 1usize;
+    // From the innermost dim: where two shapes of one rank differ, they usually differ there
+    // (a row or a column broadcast), and the test ends at once.
+    for (&x, &y) in a.shape.iter().zip(b.shape).rev() {
+        if x != y || x == 0 {
+            return None;
+        }
+        count = count.checked_mul(x)?;
+    }
+    Some(count)
+}
+
+impl Plan<1> {
+    /// One contiguous run of `count` elements (non-zero) in both inputs.
+    #[inline(always)]
+    pub(crate) fn contiguous(count: usize) -> Self {
+        Plan {
+            rank: 1,
+            dims: [count],
+            a: [1],
+            b: [1],
+        }
+    }
+}
+
+impl RowMajor {
+    /// Nothing planned yet. Filled in place by [`numpy`](Self::numpy): returned by value
+    /// through an `Option`, the plan was copied twice with `memcpy` on every call.
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        RowMajor {
+            out: ShapeBuf::new(),
+            plan: Plan {
+                rank: 0,
+                dims: [0; FAST],
+                a: [0; FAST],
+                b: [0; FAST],
+            },
+        }
+    }
+
+    /// The NUMPY broadcast of `a` and `b` and its plan, in one pass over the dims from the
+    /// innermost outwards: each output dim, each input's stride (its row-major stride, 0
+    /// where it is stretched), and the merge with the axis inside it, as [`Plan::new`]
+    /// merges; returns the output's element count (non-zero). Identical shapes come out as
+    /// one contiguous run. `None` (the caller then takes the general path, which reports any
+    /// error) when an input is strided, a rank is above [`FAST`], the dims do not broadcast,
+    /// the output is empty or its count overflows; `self` is then unspecified.
+    ///
+    /// Resolving (`rules::resolve`, 99-104 instructions on `4x4 + 4x1`), laying out the
+    /// strides (`aligned_strides`, 108-120) and merging (`Plan::new`, 118-124) as three calls
+    /// cost about 330 of the 892 instructions of a `binary_into` call and of the 1284 of a
+    /// `DynTensor` add (callgrind, `benches/runtime_probe.rs`).
+    #[inline(always)]
+    pub(crate) fn numpy<X, Y>(
+        &mut self,
+        a: &ArrayRef<'_, X>,
+        b: &ArrayRef<'_, Y>,
+    ) -> Option<usize> {
+        if !matches!(
+            (a.strides, b.strides),
+            (Strides::RowMajor, Strides::RowMajor)
+        ) {
+            return None;
+        }
+        let rank = a.shape.len().max(b.shape.len());
+        let (out, plan) = (&mut self.out, &mut self.plan);
+        // The output's dims and the plan's axes are written innermost first, then reversed.
+        *out = ShapeBuf::new();
+        plan.rank = 0;
+        // Each input's row-major stride at the current axis, and the output's element count.
+        let (mut row_a, mut row_b, mut count) = (1usize, 1usize, 1usize);
+        let (mut dims_a, mut dims_b) = (a.shape.iter().rev(), b.shape.iter().rev());
+        for _ in 0..rank {
+            let da = dims_a.next().copied().unwrap_or(1);
+            let db = dims_b.next().copied().unwrap_or(1);
+            let d = crate::rules::numpy_dim(da, db)?;
+            if d == 0 || !out.push(d) {
+                return None;
+            }
+            count = count.checked_mul(d)?;
+            // Stride 0 where stretched; exact while they are used (no dim so far was 0).
+            let xa = if da == 1 { 0 } else { row_a };
+            let xb = if db == 1 { 0 } else { row_b };
+            row_a = row_a.wrapping_mul(da);
+            row_b = row_b.wrapping_mul(db);
+            if d == 1 {
+                continue;
+            }
+            let g = plan.rank;
+            if g > 0 {
+                // This axis merges with the group inside it when both inputs step through
+                // the pair as through one axis (`Plan::new`'s test, seen from the inside).
+                let inner = plan.dims[g - 1];
+                let merges = |outer: usize, stride: usize| stride.checked_mul(inner) == Some(outer);
+                if merges(xa, plan.a[g - 1]) && merges(xb, plan.b[g - 1]) {
+                    plan.dims[g - 1] = inner * d; // fits: a product of output dims, as `count`
+                    continue;
+                }
+            }
+            // At most one group per output axis, and `out.push` has checked the rank.
+            plan.dims[g] = d;
+            plan.a[g] = xa;
+            plan.b[g] = xb;
+            plan.rank = g + 1;
+        }
+        out.as_mut_slice().reverse();
+        let groups = plan.rank;
+        plan.dims[..groups].reverse();
+        plan.a[..groups].reverse();
+        plan.b[..groups].reverse();
+        Some(count)
+    }
+}
+
 /// A [`Plan`]'s loop nest, borrowed: the same code runs plans of every capacity. The element
 /// function and the row loops are monomorphized once per operation, not once per capacity,
 /// which had compiled every kernel twice (`Plan<8>` and `Plan<64>`).
@@ -397,7 +541,9 @@ impl Nest<'_> {
         out: &mut [V],
         mut f: impl FnMut(&X, &Y) -> V,
     ) {
-        if self.rank > 0 {
+        // Rows, not one run: a single run takes the general loop, which LLVM vectorizes (the
+        // 16-element body, for `4x4 + 4x4` as one run, stayed 16 scalar adds).
+        if self.rank > 1 {
             let inner = self.rank - 1;
             let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
             // Every row body is `#[inline(always)]` (here, in `rows_hinted` and
@@ -613,6 +759,10 @@ impl Nest<'_> {
     /// function, so that no kernel gets a second copy of its loops for it.
     #[inline(always)]
     fn drive<V>(&self, out: &mut [V], n: usize, mut row: impl FnMut(&mut [V], usize, usize)) {
+        if self.rank == 1 {
+            // One run, the whole output: no blocks to cut (their remainder cost a division).
+            return row(out, 0, 0);
+        }
         let (m, ja, jb) = if self.rank >= 2 {
             let k = self.rank - 2;
             (self.dims[k], self.a[k], self.b[k])
