@@ -210,7 +210,7 @@ fn run<T: Half>(c: &Case) -> Vec<T> {
 }
 
 #[test]
-fn runtime_results_are_the_f32_computation_rounded_once() {
+fn r7_g6_runtime_results_are_the_f32_computation_rounded_once() {
     let mut checked = 0;
     for c in cases() {
         let (got, want) = match c.dtype.as_str() {
@@ -430,7 +430,7 @@ fn static_and_mixed_results_are_the_runtime_bits() {
 /// sum stopped at 2048, where `2048 + 1` rounds back to 2048 (ties to even). `bf16` holds
 /// 258 = 3 + 255 ones, and stopped at 256 the same way.
 #[test]
-fn a_long_sum_is_rounded_once() {
+fn r7_a_long_sum_is_rounded_once() {
     fn check<T: Half>(n: usize, want: f64) {
         let data: Vec<T> = (0..n)
             .map(|i| T::of(if i == 0 { 3.0 } else { 1.0 }))
@@ -494,7 +494,7 @@ fn a_long_sum_is_rounded_once() {
 /// [2047, 2]]` sums to 2049, a tie that `f16` rounds to 2048, so rounding after the first axis
 /// would give 4096; the whole sum is 4098, which `f16` holds.
 #[test]
-fn several_axes_are_rounded_once() {
+fn r7_several_axes_are_rounded_once() {
     let x: Vec<f16> = [2047.0, 2.0, 2047.0, 2.0]
         .iter()
         .map(|&v| f16::from_f32(v))
