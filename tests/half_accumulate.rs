@@ -519,3 +519,21 @@ fn r7_several_axes_are_rounded_once() {
     );
     assert_eq!(s.sum_all(), f16::from_f32(4098.0));
 }
+
+/// `AnyTensor` dispatches its sums and products to the same kernels.
+#[cfg(feature = "any-tensor")]
+#[test]
+fn r7_any_tensor_sums_in_f32() {
+    use shaped::AnyTensor;
+    let data: Vec<f16> = (0..2048)
+        .map(|i| f16::from_f32(if i == 0 { 3.0 } else { 1.0 }))
+        .collect();
+    let want = [f16::from_f32(2050.0)];
+    let a = AnyTensor::from(DynTensor::from_shape_vec([2048, 1, 1], data.clone()).unwrap());
+    let s = a.sum(&[0], false).unwrap();
+    assert_eq!(s.typed::<f16>().unwrap().as_slice(), &want);
+    let row = AnyTensor::from(DynTensor::from_shape_vec([1, 2048], data).unwrap());
+    let ones = AnyTensor::from(DynTensor::from_elem([2048, 1], f16::from_f32(1.0)).unwrap());
+    let p = row.matmul(&ones, MatMulOptions::default()).unwrap();
+    assert_eq!(p.typed::<f16>().unwrap().as_slice(), &want);
+}
