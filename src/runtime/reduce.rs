@@ -85,7 +85,10 @@ fn leaf_sum<T: Element>(x: &[T]) -> T::Acc {
 /// acc.len()]` into `acc`, over all of `out`, and stores `finish` of each: in place when
 /// `O` accumulates in itself ([`Element::acc_slice_mut`]; no copy, and for a `finish` that
 /// leaves the value as it is, no pass at all), else through stack buffers of [`COLUMNS`]
-/// accumulators, each rounded into its part of `out` once `fill` has written it.
+/// accumulators, each rounded into its part of `out` once `fill` has written it. In place, the
+/// `f32`, `f64` and `i32` sums, means and products kept their instructions (callgrind, per
+/// call, [512, 512] over either axis, [64, 64, 64] over two, static [64, 64] and [32, 32]:
+/// within 0.4% of the kernels that accumulated in the element type).
 #[inline(always)]
 pub(crate) fn through_acc<O: Element>(
     out: &mut [O],
