@@ -30,6 +30,26 @@ pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
     /// Whether [`BinaryOp::Pow`](crate::BinaryOp::Pow) can be computed in this build (float
     /// powers need the `std` or `libm` feature).
     const HAS_POW: bool;
+    /// The type that sums and products of these elements accumulate in (the reductions,
+    /// `matmul`, the dense layer): the element itself for the integers (which wrap in it),
+    /// `f32` and `f64`; `f32` for `f16` and `bf16` (feature `half`), so that a long sum is
+    /// not rounded to 16 bits at every step, only once per result. Its own accumulator; for
+    /// a [`Real`] type, its [`Compute`](Real::Compute) type.
+    type Acc: Element<Acc = Self::Acc>;
+    /// Widens to the accumulator (exact).
+    fn to_acc(self) -> Self::Acc;
+    /// Rounds an accumulated value to this type: the one rounding of a result.
+    fn from_acc(x: Self::Acc) -> Self;
+    /// The elements as accumulators without a copy, when [`Acc`](Element::Acc) is `Self`:
+    /// the kernels then accumulate in the output itself. `None` (the default) makes them
+    /// accumulate in a buffer and round into the output, which is right for every type and
+    /// costs a copy of the output.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn acc_slice_mut(x: &mut [Self]) -> Option<&mut [Self::Acc]> {
+        let _ = x;
+        None
+    }
     /// True for zero.
     fn is_zero(self) -> bool;
     /// True for a negative value.
@@ -85,16 +105,17 @@ pub trait Element: Copy + PartialOrd + Debug + Send + Sync + 'static {
 
 /// An element type with a mean over an axis (`mean_axis`, `DynTensor::mean`).
 ///
-/// Floats divide their (pairwise) sum by the count: NaN for no elements (R3). Integers divide
+/// Floats divide their (pairwise) sum, accumulated in [`Element::Acc`], by the count and
+/// round once: NaN for no elements (R3). Integers divide
 /// their wrapping sum by the count, truncating toward zero: ONNX's `ReduceMean` of an integer
 /// tensor, whose reference computes numpy's `mean(dtype=T)` (the same for sums up to 2^53; numpy
 /// divides in `f64`, which rounds 64-bit sums beyond that, and this does not). An integer mean
 /// of no elements has no value: [`ErrorKind::EmptyReduction`](crate::ErrorKind::EmptyReduction)
 /// at run time (numpy casts the NaN to an arbitrary integer).
 pub trait Mean: Element {
-    /// The mean of `count` elements that sum to `sum`; `None` when there is none (integers
-    /// with `count == 0`).
-    fn mean_of(sum: Self, count: usize) -> Option<Self>;
+    /// The mean of `count` elements that sum to `sum` (accumulated in [`Element::Acc`]);
+    /// `None` when there is none (integers with `count == 0`).
+    fn mean_of(sum: Self::Acc, count: usize) -> Option<Self>;
 }
 
 macro_rules! impl_mean_int {
@@ -153,6 +174,19 @@ macro_rules! impl_float_element {
             const ONE: Self = 1.0;
             const INTEGER: bool = false;
             const HAS_POW: bool = cfg!(any(feature = "std", feature = "libm"));
+            type Acc = Self;
+            #[inline(always)]
+            fn to_acc(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn from_acc(x: Self) -> Self {
+                x
+            }
+            #[inline(always)]
+            fn acc_slice_mut(x: &mut [Self]) -> Option<&mut [Self]> {
+                Some(x)
+            }
             #[inline(always)]
             fn is_zero(self) -> bool { self == 0.0 }
             #[inline(always)]
@@ -203,6 +237,19 @@ macro_rules! impl_int_element {
             const ONE: Self = 1;
             const INTEGER: bool = true;
             const HAS_POW: bool = true;
+            type Acc = Self;
+            #[inline(always)]
+            fn to_acc(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn from_acc(x: Self) -> Self {
+                x
+            }
+            #[inline(always)]
+            fn acc_slice_mut(x: &mut [Self]) -> Option<&mut [Self]> {
+                Some(x)
+            }
             #[inline(always)]
             fn is_zero(self) -> bool { self == 0 }
             #[inline(always)]
@@ -266,7 +313,7 @@ impl_int_element!(false; u8 u16 u32 u64 u128 usize);
     note = "for integers, use `map`, or convert with `map(|&x| x as f32)`"
 )]
 pub trait Real:
-    Element
+    Element<Acc = <Self as Real>::Compute>
     + Default
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
@@ -275,7 +322,7 @@ pub trait Real:
 {
     /// The type this element computes in: itself for `f32` and `f64`; `f32` for `f16` and
     /// `bf16` (feature `half`), which are stored narrow, computed in `f32` and rounded once
-    /// per result, as oneDNN does for bf16.
+    /// per result, as oneDNN does for bf16. The same type as [`Element::Acc`].
     type Compute: Real;
     /// Widens to the compute type (exact).
     fn to_compute(self) -> Self::Compute;

@@ -212,7 +212,8 @@ impl ShapeOp {
 /// A reduction over axes, for the reduction methods of tensors and their errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
-    /// The sum (0 for no elements); floats are summed pairwise.
+    /// The sum (0 for no elements); floats are summed pairwise, in the element's accumulator
+    /// type (R7).
     Sum,
     /// The arithmetic mean (NaN for no elements).
     Mean,

@@ -454,6 +454,16 @@ impl Element for Traced {
     const ONE: Self = Traced(1.0);
     const INTEGER: bool = false;
     const HAS_POW: bool = false;
+    type Acc = Self;
+    fn to_acc(self) -> Self {
+        self
+    }
+    fn from_acc(x: Self) -> Self {
+        x
+    }
+    fn acc_slice_mut(x: &mut [Self]) -> Option<&mut [Self]> {
+        Some(x)
+    }
     fn is_zero(self) -> bool {
         self.0 == 0.0
     }

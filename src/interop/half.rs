@@ -4,7 +4,9 @@
 //! Every elementwise operation (operators, `try_*`, the runtime kernels, the unary math), the
 //! reductions and the binary primitive (sources, post-op operands and destination) take them.
 //! In the primitive the whole chain (scales, algorithm, every post-op) runs in `f32` and the
-//! result is rounded once when stored. Sums accumulate in the element type, as for `f32`.
+//! result is rounded once when stored. Sums and products (the reductions, `matmul`, the dense
+//! layer) accumulate in `f32` ([`Element::Acc`]) and round once per result, as numpy's
+//! `sum(dtype=float32)` of the values would, then cast back.
 
 use half::{bf16, f16};
 
@@ -32,6 +34,15 @@ macro_rules! impl_half {
             const ONE: Self = <$t>::ONE;
             const INTEGER: bool = false;
             const HAS_POW: bool = cfg!(any(feature = "std", feature = "libm"));
+            type Acc = f32;
+            #[inline(always)]
+            fn to_acc(self) -> f32 {
+                self.to_f32()
+            }
+            #[inline(always)]
+            fn from_acc(x: f32) -> Self {
+                <$t>::from_f32(x)
+            }
             #[inline(always)]
             fn is_zero(self) -> bool {
                 self.to_f32() == 0.0
@@ -87,8 +98,8 @@ macro_rules! impl_half {
         #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
         impl crate::element::Mean for $t {
             #[inline(always)]
-            fn mean_of(sum: Self, count: usize) -> Option<Self> {
-                Some(<$t>::from_f32(sum.to_f32() / count as f32))
+            fn mean_of(sum: f32, count: usize) -> Option<Self> {
+                Some(<$t>::from_f32(sum / count as f32))
             }
         }
 

@@ -230,14 +230,17 @@ impl<T: Element, A: Activation<T>, const IN: usize, const OUT: usize> Dense<'_, 
     fn row<O: Slot<T>>(&self, x: &[T; IN], y: &mut [O; OUT]) {
         let (w, act) = (self.weights, self.activation);
         for j in 0..OUT {
+            // `matmul`'s sum: in the accumulator type, rounded once before the bias.
+            let (add, mul) = (<T::Acc as Element>::add, <T::Acc as Element>::mul);
             let mut s = if IN == 0 {
-                T::ZERO
+                <T::Acc as Element>::ZERO
             } else {
-                T::mul(x[0], w[0][j])
+                mul(x[0].to_acc(), w[0][j].to_acc())
             };
             for k in 1..IN {
-                s = T::add(s, T::mul(x[k], w[k][j]));
+                s = add(s, mul(x[k].to_acc(), w[k][j].to_acc()));
             }
+            let mut s = T::from_acc(s);
             if let Some(bias) = self.bias {
                 s = T::add(s, bias[j]);
             }

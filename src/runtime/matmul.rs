@@ -1,7 +1,8 @@
 //! The matrix product kernel (rules G1-G6) over inputs with any strides: a transposed, permuted
 //! or narrowed operand is read in place. Each batch position is one `m x k` by `k x n`
 //! product: a blocked gemm for large `f32`/`f64` products (feature `matrixmultiply`), else a
-//! loop nest that adds `k` ascending for each output element.
+//! loop nest that adds `k` ascending for each output element, in the element's accumulator
+//! type ([`Element::Acc`]: `f32` for `f16` and `bf16`, each result rounded once).
 
 use core::mem::MaybeUninit;
 
@@ -287,7 +288,7 @@ fn row_passes<T: Element>(
     // Zeroed once: the first pass over `k` overwrites what a block uses, and with `k` of 0
     // the zeros are the result (zeroed for each row, an `i32` [64, 100] x [100, 70] took 4%
     // more instructions).
-    let mut sums = [T::ZERO; BLOCK];
+    let mut sums = [<T::Acc as Element>::ZERO; BLOCK];
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
         let a_row = a_at[0] + i * a_at[1];
         let mut j = 0;
@@ -295,14 +296,19 @@ fn row_passes<T: Element>(
             let w = BLOCK.min(width - j);
             let acc = &mut sums[..w];
             for kk in 0..k {
-                let (x, first) = (a[a_row + kk * a_at[2]], kk == 0);
+                let (x, first) = (a[a_row + kk * a_at[2]].to_acc(), kk == 0);
                 let b_row = b_at[0] + kk * b_at[1] + j * b_at[2];
                 // A contiguous row of `b` as a slice, so that the pass vectorizes: with its
                 // stride read at run time, the 512x512x512 `f32` loop nest took 46-54 ms,
                 // against 11.9 ms for the hand loop.
                 match b_at[2] {
-                    1 => row_pass(acc, x, b[b_row..b_row + w].iter().copied(), first),
-                    s => row_pass(acc, x, (0..w).map(|jj| b[b_row + jj * s]), first),
+                    1 => row_pass(
+                        acc,
+                        x,
+                        b[b_row..b_row + w].iter().map(|y| y.to_acc()),
+                        first,
+                    ),
+                    s => row_pass(acc, x, (0..w).map(|jj| b[b_row + jj * s].to_acc()), first),
                 }
             }
             store(&mut row[j0 + j..j0 + j + w], acc);
@@ -333,12 +339,12 @@ fn product_rows_of<const N: usize, T: Element>(
     for (i, row) in c.chunks_exact_mut(n).enumerate().take(m) {
         let at = a_at[0] + i * a_at[1];
         let mut terms = a[at..at + k].iter().zip(b.chunks_exact(N));
-        let mut acc = [T::ZERO; N];
+        let mut acc = [<T::Acc as Element>::ZERO; N];
         if let Some((&x, ys)) = terms.next() {
-            row_pass(&mut acc, x, ys.iter().copied(), true);
+            row_pass(&mut acc, x.to_acc(), ys.iter().map(|y| y.to_acc()), true);
         }
         for (&x, ys) in terms {
-            row_pass(&mut acc, x, ys.iter().copied(), false);
+            row_pass(&mut acc, x.to_acc(), ys.iter().map(|y| y.to_acc()), false);
         }
         store(&mut row[j0..j0 + N], &acc);
     }
@@ -390,22 +396,23 @@ fn gather<T: Copy>(block: &mut [T], width: usize, b: &[T], [b0, b_row, b_col]: [
     }
 }
 
-/// `row = x * ys` on the first pass over `k`, `row += x * ys` on the others.
+/// `row = x * ys` on the first pass over `k`, `row += x * ys` on the others, in the
+/// accumulator type `A` (the operands widened to it: `f32` for `f16`/`bf16`).
 #[inline(always)]
-fn row_pass<T: Element>(row: &mut [T], x: T, ys: impl Iterator<Item = T>, first: bool) {
+fn row_pass<A: Element>(row: &mut [A], x: A, ys: impl Iterator<Item = A>, first: bool) {
     let pairs = row.iter_mut().zip(ys);
     if first {
-        pairs.for_each(|(o, y)| *o = T::mul(x, y));
+        pairs.for_each(|(o, y)| *o = A::mul(x, y));
     } else {
-        pairs.for_each(|(o, y)| *o = T::add(*o, T::mul(x, y)));
+        pairs.for_each(|(o, y)| *o = A::add(*o, A::mul(x, y)));
     }
 }
 
-/// Writes `values` into the output slots `out` (as long).
+/// Writes `values`, rounded once to `T`, into the output slots `out` (as long).
 #[inline(always)]
-fn store<T: Copy>(out: &mut [MaybeUninit<T>], values: &[T]) {
+fn store<T: Element>(out: &mut [MaybeUninit<T>], values: &[T::Acc]) {
     for (o, &v) in out.iter_mut().zip(values) {
-        o.write(v);
+        o.write(T::from_acc(v));
     }
 }
 

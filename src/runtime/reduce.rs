@@ -25,11 +25,12 @@ use {
 use super::parallel;
 use crate::element::Element;
 
-/// The sum of a contiguous run, pairwise as numpy sums it: sixteen running sums below 256
-/// elements (four SSE registers of `f32`, enough independent additions to hide their latency),
-/// the two halves added above. Eight sums (numpy's number) ran 1.4x slower than ndarray's
-/// unrolled fold on 1024x1024 row sums.
-pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T {
+/// The sum of a contiguous run, pairwise as numpy sums it, accumulated in `T::Acc` (so `f16`
+/// and `bf16` in `f32`): sixteen running sums below 256 elements (four SSE registers of
+/// `f32`, enough independent additions to hide their latency), the two halves added above.
+/// Eight sums (numpy's number) ran 1.4x slower than ndarray's unrolled fold on 1024x1024 row
+/// sums.
+pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T::Acc {
     if x.len() > LEAF {
         // Split on a multiple of the lanes, so both halves keep full chunks. Large halves run
         // on two threads (feature `rayon`): the same split, so the same sum.
@@ -40,7 +41,7 @@ pub(crate) fn pairwise_sum<T: Element>(x: &[T]) -> T {
             || pairwise_sum(lo),
             || pairwise_sum(hi),
         );
-        return T::add(a, b);
+        return <T::Acc as Element>::add(a, b);
     }
     leaf_sum(x)
 }
@@ -55,13 +56,14 @@ const LANES: usize = 16;
 /// (a mean over rows of 56 paid a call a row: 15.8 M instructions for `[8, 256, 56, 56]`,
 /// against ndarray's 15.3 M).
 #[inline(always)]
-fn leaf_sum<T: Element>(x: &[T]) -> T {
-    let mut acc = [T::ZERO; LANES];
+fn leaf_sum<T: Element>(x: &[T]) -> T::Acc {
+    let add = <T::Acc as Element>::add;
+    let mut acc = [<T::Acc as Element>::ZERO; LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
     for chunk in chunks {
         for (a, &v) in acc.iter_mut().zip(chunk) {
-            *a = T::add(*a, v);
+            *a = add(*a, v.to_acc());
         }
     }
     // Pairwise over the lanes too.
@@ -69,14 +71,48 @@ fn leaf_sum<T: Element>(x: &[T]) -> T {
     while width > 1 {
         width /= 2;
         for i in 0..width {
-            acc[i] = T::add(acc[i], acc[i + width]);
+            acc[i] = add(acc[i], acc[i + width]);
         }
     }
     let mut sum = acc[0];
     for &v in rest {
-        sum = T::add(sum, v);
+        sum = add(sum, v.to_acc());
     }
     sum
+}
+
+/// Runs `fill(offset, acc)`, which writes the accumulated values of `out[offset..offset +
+/// acc.len()]` into `acc`, over all of `out`, and stores `finish` of each: in place when
+/// `O` accumulates in itself ([`Element::acc_slice_mut`]; no copy, and for a `finish` that
+/// leaves the value as it is, no pass at all), else through stack buffers of [`COLUMNS`]
+/// accumulators, each rounded into its part of `out` once `fill` has written it. In place, the
+/// `f32`, `f64` and `i32` sums, means and products kept their instructions (callgrind, per
+/// call, [512, 512] over either axis, [64, 64, 64] over two, static [64, 64] and [32, 32]:
+/// within 0.4% of the kernels that accumulated in the element type).
+#[inline(always)]
+pub(crate) fn through_acc<O: Element>(
+    out: &mut [O],
+    fill: impl Fn(usize, &mut [O::Acc]),
+    finish: impl Fn(O::Acc) -> O,
+) {
+    match O::acc_slice_mut(out) {
+        Some(acc) => {
+            fill(0, acc);
+            for a in acc.iter_mut() {
+                *a = finish(*a).to_acc();
+            }
+        }
+        None => {
+            for (c, part) in out.chunks_mut(COLUMNS).enumerate() {
+                let mut buf = [<O::Acc as Element>::ZERO; COLUMNS];
+                let buf = &mut buf[..part.len()];
+                fill(c * COLUMNS, buf);
+                for (o, &a) in part.iter_mut().zip(buf.iter()) {
+                    *o = finish(a);
+                }
+            }
+        }
+    }
 }
 
 /// Rows added in order below this many; above, the two halves are summed apart and added.
@@ -95,15 +131,30 @@ const COLUMNS: usize = 1024;
 #[cfg(not(target_pointer_width = "64"))]
 const COLUMNS: usize = 64;
 
-/// `out[i] = Σ_k rows[k * inner + i]` over `n` rows of `inner` elements, with no allocation:
-/// column chunks of [`COLUMNS`], and within a chunk the rows summed pairwise (runs of
-/// [`ROWS_LEAF`] rows added in order), so a long axis costs `O(log n)` roundings. Each
-/// recursion level holds one chunk on the stack (256 bytes of `f32`), `log2(n / 64)` levels.
-pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut [T]) {
-    fn chunk<T: Element>(rows: &[T], inner: usize, lo: usize, hi: usize, c0: usize, out: &mut [T]) {
+/// `out[i] = finish(Σ_k rows[k * inner + i])` over `n` rows of `inner` elements, the sums
+/// accumulated in `I::Acc`, with no allocation: column chunks of [`COLUMNS`], and within a
+/// chunk the rows summed pairwise (runs of [`ROWS_LEAF`] rows added in order), so a long axis
+/// costs `O(log n)` roundings. Each recursion level holds one chunk of accumulators on the
+/// stack (4 KiB of `f32`), `log2(n / 512)` levels.
+pub(crate) fn sum_rows<I: Element, O: Element<Acc = I::Acc>>(
+    rows: &[I],
+    n: usize,
+    inner: usize,
+    out: &mut [O],
+    finish: &(impl Fn(I::Acc) -> O + Sync),
+) {
+    fn chunk<I: Element>(
+        rows: &[I],
+        inner: usize,
+        lo: usize,
+        hi: usize,
+        c0: usize,
+        out: &mut [I::Acc],
+    ) {
+        let add = <I::Acc as Element>::add;
         let width = out.len();
         if hi - lo <= ROWS_LEAF {
-            out.fill(T::ZERO);
+            out.fill(<I::Acc as Element>::ZERO);
             let row = |k: usize| &rows[k * inner + c0..k * inner + c0 + width];
             // Four rows per pass: the output is loaded and stored once per four rows read,
             // not once per row.
@@ -111,20 +162,23 @@ pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut
             while k + 4 <= hi {
                 let (r0, r1, r2, r3) = (row(k), row(k + 1), row(k + 2), row(k + 3));
                 for (i, o) in out.iter_mut().enumerate() {
-                    let pair = T::add(T::add(r0[i], r1[i]), T::add(r2[i], r3[i]));
-                    *o = T::add(*o, pair);
+                    let pair = add(
+                        add(r0[i].to_acc(), r1[i].to_acc()),
+                        add(r2[i].to_acc(), r3[i].to_acc()),
+                    );
+                    *o = add(*o, pair);
                 }
                 k += 4;
             }
             for k in k..hi {
                 for (o, &v) in out.iter_mut().zip(row(k)) {
-                    *o = T::add(*o, v);
+                    *o = add(*o, v.to_acc());
                 }
             }
             return;
         }
         let mid = lo + (hi - lo) / 2;
-        let mut upper = [T::ZERO; COLUMNS];
+        let mut upper = [<I::Acc as Element>::ZERO; COLUMNS];
         let upper = &mut upper[..width];
         // Large halves on two threads (feature `rayon`): the same split, so the same sums.
         parallel::join(
@@ -133,7 +187,7 @@ pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut
             || chunk(rows, inner, mid, hi, c0, upper),
         );
         for (o, &u) in out.iter_mut().zip(upper.iter()) {
-            *o = T::add(*o, u);
+            *o = add(*o, u);
         }
     }
     // Each column's sum depends only on the row recursion, never on the chunk width: split
@@ -151,7 +205,12 @@ pub(crate) fn sum_rows<T: Element>(rows: &[T], n: usize, inner: usize, out: &mut
             .clamp(256, COLUMNS),
     };
     parallel::for_each_chunk(out, width, tasks > 1, |i, part| {
-        chunk(rows, inner, 0, n, i * width, part)
+        through_acc(
+            part,
+            // A part is at most `COLUMNS` wide, as `chunk` needs.
+            |off, acc| chunk(rows, inner, 0, n, i * width + off, acc),
+            finish,
+        )
     });
 }
 
@@ -295,9 +354,16 @@ fn fold_axis<T: Copy + Sync, A: Copy + Send>(
     Ok(out)
 }
 
-/// The sum over axis `axis` into `out`: pairwise on contiguous runs, pairwise across rows
-/// otherwise.
-pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize, out: &mut [T]) {
+/// `finish` of the sum over axis `axis` into `out`: pairwise on contiguous runs, pairwise
+/// across rows otherwise, accumulated in `I::Acc` and rounded once (`finish` is
+/// [`Element::from_acc`] for a sum, the division for a mean).
+pub(crate) fn sum_axis_into<I: Element, O: Element<Acc = I::Acc>>(
+    data: &[I],
+    shape: &[usize],
+    axis: usize,
+    out: &mut [O],
+    finish: impl Fn(I::Acc) -> O + Sync + Send,
+) {
     let (outer, n, inner) = split(shape, axis);
     if inner == 0 {
         return;
@@ -309,15 +375,69 @@ pub(crate) fn sum_axis_into<T: Element>(data: &[T], shape: &[usize], axis: usize
             let o = first + o;
             let block = &data[o * n * inner..(o + 1) * n * inner];
             if inner == 1 {
-                out_block[0] = match block.len() {
+                out_block[0] = finish(match block.len() {
                     0..=LEAF => leaf_sum(block),
                     _ => pairwise_sum(block),
-                };
+                });
             } else {
-                sum_rows(block, n, inner, out_block);
+                sum_rows(block, n, inner, out_block, &finish);
             }
         }
     });
+}
+
+/// `finish` of the product over axis `axis` into `out`, in order along the axis from its
+/// first element (1 for none), accumulated in `I::Acc` and rounded once.
+pub(crate) fn prod_axis_into<I: Element, O: Element<Acc = I::Acc>>(
+    data: &[I],
+    shape: &[usize],
+    axis: usize,
+    out: &mut [O],
+    finish: impl Fn(I::Acc) -> O + Sync + Send,
+) {
+    let mul = <I::Acc as Element>::mul;
+    let one = <I::Acc as Element>::ONE;
+    if let Some(acc) = O::acc_slice_mut(out) {
+        // The output holds the accumulators: the shared fold, split across threads.
+        fold_axis_into(
+            data,
+            shape,
+            axis,
+            acc,
+            one,
+            |_, v| v.to_acc(),
+            |p, _, v| mul(p, v.to_acc()),
+        );
+        for a in acc.iter_mut() {
+            *a = finish(*a).to_acc();
+        }
+        return;
+    }
+    // Narrower outputs: each run, or each block's columns through stack buffers, on one
+    // thread.
+    let (outer, n, inner) = split(shape, axis);
+    if inner == 0 {
+        return;
+    }
+    for (o, out_block) in out[..outer * inner].chunks_exact_mut(inner).enumerate() {
+        let block = &data[o * n * inner..(o + 1) * n * inner];
+        if inner == 1 {
+            out_block[0] = finish(block.iter().fold(one, |p, &v| mul(p, v.to_acc())));
+            continue;
+        }
+        through_acc(
+            out_block,
+            |c0, acc| {
+                acc.fill(one);
+                for row in block.chunks_exact(inner) {
+                    for (a, &v) in acc.iter_mut().zip(&row[c0..]) {
+                        *a = mul(*a, v.to_acc());
+                    }
+                }
+            },
+            &finish,
+        );
+    }
 }
 
 /// The NaN-propagating largest (`keep = Greater`) or smallest (`Less`) element along `axis`
@@ -524,14 +644,6 @@ pub(crate) fn arg_into<T: PartialOrd + Copy + Sync>(
     );
 }
 
-/// [`sum_axis_into`] into a new `Vec` (its allocation checked).
-#[cfg(feature = "alloc")]
-fn sum_axis<T: Element>(data: &[T], shape: &[usize], axis: usize) -> Result<Vec<T>, Error> {
-    let mut out = reduced_vec(shape, axis, T::ZERO)?;
-    sum_axis_into(data, shape, axis, &mut out);
-    Ok(out)
-}
-
 #[cfg(feature = "alloc")]
 mod dyn_methods {
     use super::*;
@@ -597,18 +709,85 @@ mod dyn_methods {
     }
 
     impl<T> DynTensor<T> {
-        /// The sums over `mask`'s axes, for a result of shape `out` (`sum`, `mean`, `sum_to`).
-        fn summed(&self, mask: u64, out: &[usize]) -> Result<Vec<T>, Error>
+        /// `finish` of each reduction of `self` over `mask`'s axes, for a result of shape `out`
+        /// (`sum`, `mean`, `prod`, `sum_to`): axis by axis, highest first, `first` reducing
+        /// one axis of the elements and `then` one axis of the accumulators the passes before
+        /// left, every pass in `T::Acc`, so that each result is rounded once (by `finish`)
+        /// however many axes are reduced. The last pass writes into the result itself when `T`
+        /// accumulates in itself ([`Element::acc_slice_mut`]). An input with no elements gives
+        /// `finish(empty)` everywhere at once (see `each_axis`); every allocation is checked.
+        fn accumulated(
+            &self,
+            mask: u64,
+            out: &[usize],
+            empty: T::Acc,
+            first: impl Fn(&[T], &[usize], usize, &mut [T::Acc]),
+            then: impl Fn(&[T::Acc], &[usize], usize, &mut [T::Acc]),
+            finish: impl Fn(T::Acc) -> T,
+        ) -> Result<Vec<T>, Error>
         where
             T: Element,
         {
-            each_axis(
-                self.shape(),
-                self.as_slice(),
+            let (shape, data) = (self.shape(), self.as_slice());
+            let count = super::super::element_count::<T>(out)?;
+            if data.is_empty() {
+                return super::super::try_filled(count, finish(empty), out);
+            }
+            let mut result = super::super::try_filled(count, T::ZERO, out)?;
+            if mask == 0 {
+                for (r, &x) in result.iter_mut().zip(data) {
+                    *r = finish(x.to_acc());
+                }
+                return Ok(result);
+            }
+            let last = mask.trailing_zeros() as usize;
+            let mut dims = shape.to_vec();
+            let mut partial: Option<Vec<T::Acc>> = None;
+            for axis in (0..shape.len()).rev().filter(|a| mask & (1 << a) != 0) {
+                let pass = |acc: &mut [T::Acc]| match &partial {
+                    None => first(data, &dims, axis, acc),
+                    Some(p) => then(p, &dims, axis, acc),
+                };
+                let zero = <T::Acc as Element>::ZERO;
+                if axis != last {
+                    let mut acc = reduced_vec(&dims, axis, zero)?;
+                    pass(&mut acc);
+                    partial = Some(acc);
+                } else if let Some(acc) = T::acc_slice_mut(&mut result) {
+                    pass(acc);
+                    for a in acc.iter_mut() {
+                        *a = finish(*a).to_acc();
+                    }
+                } else {
+                    let mut acc = reduced_vec(&dims, axis, zero)?;
+                    pass(&mut acc);
+                    for (r, &a) in result.iter_mut().zip(&acc) {
+                        *r = finish(a);
+                    }
+                }
+                dims[axis] = 1;
+            }
+            Ok(result)
+        }
+
+        /// The sums over `mask`'s axes, for a result of shape `out` (`sum`, `sum_to`), and
+        /// `finish` of each for `mean`.
+        fn summed(
+            &self,
+            mask: u64,
+            out: &[usize],
+            finish: impl Fn(T::Acc) -> T,
+        ) -> Result<Vec<T>, Error>
+        where
+            T: Element,
+        {
+            self.accumulated(
                 mask,
                 out,
-                Ok(T::ZERO),
-                sum_axis,
+                <T::Acc as Element>::ZERO,
+                |d, s, a, o| sum_axis_into(d, s, a, o, |x| x),
+                |d, s, a, o| sum_axis_into(d, s, a, o, |x| x),
+                finish,
             )
         }
 
@@ -625,7 +804,8 @@ mod dyn_methods {
         /// The sum over `axes`, each reduced axis kept as a 1 (`keepdims`) or removed. `axes`
         /// is [`Axes::All`], [`Axes::Nothing`] or a non-empty list (`&[0, -1]`; negative axes
         /// count from the end): an empty list is an error, not a guess (R5). Integers wrap;
-        /// floats are summed pairwise. An empty axis sums to 0.
+        /// floats are summed pairwise, in [`Element::Acc`] (`f32` for `f16`/`bf16`, over
+        /// every axis reduced, each result rounded once). An empty axis sums to 0.
         ///
         /// ```
         /// use shaped::DynTensor;
@@ -646,7 +826,7 @@ mod dyn_methods {
             T: Element,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Sum)?;
-            let data = self.summed(mask, &self.out_shape(mask, keepdims))?;
+            let data = self.summed(mask, &self.out_shape(mask, keepdims), T::from_acc)?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
@@ -674,7 +854,7 @@ mod dyn_methods {
             T: crate::element::Mean,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Mean)?;
-            if T::mean_of(T::ZERO, 0).is_none() {
+            if T::mean_of(<T::Acc as Element>::ZERO, 0).is_none() {
                 empty_axis(self.shape(), mask, ReduceOp::Mean)?;
             }
             // Some of a tensor's dims: their non-zero ones multiply without overflow, and a
@@ -683,15 +863,14 @@ mod dyn_methods {
                 .filter(|a| mask & (1 << a) != 0)
                 .map(|a| self.shape()[a])
                 .product();
-            let mut data = self.summed(mask, &self.out_shape(mask, keepdims))?;
-            for x in &mut data {
-                // `None` only for an integer mean of nothing, refused above.
-                *x = T::mean_of(*x, count).unwrap_or(*x);
-            }
+            // `None` only for an integer mean of nothing, refused above.
+            let mean = |s| T::mean_of(s, count).unwrap_or_else(|| T::from_acc(s));
+            let data = self.summed(mask, &self.out_shape(mask, keepdims), mean)?;
             Ok(self.reduced(mask, keepdims, data))
         }
 
-        /// The product over `axes` (integers wrap); an empty axis gives 1.
+        /// The product over `axes` (integers wrap), in order along each axis, accumulated in
+        /// [`Element::Acc`] (`f32` for `f16`/`bf16`) and rounded once; an empty axis gives 1.
         pub fn prod<'a>(
             &self,
             axes: impl Into<Axes<'a>>,
@@ -701,13 +880,13 @@ mod dyn_methods {
             T: Element,
         {
             let mask = reduce_axes(self.shape(), axes, ReduceOp::Prod)?;
-            let data = each_axis(
-                self.shape(),
-                self.as_slice(),
+            let data = self.accumulated(
                 mask,
                 &self.out_shape(mask, keepdims),
-                Ok(T::ONE),
-                |d, s, a| fold_axis(d, s, a, T::ONE, |_, v| v, |acc, _, v| T::mul(acc, v)),
+                <T::Acc as Element>::ONE,
+                |d, s, a, o| prod_axis_into(d, s, a, o, |x| x),
+                |d, s, a, o| prod_axis_into(d, s, a, o, |x| x),
+                T::from_acc,
             )?;
             Ok(self.reduced(mask, keepdims, data))
         }
@@ -944,7 +1123,7 @@ mod dyn_methods {
         {
             let target = target.as_ref();
             let mask = sum_to_axes(self.shape(), target)?;
-            let data = self.summed(mask, target)?;
+            let data = self.summed(mask, target, T::from_acc)?;
             Ok(DynTensor::from_parts(target, data))
         }
     }
@@ -1014,12 +1193,12 @@ mod tests {
         extern crate std;
         let rows: std::vec::Vec<i32> = (0..n * 3).map(|i| i as i32).collect();
         let mut out = [0; 3];
-        sum_rows(&rows, n, 3, &mut out);
+        sum_rows(&rows, n, 3, &mut out, &i32::from_acc);
         let want: std::vec::Vec<i32> = (0..3)
             .map(|c| (0..n).map(|r| (r * 3 + c) as i32).sum())
             .collect();
         assert_eq!(out.to_vec(), want);
-        sum_rows::<i32>(&[], 0, 3, &mut out);
+        sum_rows::<i32, i32>(&[], 0, 3, &mut out, &i32::from_acc);
         assert_eq!(out, [0, 0, 0]);
     }
 }

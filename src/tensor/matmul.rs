@@ -60,7 +60,8 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// a mismatch panics with the error (as operators do; `DynTensor::matmul` returns it).
     /// Integers wrap. Each output element adds its terms in `k` order, starting from the first
     /// term, except in large `f32`/`f64` products, which take a blocked gemm (feature
-    /// `matrixmultiply`).
+    /// `matrixmultiply`). The terms and their sum are computed in [`Element::Acc`] (`f32` for
+    /// `f16` and `bf16`), and each result is rounded once.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -216,12 +217,17 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
                         block[i * n + j] = if k == 0 {
                             T::ZERO
                         } else {
-                            let mut acc = T::mul(a[ai], b[bj]);
+                            // In the accumulator type, rounded once (`f32` for the half
+                            // floats; the element itself otherwise).
+                            let (add, mul) = (<T::Acc as Element>::add, <T::Acc as Element>::mul);
+                            let term = |kk: usize| {
+                                mul(a[ai + kk * p.a_col].to_acc(), b[bj + kk * p.b_row].to_acc())
+                            };
+                            let mut acc = term(0);
                             for kk in 1..k {
-                                let term = T::mul(a[ai + kk * p.a_col], b[bj + kk * p.b_row]);
-                                acc = T::add(acc, term);
+                                acc = add(acc, term(kk));
                             }
-                            acc
+                            T::from_acc(acc)
                         };
                     }
                 }

@@ -13,7 +13,7 @@ use crate::typed::storage::fits_inline;
 use core::cmp::Ordering;
 
 use crate::element::{pick, Element, Mean};
-use crate::runtime::reduce::{arg_into, extreme_into, sum_axis_into, Choice};
+use crate::runtime::reduce::{arg_into, extreme_into, prod_axis_into, sum_axis_into, Choice};
 use crate::typed::rules::axis_index;
 use crate::typed::rules::{
     BroadcastToShape, KeepAxis, KeepDims, NonEmptyAxis, RemoveAxis, WithoutAxis,
@@ -214,15 +214,15 @@ macro_rules! static_reductions {
 }
 
 static_reductions! {
-    sum_axis sum_keepdims [Element] (T, T::ZERO) Sum [] |data, dims, a, out| sum_axis_into(data, dims, a, out);
-        small(T::ZERO, |x| x, |a, _, x| <T as Element>::add(a, x), |a, _| a)
+    sum_axis sum_keepdims [Element] (T, T::ZERO) Sum [] |data, dims, a, out| sum_axis_into(data, dims, a, out, T::from_acc);
+        small(T::ZERO, |x: T| x.to_acc(), |a, _, x: T| <T::Acc as Element>::add(a, x.to_acc()), |a, _| T::from_acc(a))
         "The sum along axis `A` (integers wrap; floats are summed pairwise, so long axes stay \
-         accurate). An empty axis sums to 0 (R3).";
-    prod_axis prod_keepdims [Element] (T, T::ONE) Prod [] |data, dims, a, out| {
-        crate::runtime::reduce::fold_axis_into(data, dims, a, out, T::ONE, |_, v| v, |p, _, v| T::mul(p, v))
-    };
-        small(T::ONE, |x| x, |a, _, x| <T as Element>::mul(a, x), |a, _| a)
-        "The product along axis `A` (integers wrap). An empty axis gives 1 (R3).";
+         accurate, in [`Element::Acc`]: `f32` for `f16`/`bf16`, each result rounded once). An \
+         empty axis sums to 0 (R3).";
+    prod_axis prod_keepdims [Element] (T, T::ONE) Prod [] |data, dims, a, out| prod_axis_into(data, dims, a, out, T::from_acc);
+        small(T::ONE, |x: T| x.to_acc(), |a, _, x: T| <T::Acc as Element>::mul(a, x.to_acc()), |a, _| T::from_acc(a))
+        "The product along axis `A` (integers wrap), in order, in [`Element::Acc`] (`f32` for \
+         `f16`/`bf16`, each result rounded once). An empty axis gives 1 (R3).";
     max_axis max_keepdims [Element] (T, T::ZERO) Max [+ NonEmptyAxis<A>] |data, dims, a, out| {
         extreme_into(data, dims, a, out, core::cmp::Ordering::Greater)
     };
@@ -315,7 +315,7 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
     #[track_caller]
     fn mean_over<O: Storable>(&self, axis: usize) -> Stored<D::Family, T, O> {
         // Floats have a mean of nothing (NaN); integers do not.
-        let empty = T::mean_of(T::ZERO, 0);
+        let empty = T::mean_of(<T::Acc as Element>::ZERO, 0);
         if empty.is_none() {
             self.check_nonempty(axis, crate::op::ReduceOp::Mean);
         }
@@ -324,18 +324,17 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
             return self.fold_small::<T, _, O>(
                 axis,
                 empty,
-                |x| x,
-                |a, _, x| T::add(a, x),
+                |x| x.to_acc(),
+                |a, _, x| <T::Acc as Element>::add(a, x.to_acc()),
                 move |a, n| T::mean_of(a, n).unwrap_or(empty),
             );
         }
         self.reduce_large::<T, O>(axis, T::ZERO, |data, dims, a, out| {
-            sum_axis_into(data, dims, a, out);
             // The axis has elements here: this many are past `SMALL`.
             let n = dims[a];
-            for x in out {
-                *x = T::mean_of(*x, n).unwrap_or(*x);
-            }
+            sum_axis_into(data, dims, a, out, |s| {
+                T::mean_of(s, n).unwrap_or_else(|| T::from_acc(s))
+            });
         })
     }
 }
@@ -461,32 +460,59 @@ impl<T: Element, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         Target: StaticShape + BroadcastToShape<S>,
     {
         fits_inline!(OwnedIn<D::Family, T, Target>);
-        // The axes that broadcasting stretches, each summed in turn (highest first) between two
-        // buffers of this tensor's size, kept as 1s; the result has the target's elements.
+        // The axes that broadcasting stretches, each summed in turn (highest first): from this
+        // tensor into two buffers of its size by turns, kept as 1s, then the last into the
+        // result. The buffers hold accumulators (`f32` for `f16`/`bf16`), so each result is
+        // rounded once, however many axes are summed.
         let mask = crate::rules::sum_to_axes(S::DIMS, Target::DIMS).unwrap_or(0);
-        let mut a = OwnedIn::<D::Family, T, S>::from_fn(|_| T::ZERO);
-        let mut b = OwnedIn::<D::Family, T, S>::from_fn(|_| T::ZERO);
-        a.as_mut_slice().copy_from_slice(self.as_slice());
+        let mut out = OwnedIn::<D::Family, T, Target>::from_fn(|_| T::ZERO);
+        if mask == 0 {
+            out.as_mut_slice()
+                .copy_from_slice(&self.as_slice()[..Target::LEN]);
+            return out;
+        }
+        let zero = <T::Acc as Element>::ZERO;
+        let mut a = OwnedIn::<D::Family, T::Acc, S>::from_fn(|_| zero);
+        let mut b = OwnedIn::<D::Family, T::Acc, S>::from_fn(|_| zero);
         let mut dims = [0usize; crate::typed::shape::MAX_STATIC_RANK];
         dims[..S::RANK].copy_from_slice(S::DIMS);
-        let mut len = S::LEN;
+        let (last, mut len, mut first) = (mask.trailing_zeros() as usize, S::LEN, true);
         for axis in (0..S::RANK).rev().filter(|&ax| mask & (1 << ax) != 0) {
             let dims_now = &dims[..S::RANK];
             let (outer, _, inner) = crate::runtime::reduce::split(dims_now, axis);
             let out_len = outer * inner;
-            sum_axis_into(
-                &a.as_slice()[..len],
-                dims_now,
-                axis,
-                &mut b.as_mut_slice()[..out_len],
-            );
+            let from = &a.as_slice()[..len];
+            match (axis == last, first) {
+                (true, true) => sum_axis_into(
+                    self.as_slice(),
+                    dims_now,
+                    axis,
+                    out.as_mut_slice(),
+                    T::from_acc,
+                ),
+                (true, false) => {
+                    sum_axis_into(from, dims_now, axis, out.as_mut_slice(), T::from_acc)
+                }
+                (false, true) => sum_axis_into(
+                    self.as_slice(),
+                    dims_now,
+                    axis,
+                    &mut b.as_mut_slice()[..out_len],
+                    |x| x,
+                ),
+                (false, false) => sum_axis_into(
+                    from,
+                    dims_now,
+                    axis,
+                    &mut b.as_mut_slice()[..out_len],
+                    |x| x,
+                ),
+            }
             len = out_len;
+            first = false;
             dims[axis] = 1;
             core::mem::swap(&mut a, &mut b);
         }
-        let mut out = OwnedIn::<D::Family, T, Target>::from_fn(|_| T::ZERO);
-        out.as_mut_slice()
-            .copy_from_slice(&a.as_slice()[..Target::LEN]);
         out
     }
 }
