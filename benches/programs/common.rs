@@ -104,7 +104,8 @@ pub fn gelu(x: f32) -> f32 {
 mod tests {
     #[test]
     fn erf_matches_known_values() {
-        // erf(0.5), erf(1), erf(2), rounded to f32.
+        // erf(0.5), erf(1), erf(2), rounded to f32; the formula is within 1.5e-7, and its f32
+        // evaluation adds about as much again.
         for (x, e) in [
             (0.5f32, 0.520_499_9f32),
             (1.0, 0.842_700_8),
@@ -117,7 +118,7 @@ mod tests {
             );
             assert!((super::erf(-x) + e).abs() < 3e-7);
         }
-        assert!(super::erf(0.0).abs() < 1.5e-7);
+        assert!(super::erf(0.0).abs() < 3e-7);
     }
 
     #[test]
