@@ -542,3 +542,36 @@ fn m6_static_negative_axes_count_from_the_end() {
     let d = m.narrow_dyn::<-1>(1, 2).unwrap();
     assert_eq!(d.as_slice(), n.as_slice());
 }
+
+/// M4 on static shapes large enough (2 KiB and more) to be gathered row by row: runs of 16
+/// adjacent elements (a head split), rows of stride 1 merged across axes, rows with a stride
+/// (a transpose), and non-`Copy` elements, each against the runtime permute and the index.
+#[test]
+fn m4_large_static_permutes_match_the_runtime_permute() {
+    use shaped::{Axes, Shape, Tensor};
+    let x = Tensor::<i32, Shape![2, 16, 4, 16]>::from_fn(|[a, b, c, d]| {
+        (((a * 16 + b) * 4 + c) * 16 + d) as i32
+    });
+    let dx = DynTensor::from_shape_vec([2, 16, 4, 16], x.as_slice().to_vec()).unwrap();
+    let heads: Tensor<i32, Shape![2, 4, 16, 16]> = x.permute::<Axes![0, 2, 1, 3]>();
+    assert_eq!(
+        heads.as_slice(),
+        dx.permute([0, 2, 1, 3]).unwrap().as_slice()
+    );
+    assert_eq!(heads[[1, 3, 5, 7]], x[[1, 5, 3, 7]]);
+    // Axes 2 and 3 stay adjacent: rows of 64.
+    let merged: Tensor<i32, Shape![16, 2, 4, 16]> = x.permute::<Axes![1, 0, 2, 3]>();
+    assert_eq!(
+        merged.as_slice(),
+        dx.permute([1, 0, 2, 3]).unwrap().as_slice()
+    );
+    assert_eq!(merged[[15, 1, 2, 9]], x[[1, 15, 2, 9]]);
+    // The last axis moves: rows of stride 16.
+    let t: Tensor<i32, Shape![2, 16, 16, 4]> = x.permute::<Axes![0, 1, 3, 2]>();
+    assert_eq!(t.as_slice(), dx.permute([0, 1, 3, 2]).unwrap().as_slice());
+    assert_eq!(t[[0, 4, 11, 2]], x[[0, 4, 2, 11]]);
+    let words = Tensor::<String, Shape![8, 4, 16]>::from_fn(|[a, b, c]| format!("{a}.{b}.{c}"));
+    let moved: Tensor<String, Shape![4, 8, 16]> = words.permute::<Axes![1, 0, 2]>();
+    assert_eq!(moved[[3, 7, 15]], "7.3.15");
+    assert_eq!(moved[[0, 1, 2]], "1.0.2");
+}

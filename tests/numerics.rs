@@ -361,3 +361,47 @@ fn s6_sum_all_and_mean_all() {
     assert_eq!(e.sum_all(), 0.0);
     assert!(e.mean_all().is_nan());
 }
+
+/// `f16` and `bf16` compute in `f32` and round once a result: each numeric's result is its
+/// `f32` result (on the widened input) rounded, bit for bit, on a lane walked contiguously
+/// (the last axis) and on one walked by index (the first axis).
+#[cfg(feature = "half")]
+#[test]
+fn narrow_floats_round_the_f32_result_once() {
+    use shaped::{bf16, f16};
+    let values: Vec<f32> = (0..6 * 40)
+        .map(|i| ((i * 37) % 101) as f32 / 12.5 - 4.0)
+        .collect();
+    macro_rules! check {
+        ($t:ty) => {{
+            let narrow = DynTensor::from_shape_vec(
+                [6, 40],
+                values.iter().map(|&v| <$t>::from_f32(v)).collect(),
+            )
+            .unwrap();
+            let widened = narrow.map(|v| v.to_f32());
+            let bits = |v: &DynTensor<$t>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let rounded = |v: DynTensor<f32>| v.map(|&x| <$t>::from_f32(x));
+            for axis in [0, 1] {
+                assert_eq!(
+                    bits(&narrow.softmax(axis).unwrap()),
+                    bits(&rounded(widened.softmax(axis).unwrap()))
+                );
+                assert_eq!(
+                    bits(&narrow.log_softmax(axis).unwrap()),
+                    bits(&rounded(widened.log_softmax(axis).unwrap()))
+                );
+            }
+            assert_eq!(
+                bits(&narrow.layer_norm(1, 1e-5, None, None).unwrap()),
+                bits(&rounded(widened.layer_norm(1, 1e-5, None, None).unwrap()))
+            );
+            assert_eq!(
+                bits(&narrow.rms_norm(0, 1e-5, None).unwrap()),
+                bits(&rounded(widened.rms_norm(0, 1e-5, None).unwrap()))
+            );
+        }};
+    }
+    check!(f16);
+    check!(bf16);
+}

@@ -10,11 +10,21 @@
 //! 0)`; the normalizations are ONNX's `LayerNormalization` and `RMSNormalization` (opset 23)
 //! with `stash_type` 1. Every sum is pairwise (error `O(log n)` roundings, as numpy's), in the
 //! element's compute type (`f32` for `f16`/`bf16`), rounded once per result.
+//!
+//! A contiguous lane (the last axis, or a normalized block) is walked by slices, each pass a
+//! loop the compiler vectorizes, and summed as `sum` sums a row ([`run_sum`]); a strided lane
+//! (an axis before the last) is walked by index. Softmax computes `exp` once an element: it
+//! stores `exp(x - max)` in the output, then divides it by the sum in place. Before this,
+//! each built-in took more instructions than the same steps composed from operators (softmax
+//! over `[32, 64]` `f32`, static: 1.84x, `benches/numerics_probe.rs`).
 
 use super::reduce::split;
 use crate::element::Real;
+#[cfg(any(feature = "std", feature = "libm"))]
+use core::mem::MaybeUninit;
 
-/// The pairwise sum of `f(0) + ... + f(n - 1)`: halves added recursively, runs of 8 in order.
+/// The pairwise sum of `f(0) + ... + f(n - 1)`: halves added recursively, runs of 8 in order
+/// (a strided lane's sum).
 #[inline]
 fn pairwise<C: Real>(lo: usize, hi: usize, f: &impl Fn(usize) -> C) -> C {
     if hi - lo <= 8 {
@@ -29,24 +39,114 @@ fn pairwise<C: Real>(lo: usize, hi: usize, f: &impl Fn(usize) -> C) -> C {
     }
 }
 
+/// The longest run [`run_sum`] adds in lanes without splitting it: eight additions a lane.
+const LEAF: usize = 128;
+
+/// The independent sums of a leaf: four SSE registers of `f32`.
+const LANES: usize = 16;
+
+/// The sum of `f(v)` over a contiguous run, pairwise: sixteen running sums below [`LEAF`]
+/// elements (the remainder added to the first ones), then those pairwise; the two halves
+/// (split on a multiple of [`LANES`]) added above. A loop that vectorizes, where the
+/// closure-driven recursion in runs of 8 that this replaced did not. As accurate as that
+/// order: the RMS relative error of a sum of `exp` values in `f32`, against `f64`, on random
+/// lanes of 100 to 100 000 elements, is within 6% of it either way (3.6e-8 to 4.4e-8 for
+/// both), and the largest error of the sample is no larger by more than that.
+#[inline(always)]
+fn run_sum<T: Copy, C: Real>(x: &[T], f: &impl Fn(T) -> C) -> C {
+    if x.len() > LEAF {
+        return run_sum_halves(x, f);
+    }
+    let mut acc = [C::ZERO; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (a, &v) in acc.iter_mut().zip(chunk) {
+            *a = *a + f(v);
+        }
+    }
+    // The remainder into the lanes, not onto the total: added last to the whole sum, it
+    // doubled the error of a 100-element sum (RMS 6.0e-8 against 4.0e-8). Zero-padded to a
+    // whole chunk, so the lanes stay in vector registers (`a + 0` is `a`).
+    let mut tail = [C::ZERO; LANES];
+    for (t, &v) in tail.iter_mut().zip(rest) {
+        *t = f(v);
+    }
+    for (a, t) in acc.iter_mut().zip(tail) {
+        *a = *a + t;
+    }
+    // Pairwise over the lanes too.
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            acc[i] = acc[i] + acc[i + width];
+        }
+    }
+    acc[0]
+}
+
+/// [`run_sum`] of a run longer than [`LEAF`]: its halves, out of line.
+#[inline(never)]
+fn run_sum_halves<T: Copy, C: Real>(x: &[T], f: &impl Fn(T) -> C) -> C {
+    let half = x.len() / 2 / LANES * LANES;
+    run_sum(&x[..half], f) + run_sum(&x[half..], f)
+}
+
 /// The largest of `f(0), ..., f(n - 1)`, NaN if any is NaN (numpy's `max`); `n > 0`.
 #[cfg(any(feature = "std", feature = "libm"))]
 #[inline]
 fn lane_max<C: Real>(n: usize, f: &impl Fn(usize) -> C) -> C {
     let mut m = f(0);
     for k in 1..n {
-        let v = f(k);
-        // Once NaN, `m` stays NaN: `v > NaN` is false and a non-NaN `v` equals itself.
-        #[allow(clippy::eq_op)]
-        if v > m || v != v {
-            m = v;
+        m = larger(m, f(k));
+    }
+    m
+}
+
+/// `v` if it is larger than `m` or NaN, else `m`: once NaN, the fold stays NaN (`v > NaN` is
+/// false and a non-NaN `v` equals itself).
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+fn larger<C: Real>(m: C, v: C) -> C {
+    #[allow(clippy::eq_op)]
+    if v > m || v != v {
+        v
+    } else {
+        m
+    }
+}
+
+/// The largest element of a contiguous run as the compute type, NaN if any is NaN; `x` is
+/// not empty. Sixteen running maxima (one compare-and-select chain is a loop-carried
+/// dependency the compiler does not vectorize), then those in order. Only the sign of a zero
+/// maximum can differ from the in-order fold's (`-0.0` and `0.0` compare equal): `x - max`
+/// is then `±0.0`, whose `exp` is 1 either way, so softmax is unchanged; log-softmax can
+/// give `0.0` for `-0.0` where the sum of the lane's exponentials is exactly 1.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+fn run_max<T: Real>(x: &[T]) -> T::Compute {
+    let first = x[0].to_compute();
+    let mut lanes = [first; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = larger(*l, v.to_compute());
         }
+    }
+    let mut m = lanes[0];
+    for &l in &lanes[1..] {
+        m = larger(m, l);
+    }
+    for &v in rest {
+        m = larger(m, v.to_compute());
     }
     m
 }
 
 /// The mean of `f(0), ..., f(n - 1)` and the sum of their squared deviations from it, in two
-/// passes (numpy's `var`): the shared first steps of the variance and layer normalization.
+/// passes (numpy's `var`): a strided lane's first steps of the variance.
 #[inline]
 fn moments<C: Real>(n: usize, f: &impl Fn(usize) -> C) -> (C, C) {
     let mean = pairwise(0, n, f) / count(n);
@@ -57,9 +157,20 @@ fn moments<C: Real>(n: usize, f: &impl Fn(usize) -> C) -> (C, C) {
     (mean, ss)
 }
 
+/// [`moments`] of a contiguous run: two passes, each a loop that vectorizes.
+#[inline(always)]
+fn run_moments<T: Real>(x: &[T]) -> (T::Compute, T::Compute) {
+    let mean = run_sum(x, &|v: T| v.to_compute()) / count(x.len());
+    let ss = run_sum(x, &|v: T| {
+        let d = v.to_compute() - mean;
+        d * d
+    });
+    (mean, ss)
+}
+
 /// The sum of every element, pairwise, in the compute type (0 for none).
 fn total<T: Real>(x: &[T]) -> T::Compute {
-    pairwise(0, x.len(), &|k| x[k].to_compute())
+    run_sum(x, &|v: T| v.to_compute())
 }
 
 /// The sum of every element, pairwise, rounded once (0 for none).
@@ -79,30 +190,51 @@ fn count<C: Real>(n: usize) -> C {
 }
 
 /// Softmax (or, with `log`, log-softmax) of `x` (row-major `dims`) along `axis`, into `out`
-/// (the same length). Per lane: `m` its maximum (NaN if any element is); softmax
-/// `exp(x - m) / sum(exp(x - m))`; log-softmax `(x - m) - ln(sum(exp(x - m)))`.
+/// (the same length, every slot written). Per lane: `m` its maximum (NaN if any element is);
+/// softmax `exp(x - m) / sum(exp(x - m))`; log-softmax `(x - m) - ln(sum(exp(x - m)))`.
 #[cfg(any(feature = "std", feature = "libm"))]
 pub(crate) fn softmax_into<T: Real>(
     x: &[T],
     dims: &[usize],
     axis: usize,
     log: bool,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) {
     let (outer, n, inner) = split(dims, axis);
     if n == 0 {
         return;
     }
+    if inner == 1 {
+        for (lane, dst) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+            softmax_run(lane, log, dst);
+        }
+        return;
+    }
+    let out = zeroed(out);
     for o in 0..outer {
         for i in 0..inner {
             let base = o * n * inner + i;
             let at = |k: usize| base + k * inner;
             let m = lane_max(n, &|k| x[at(k)].to_compute());
-            let s = pairwise(0, n, &|k| (x[at(k)].to_compute() - m).exp());
+            // The exponentials are kept in the output where it holds the compute type: `exp`
+            // once an element.
+            let s = match T::as_compute_mut(out) {
+                Some(o) if !log => {
+                    for k in 0..n {
+                        o[at(k)] = (x[at(k)].to_compute() - m).exp();
+                    }
+                    pairwise(0, n, &|k| o[at(k)])
+                }
+                _ => pairwise(0, n, &|k| (x[at(k)].to_compute() - m).exp()),
+            };
             if log {
                 let ls = s.ln();
                 for k in 0..n {
                     out[at(k)] = T::from_compute((x[at(k)].to_compute() - m) - ls);
+                }
+            } else if let Some(o) = T::as_compute_mut(out) {
+                for k in 0..n {
+                    o[at(k)] = o[at(k)] / s;
                 }
             } else {
                 for k in 0..n {
@@ -110,6 +242,65 @@ pub(crate) fn softmax_into<T: Real>(
                 }
             }
         }
+    }
+}
+
+/// Every slot of `out` set to 0, as elements.
+#[cfg(any(feature = "std", feature = "libm"))]
+fn zeroed<T: Real>(out: &mut [MaybeUninit<T>]) -> &mut [T] {
+    for slot in out.iter_mut() {
+        slot.write(T::ZERO);
+    }
+    // SAFETY: every slot was just written, and `MaybeUninit<T>` has `T`'s layout.
+    unsafe { written(out) }
+}
+
+/// `out` as elements.
+///
+/// # Safety
+/// Every slot of `out` has been written.
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
+unsafe fn written<T>(out: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and every slot is initialized (this
+    // function's contract).
+    unsafe { &mut *(out as *mut [MaybeUninit<T>] as *mut [T]) }
+}
+
+/// [`softmax_into`] of one contiguous lane `x` into `out` (the same length, not 0).
+#[cfg(any(feature = "std", feature = "libm"))]
+#[inline]
+fn softmax_run<T: Real>(x: &[T], log: bool, out: &mut [MaybeUninit<T>]) {
+    let m = run_max(x);
+    let shifted = |v: T| v.to_compute() - m;
+    if log {
+        let ls = run_sum(x, &|v| shifted(v).exp()).ln();
+        for (y, &v) in out.iter_mut().zip(x) {
+            y.write(T::from_compute(shifted(v) - ls));
+        }
+        return;
+    }
+    if T::as_compute(x).is_some() {
+        // The element is the compute type: the exponentials stored (`from_compute` is the
+        // identity), summed, then divided in place, `exp` once an element.
+        for (y, &v) in out.iter_mut().zip(x) {
+            y.write(T::from_compute(shifted(v).exp()));
+        }
+        // SAFETY: the loop wrote every slot (`out` and `x` have the same length).
+        let out = unsafe { written(out) };
+        if let Some(e) = T::as_compute_mut(out) {
+            let s = run_sum(e, &|v| v);
+            for y in e.iter_mut() {
+                *y = *y / s;
+            }
+        }
+        return;
+    }
+    // A narrow element (`f16`, `bf16`): the exponentials are recomputed rather than rounded
+    // to it before the sum and the division.
+    let s = run_sum(x, &|v| shifted(v).exp());
+    for (y, &v) in out.iter_mut().zip(x) {
+        y.write(T::from_compute(shifted(v).exp() / s));
     }
 }
 
@@ -126,6 +317,13 @@ pub(crate) fn var_into<T: Real>(
 ) {
     let (outer, n, inner) = split(dims, axis);
     let divisor = count::<T::Compute>(n.saturating_sub(ddof));
+    if inner == 1 && n > 0 {
+        for (lane, y) in x.chunks_exact(n).zip(out.iter_mut()) {
+            let (_, ss) = run_moments(lane);
+            *y = T::from_compute(finish(ss / divisor));
+        }
+        return;
+    }
     for o in 0..outer {
         for i in 0..inner {
             let base = o * n * inner + i;
@@ -136,14 +334,15 @@ pub(crate) fn var_into<T: Real>(
 }
 
 /// `x` (row-major `dims`) normalized block by block over every axis from `axis` on, into
-/// `out`: `stats(block)` gives each block's `(shift, inv)`, and each result is
-/// `(x - shift) * inv`. The blocks are contiguous, the product of those dims long.
+/// `out` (every slot written): `stats(block)` gives each block's `(shift, inv)`, and each
+/// result is `(x - shift) * inv`. The blocks are contiguous, the product of those dims long.
 #[cfg(any(feature = "std", feature = "libm"))]
+#[inline(always)]
 fn blocks_into<T: Real>(
     x: &[T],
     dims: &[usize],
     axis: usize,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     stats: impl Fn(&[T]) -> (T::Compute, T::Compute),
 ) {
     // At most the element count of a shape that exists.
@@ -154,7 +353,7 @@ fn blocks_into<T: Real>(
     for (lane, dst) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let (shift, inv) = stats(lane);
         for (x, y) in lane.iter().zip(dst) {
-            *y = T::from_compute((x.to_compute() - shift) * inv);
+            y.write(T::from_compute((x.to_compute() - shift) * inv));
         }
     }
 }
@@ -168,12 +367,11 @@ pub(crate) fn layer_norm_into<T: Real>(
     dims: &[usize],
     axis: usize,
     epsilon: T::Compute,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) {
     blocks_into(x, dims, axis, out, |lane| {
-        let n = lane.len();
-        let (mean, ss) = moments(n, &|k| lane[k].to_compute());
-        let var = ss / count(n);
+        let (mean, ss) = run_moments(lane);
+        let var = ss / count(lane.len());
         (
             mean,
             <T::Compute as crate::element::Element>::ONE / (var + epsilon).sqrt(),
@@ -190,11 +388,13 @@ pub(crate) fn rms_norm_into<T: Real>(
     dims: &[usize],
     axis: usize,
     epsilon: T::Compute,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) {
     blocks_into(x, dims, axis, out, |lane| {
-        let v = |k: usize| lane[k].to_compute();
-        let ms = pairwise(0, lane.len(), &|k| v(k) * v(k)) / count(lane.len());
+        let ms = run_sum(lane, &|v: T| {
+            let v = v.to_compute();
+            v * v
+        }) / count(lane.len());
         let zero = <T::Compute as crate::element::Element>::ZERO;
         (
             zero,
@@ -351,17 +551,23 @@ mod dyn_tensor {
             Ok(self)
         }
 
-        /// A result of `self`'s shape written by `kernel(x, dims, axis, out)`.
+        /// A result of `self`'s shape written by `kernel(x, dims, axis, out)`, which writes
+        /// every slot of `out`.
         #[cfg(any(feature = "std", feature = "libm"))]
         fn along(
             &self,
             axis: i64,
             op: ReduceOp,
-            kernel: impl FnOnce(&[T], &[usize], usize, &mut [T]),
+            kernel: impl FnOnce(&[T], &[usize], usize, &mut [MaybeUninit<T>]),
         ) -> Result<DynTensor<T>, Error> {
             let a = one_axis(self.shape(), axis, op)?;
-            let mut out = crate::runtime::try_filled(self.len(), T::ZERO, self.shape())?;
-            kernel(self.as_slice(), self.shape(), a, &mut out);
+            // SAFETY: the kernels write every slot of their output.
+            let out = unsafe {
+                crate::runtime::filled_vec(self.len(), self.shape(), |out| {
+                    kernel(self.as_slice(), self.shape(), a, out);
+                    Ok(())
+                })
+            }?;
             Ok(DynTensor::from_parts(self.shape(), out))
         }
     }

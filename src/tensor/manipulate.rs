@@ -95,6 +95,101 @@ where
     Tensor::from_parts(storage, Out::default())
 }
 
+/// A static result of shape `Out` holding `data[Σ index[a] * strides[a]]` at each multi-index
+/// (`data` the `S::LEN` elements of a tensor of shape `S`, `strides` the source stride of each
+/// output axis): the gathers whose source is a strided view, `permute`, `narrow` (`data`
+/// starting at the first element taken) and `step`. A small result is built as
+/// [`gathered`] builds it; a large one is written out of line row by row
+/// ([`push_strided`]): in a head split's permute `[2, 16, 4, 16] -> [2, 4, 16, 16]` of
+/// `f32`, the offset of every element computed from its multi-index cost 72 K instructions,
+/// the rows 2.6 K (a hand loop 2.4 K; `benches/numerics_probe.rs`).
+#[inline(always)]
+fn strided<F, T, S, Out>(data: &[T], strides: [usize; MAX_STATIC_RANK]) -> OwnedIn<F, T, Out>
+where
+    F: Family,
+    T: Clone,
+    S: StaticShape,
+    Out: StaticShape,
+{
+    if const { !large::<T>(Out::LEN) } {
+        return gathered::<F, T, S, Out, _>(data, |index| {
+            index
+                .iter()
+                .zip(&strides)
+                .map(|(&i, &s)| i * s)
+                .sum::<usize>()
+        });
+    }
+    let fill = |slots: &mut [MaybeUninit<T>], (data, strides): (&[T], [usize; MAX_STATIC_RANK])| {
+        let mut out = Push::new(slots);
+        push_strided(data, Out::DIMS, &strides[..Out::RANK], &mut out);
+        out.finish();
+    };
+    // SAFETY: `finish` panics unless all `Out::LEN` slots were written.
+    let storage = unsafe {
+        <F::Owned<T, Out> as Build<T, Out>>::build_written(|slots| {
+            fill_out_of_line(slots, (data, strides), fill)
+        })
+    };
+    Tensor::from_parts(storage, Out::default())
+}
+
+/// Pushes `data[Σ index[a] * strides[a]]` for each multi-index of `dims` in row-major order
+/// (`dims.len() == strides.len()`, at most [`MAX_STATIC_RANK`], every offset inside `data`,
+/// `out` with room for the product of `dims`). The trailing axes that are adjacent in `data`
+/// make one row; a row of stride 1 is a slice copied in one loop that vectorizes, and the
+/// rows' offsets move by additions (an odometer), not a sum of products per element.
+#[inline]
+fn push_strided<T: Clone>(data: &[T], dims: &[usize], strides: &[usize], out: &mut Push<T>) {
+    let Some(last) = dims.len().checked_sub(1) else {
+        // SAFETY: a rank-0 result has one slot.
+        unsafe { out.push(data[0].clone()) };
+        return;
+    };
+    if dims.contains(&0) {
+        return;
+    }
+    // The row: the last axis, with every axis before it whose stride steps over exactly it.
+    let step = strides[last];
+    let (mut row, mut first) = (dims[last], last);
+    while first > 0 && strides[first - 1] == row * step {
+        first -= 1;
+        row *= dims[first];
+    }
+    let mut index = [0usize; MAX_STATIC_RANK];
+    let mut base = 0usize;
+    loop {
+        if step == 1 {
+            for v in &data[base..base + row] {
+                // SAFETY: each multi-index of `dims` is visited once, so at most the product
+                // of `dims` values are pushed, the slots there are (this function's contract).
+                unsafe { out.push(v.clone()) };
+            }
+        } else {
+            for k in 0..row {
+                // SAFETY: as above.
+                unsafe { out.push(data[base + k * step].clone()) };
+            }
+        }
+        // The next row: the odometer over the axes before it, the last moving fastest.
+        let mut a = first;
+        loop {
+            if a == 0 {
+                return;
+            }
+            a -= 1;
+            index[a] += 1;
+            base += strides[a];
+            if index[a] < dims[a] {
+                break;
+            }
+            // Back to 0 on this axis: `base` holds `dims[a]` steps of it.
+            base -= strides[a] * dims[a];
+            index[a] = 0;
+        }
+    }
+}
+
 /// The shape value of `Out` for `dims`, which the type-level rule has already proven right.
 #[inline(always)]
 fn shape_of<Out: Shape>(dims: &[usize]) -> Out {
@@ -248,15 +343,16 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     #[inline(always)]
     fn permuted_by<Out: StaticShape>(&self, axes: &'static [usize]) -> OwnedIn<D::Family, T, Out> {
         let data = self.as_slice();
+        // The source stride of each output axis.
+        let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+        let mut permuted = [0usize; MAX_STATIC_RANK];
+        for (p, &a) in permuted.iter_mut().zip(axes) {
+            *p = strides[a];
+        }
         // A heap result is written by the tiled copy of `DynTensor::permute`: in output order
         // a 1024x1024 `f32` transpose takes 3.4 ms, tiled 0.7 ms.
         #[cfg(feature = "alloc")]
         if <D::Family as crate::typed::storage::Family>::HEAP {
-            let strides = row_major_strides::<MAX_STATIC_RANK>(S::DIMS);
-            let mut permuted = [0usize; crate::typed::shape::MAX_STATIC_RANK];
-            for (p, &a) in permuted.iter_mut().zip(axes) {
-                *p = strides[a];
-            }
             let gathered =
                 crate::runtime::ArrayRef::with_strides(Out::DIMS, &permuted[..S::RANK], data)
                     .and_then(|src| crate::runtime::manipulate::gather_vec(src, T::clone));
@@ -267,14 +363,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
                 return Tensor::from_parts(owned, Default::default());
             }
         }
-        gathered::<D::Family, T, S, Out, _>(data, |index| {
-            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
-            index
-                .iter()
-                .zip(axes)
-                .map(|(&i, &a)| i * strides[a])
-                .sum::<usize>()
-        })
+        strided::<D::Family, T, S, Out>(data, permuted)
     }
 
     /// The last two axes swapped, at any rank (numpy's `.mT`; M4): `[b, m, n]` becomes

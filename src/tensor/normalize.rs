@@ -15,6 +15,10 @@ use crate::typed::rules::{axis_index, KeepAxis, RemoveAxis};
 use crate::typed::shape::Shape;
 use crate::typed::storage::fits_inline;
 use crate::typed::storage::Data;
+#[cfg(any(feature = "std", feature = "libm"))]
+use crate::util::fill_out_of_line;
+#[cfg(any(feature = "std", feature = "libm"))]
+use core::mem::MaybeUninit;
 
 /// The variance and the standard deviation, with the axis removed or kept: one body, the
 /// result shape and the last step (`sqrt` or none) differing.
@@ -148,18 +152,29 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         self.same_shape(|x, dims, out| normalize::rms_norm_into(x, dims, axis::<S, A>(), eps, out))
     }
 
-    /// A result of `self`'s shape written by `kernel(x, dims, out)`.
+    /// A result of `self`'s shape written by `kernel(x, dims, out)`, which writes every slot
+    /// of `out`: in place, without a zero fill first (the fill was a `memset` of the whole
+    /// result, 8200 instructions of 21600 for a layer norm of `[32, 64]` `f32`), inside one
+    /// out-of-line call so that the result is not built in a temporary and copied.
     #[cfg(any(feature = "std", feature = "libm"))]
     #[inline(always)]
     #[track_caller]
-    fn same_shape(&self, kernel: impl FnOnce(&[T], &[usize], &mut [T])) -> Stored<D::Family, T, S>
+    fn same_shape(
+        &self,
+        kernel: impl FnOnce(&[T], &[usize], &mut [MaybeUninit<T>]),
+    ) -> Stored<D::Family, T, S>
     where
         S: Storable,
     {
         let dims = self.shape.dims();
         let dims = dims.as_ref();
-        <S::Kind as super::result::ResultStorage<S>>::filled::<D::Family, T>(dims, T::ZERO, |out| {
-            kernel(self.as_slice(), dims, out)
-        })
+        // SAFETY: the kernels write every slot of their output.
+        unsafe {
+            <S::Kind as super::result::ResultStorage<S>>::written::<D::Family, T>(dims, |slots| {
+                fill_out_of_line(slots, (self.as_slice(), dims), |slots, (x, dims)| {
+                    kernel(x, dims, slots)
+                })
+            })
+        }
     }
 }
