@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The code size of each kernel as whole firmware (thumbv7em-none-eabihf, lto, one codegen
-# unit): the `.text` of the `firmware` bin built with `<kernel>-<who>`, minus that of the same
-# firmware without the kernel (`<kernel>-none`). Everything a kernel pulls in counts: its
-# callees, shape resolution, error formatting, runtime kernels. Prints a markdown table for
-# opt-levels "s", "z" and 3, fails when a network of shaped's fused layers (the dense layer,
-# the controller, the mlp, the int8 sine and residual models) is over 1.5x the hand-fused
-# loops' at "s", then runs the `codesize` bin under QEMU to check that shaped and the
-# hand-written loops agree (the int8 models with TFLM's outputs).
+# The code size of each kernel as whole firmware (thumbv7em-none-eabihf): the `.text` of the
+# `firmware` bin built with `<kernel>-<who>`, minus that of the same firmware without the
+# kernel (`<kernel>-none`). Everything a kernel pulls in counts: its callees, shape
+# resolution, error formatting, runtime kernels. Prints a markdown table for opt-levels "s",
+# "z" and 3, each built with LTO and one codegen unit (profiles `size-<level>`) and without
+# LTO with Cargo's default codegen units (`size-<level>-nolto`); fails when a network of
+# shaped's fused layers (the dense layer, the controller, the mlp, the int8 sine and residual
+# models) is over 1.5x the hand-fused loops' at "s", with or without LTO, then runs the
+# `codesize` bin under QEMU to check that shaped and the hand-written loops agree (the int8
+# models with TFLM's outputs).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -21,9 +23,11 @@ kernels=(add mul qadd qdense controller mlp sine residual)
 declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [qadd]="shaped into hand"
   [qdense]="shaped into layer hand" [controller]="shaped layer hand" [mlp]="shaped layer hand"
   [sine]="layer hand" [residual]="layer hand")
-# Whole networks of fused layers: over 1.5x the hand-fused loops at "s" fails the script.
+# Whole networks of fused layers: over 1.5x the hand-fused loops at "s" (with or without
+# LTO) fails the script.
 bounded=" qdense controller mlp sine residual "
-profiles=(size-s size-z size-3)
+levels=(s z 3)
+profiles=(size-s size-z size-3 size-s-nolto size-z-nolto size-3-nolto)
 for profile in "${profiles[@]}"; do
   elf="target/thumbv7em-none-eabihf/$profile/firmware"
   for k in "${kernels[@]}"; do
@@ -49,30 +53,39 @@ name() {
 cell() {
   if [[ " ${whos[$1]} " == *" $2 "* ]]; then echo $((size[$3,$1,$2] - size[$3,$1,none])); else echo -; fi
 }
-echo "| kernel | opt-level | shaped operators (bytes) | shaped \`_into\` (bytes) | shaped fused layers (bytes) | hand-written (bytes) | shaped / hand |"
-echo "|---|---|---|---|---|---|---|"
+echo "| kernel | opt-level | shaped operators (bytes) | no LTO | shaped \`_into\` (bytes) | no LTO | shaped fused layers (bytes) | no LTO | hand-written (bytes) | no LTO | shaped / hand | no LTO |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 status=0
 for k in "${kernels[@]}"; do
-  for profile in "${profiles[@]}"; do
-    shaped=$(cell "$k" shaped "$profile")
-    into=$(cell "$k" into "$profile")
-    layer=$(cell "$k" layer "$profile")
-    hand=$(cell "$k" hand "$profile")
-    # The ratio of shaped's best form for this kernel: its layers where it has them.
-    best=$shaped
-    if [ "$layer" != - ]; then best=$layer; fi
-    ratio=$(awk -v s="$best" -v h="$hand" 'BEGIN { printf "%.2f", s / h }')
-    echo "| $(name "$k") | ${profile#size-} | $shaped | $into | $layer | $hand | $ratio |"
-    if [[ "$bounded" == *" $k "* ]] && [ "$profile" = size-s ] && [ $((best * 2)) -gt $((hand * 3)) ]; then
-      echo "$k: shaped's layers are over 1.5x the hand-fused loops at s" >&2
-      status=1
-    fi
+  for level in "${levels[@]}"; do
+    row="| $(name "$k") | $level |"
+    ratios=""
+    for who in shaped into layer hand; do
+      for profile in "size-$level" "size-$level-nolto"; do
+        row="$row $(cell "$k" "$who" "$profile") |"
+      done
+    done
+    for profile in "size-$level" "size-$level-nolto"; do
+      # The ratio of shaped's best form for this kernel: its layers where it has them.
+      best=$(cell "$k" shaped "$profile")
+      layer=$(cell "$k" layer "$profile")
+      if [ "$layer" != - ]; then best=$layer; fi
+      hand=$(cell "$k" hand "$profile")
+      ratios="$ratios $(awk -v s="$best" -v h="$hand" 'BEGIN { printf "%.2f", s / h }') |"
+      if [[ "$bounded" == *" $k "* ]] && [ "$level" = s ] && [ $((best * 2)) -gt $((hand * 3)) ]; then
+        echo "$k: shaped's layers are over 1.5x the hand-fused loops at $profile" >&2
+        status=1
+      fi
+    done
+    echo "$row$ratios"
   done
 done
 echo
 echo "firmware without any kernel (the baseline subtracted above, .text bytes):" \
   "s ${size[size-s,controller,none]}, z ${size[size-z,controller,none]}," \
-  "3 ${size[size-3,controller,none]}"
+  "3 ${size[size-3,controller,none]}; without LTO s ${size[size-s-nolto,controller,none]}," \
+  "z ${size[size-z-nolto,controller,none]}, 3 ${size[size-3-nolto,controller,none]}"
 cargo run -q --profile size-s --bin codesize
 cargo run -q --profile size-z --bin codesize
+cargo run -q --profile size-s-nolto --bin codesize
 exit $status

@@ -88,12 +88,21 @@ where
     )
 }
 
-/// `x`'s dims with the last one replaced by `OUT`.
+/// `x`'s dims with the last one replaced by `OUT` (`x` has at most `MAX_STATIC_RANK` dims and
+/// at least one: a layer's input is `[..., IN]`). One indexed loop over the array, each index
+/// checked against `x.len()`: `copy_from_slice` stayed an out-of-line call in `core` without
+/// LTO, and its length check's panic linked `core::fmt` (3.4 kB) into every firmware with a
+/// layer; a `zip` kept two calls and a loop. This loop folds to constants for static shapes.
 #[inline(always)]
 fn output_dims<const OUT: usize>(x: &[usize]) -> [usize; MAX_STATIC_RANK] {
     let mut dims = [0; MAX_STATIC_RANK];
-    dims[..x.len()].copy_from_slice(x);
-    dims[x.len() - 1] = OUT;
+    for (i, d) in dims.iter_mut().enumerate() {
+        if i + 1 == x.len() {
+            *d = OUT;
+        } else if i < x.len() {
+            *d = x[i];
+        }
+    }
     dims
 }
 

@@ -366,6 +366,7 @@ macro_rules! prepared_run {
             /// at compile time; `Dyn` dims at run time, a mismatch panics as the operators
             /// do). The result carries the output parameters the operation was prepared for;
             /// operands with other parameters than it was prepared for are an error.
+            #[inline]
             #[track_caller]
             pub fn run<S, D, S2, D2>(
                 &self,

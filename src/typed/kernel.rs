@@ -132,9 +132,10 @@ where
             // `Out::LEN` values are pushed into the `Out::LEN` slots.
             unsafe { out.push(value) };
         });
-        out.finish();
+        // SAFETY: `for_each_index` visits all `Out::LEN` indices, so every slot was pushed.
+        unsafe { out.finish() };
     };
-    // SAFETY: `finish` panics unless all `Out::LEN` slots were written.
+    // SAFETY: `fill` pushed all `Out::LEN` slots before `finish`.
     unsafe {
         <F::Owned<V, Out> as Build<V, Out>>::build_written(|slots| {
             crate::util::fill_out_of_line(slots, (a, b, f), fill)

@@ -104,31 +104,28 @@ pub(crate) fn array_from_fn<T, const N: usize>(mut f: impl FnMut(usize) -> T) ->
     unsafe { array.assume_init() }
 }
 
-/// Builds a nested array `B` of exactly `len` elements `T` in place: `fill` calls
-/// [`Push::push`] once per element, in row-major order, and each value is written straight to
-/// its final slot.
-///
-/// Why not nested [`array_from_fn`]: each level returned its sub-arrays by value, and LLVM
-/// copied them into the level above (a `[2, 16, 64]` `f32` result was written, then copied
-/// again). In a transformer block on static shapes those copies were 16% of all instructions
-/// (`benches/transformer_probe.rs`). Large results of kernels are written through
-/// [`written_in_place`] and [`fill_out_of_line`] instead, which LLVM writes in place more
-/// reliably; this form keeps small ones inline (the same writes as slots passed to a
-/// closure, it kept a Cortex-M controller's loops in line at opt-level "s", where the slot
-/// form had them called).
+/// The first `len` elements of `buffer`, unchecked in release builds: for a tensor's buffer,
+/// `len` its static shape's element count ([`Tensor::as_slice`](crate::Tensor::as_slice)
+/// says why).
 ///
 /// # Safety
-/// `B` must be laid out as `len` consecutive `T`s (a nested array of `T` holding `len` of
-/// them), and `fill` must call [`Push::push`] at most `len` times. (Fewer than `len` panics
-/// after `fill` returns; if `fill` panics, the elements pushed so far are dropped.)
+/// `buffer` holds at least `len` elements.
 #[inline(always)]
-pub(crate) unsafe fn nested_in_place<B, T>(len: usize, fill: impl FnOnce(&mut Push<T>)) -> B {
-    let mut out = core::mem::MaybeUninit::<B>::uninit();
-    let mut push = Push::new(slots_of::<B, T>(&mut out, len));
-    fill(&mut push);
-    push.finish();
-    // SAFETY: all `len` elements of `B` were written (`finish` checked it), each once.
-    unsafe { out.assume_init() }
+pub(crate) unsafe fn static_prefix<T>(buffer: &[T], len: usize) -> &[T] {
+    debug_assert!(buffer.len() >= len, "a buffer shorter than its shape");
+    // SAFETY: `len <= buffer.len()` (this function's contract).
+    unsafe { buffer.get_unchecked(..len) }
+}
+
+/// [`static_prefix`], mutably.
+///
+/// # Safety
+/// `buffer` holds at least `len` elements.
+#[inline(always)]
+pub(crate) unsafe fn static_prefix_mut<T>(buffer: &mut [T], len: usize) -> &mut [T] {
+    debug_assert!(buffer.len() >= len, "a buffer shorter than its shape");
+    // SAFETY: `len <= buffer.len()` (this function's contract).
+    unsafe { buffer.get_unchecked_mut(..len) }
 }
 
 /// `out`'s bytes as `len` uninitialised slots of `T`, after checking what the callers'
@@ -261,6 +258,29 @@ pub(crate) struct Push<T> {
 }
 
 impl<T> Push<T> {
+    /// A writer of the `len` elements `T` of the nested array `out` (`B`), to build it in
+    /// place: [`Push::push`] once per element, in row-major order, writes each value straight
+    /// to its final slot, then [`Push::finish`], then `out.assume_init()`.
+    ///
+    /// Why not nested [`array_from_fn`]: each level returned its sub-arrays by value, and LLVM
+    /// copied them into the level above (a `[2, 16, 64]` `f32` result was written, then copied
+    /// again). In a transformer block on static shapes those copies were 16% of all
+    /// instructions (`benches/transformer_probe.rs`). Large results of kernels are written
+    /// through [`written_in_place`] and [`fill_out_of_line`] instead, which LLVM writes in
+    /// place more reliably; this form keeps small ones inline (the same writes as slots passed
+    /// to a closure, it kept a Cortex-M controller's loops in line at opt-level "s", where the
+    /// slot form had them called). The caller's loops push directly, with no closure between
+    /// them and the writes: without LTO at opt-level "s" such a closure stayed out of line, and
+    /// the element function's indexing inside it kept bounds checks whose panic linked
+    /// `core::fmt` (3.4 kB of a Cortex-M4 firmware adding two `[4, 4]` tensors).
+    ///
+    /// `B` must be laid out as `len` consecutive `T`s (a nested array of `T` holding `len` of
+    /// them): checked, a panic otherwise, which folds away for constants.
+    #[inline(always)]
+    pub(crate) fn of<B>(out: &mut core::mem::MaybeUninit<B>, len: usize) -> Self {
+        Self::new(slots_of::<B, T>(out, len))
+    }
+
     /// A writer of `slots`, from the first.
     #[inline(always)]
     pub(crate) fn new(slots: &mut [core::mem::MaybeUninit<T>]) -> Self {
@@ -271,11 +291,19 @@ impl<T> Push<T> {
         }
     }
 
-    /// Checks that every slot was written (a panic otherwise, which drops them), and hands
-    /// them over: they are no longer dropped here.
+    /// Hands the written slots over: they are no longer dropped here.
+    ///
+    /// Not checked in release builds: every caller pushes once per index of a static shape
+    /// (`StaticShape::for_each_index`), a count fixed by the code, not by data. A check kept
+    /// a panic path at opt-level "s" and "z" on a Cortex-M4 (LLVM did not prove the count of
+    /// the nested loops), and its message linked `core::fmt`: 3.4 kB of a firmware adding two
+    /// `[4, 4]` tensors without LTO, 2 kB with it (`qemu-tests/code_size.sh`).
+    ///
+    /// # Safety
+    /// Every slot was written: `push` was called once per slot.
     #[inline(always)]
-    pub(crate) fn finish(self) {
-        assert!(
+    pub(crate) unsafe fn finish(self) {
+        debug_assert!(
             self.written == self.len,
             "fewer elements than the shape holds"
         );
@@ -362,6 +390,20 @@ mod tests {
     /// under Miri), and the built array owns all of them.
     #[test]
     fn nested_in_place_writes_in_order_and_drops_the_prefix_on_panic() {
+        /// A nested array built in place as the static shapes build theirs.
+        ///
+        /// # Safety
+        /// `fill` pushes exactly `len` elements, unless it panics.
+        unsafe fn nested_in_place<B, T>(len: usize, fill: impl FnOnce(&mut Push<T>)) -> B {
+            let mut out = core::mem::MaybeUninit::<B>::uninit();
+            let mut push = Push::of::<B>(&mut out, len);
+            fill(&mut push);
+            // SAFETY: `fill` pushed `len` elements (this function's contract).
+            unsafe { push.finish() };
+            // SAFETY: all `len` elements of `B` were written, each once.
+            unsafe { out.assume_init() }
+        }
+
         // SAFETY: `[[u16; 3]; 2]` is 6 consecutive `u16`s, and `fill` pushes 6.
         let built: [[u16; 3]; 2] = unsafe {
             nested_in_place::<_, u16>(6, |out| {
@@ -385,14 +427,20 @@ mod tests {
         });
         assert!(result.is_err());
         assert_eq!(DROPS.load(Ordering::SeqCst), 4);
-        // Too few elements: a panic, and the ones written are dropped.
-        let short = std::panic::catch_unwind(|| {
-            // SAFETY: 2 `Counted`s, and `fill` pushes 1.
-            let _: [Counted; 2] =
-                unsafe { nested_in_place(2, |out| out.push(Counted(&DROPS, Box::new(0)))) };
-        });
-        assert!(short.is_err());
-        assert_eq!(DROPS.load(Ordering::SeqCst), 5);
+        // Too few elements breaks the contract; debug builds catch it with a panic, and the
+        // ones written are dropped.
+        #[cfg(debug_assertions)]
+        {
+            let short = std::panic::catch_unwind(|| {
+                // SAFETY: not met (2 `Counted`s, and `fill` pushes 1), which the debug check
+                // turns into a panic before anything is read.
+                let _: [Counted; 2] =
+                    unsafe { nested_in_place(2, |out| out.push(Counted(&DROPS, Box::new(0)))) };
+            });
+            assert!(short.is_err());
+            assert_eq!(DROPS.load(Ordering::SeqCst), 5);
+        }
+        let before = DROPS.load(Ordering::SeqCst);
         // SAFETY: as above, 3 of 3.
         let all: [Counted; 3] = unsafe {
             nested_in_place(3, |out| {
@@ -400,7 +448,7 @@ mod tests {
             })
         };
         drop(all);
-        assert_eq!(DROPS.load(Ordering::SeqCst), 8);
+        assert_eq!(DROPS.load(Ordering::SeqCst), before + 3);
         // A buffer that is not `len` elements of the pushed type is refused before any write.
         let wrong = std::panic::catch_unwind(|| {
             // SAFETY: the layout check refuses this call before `fill` runs.
