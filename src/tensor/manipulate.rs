@@ -124,9 +124,11 @@ where
     let fill = |slots: &mut [MaybeUninit<T>], (data, strides): (&[T], [usize; MAX_STATIC_RANK])| {
         let mut out = Push::new(slots);
         push_strided(data, Out::DIMS, &strides[..Out::RANK], &mut out);
-        out.finish();
+        // SAFETY: `push_strided` pushes one value per multi-index of `Out::DIMS` (none when a
+        // dim is 0), so all `Out::LEN` slots were pushed.
+        unsafe { out.finish() };
     };
-    // SAFETY: `finish` panics unless all `Out::LEN` slots were written.
+    // SAFETY: `fill` pushed all `Out::LEN` slots before `finish`.
     let storage = unsafe {
         <F::Owned<T, Out> as Build<T, Out>>::build_written(|slots| {
             fill_out_of_line(slots, (data, strides), fill)
