@@ -202,7 +202,8 @@ fn strided<T>(data: &[T], o: usize, s: usize, n: usize) -> Option<impl Iterator<
 /// `x` if `c`, else `y`, cloned. For a type without drop glue (numbers, `bool`, arrays of
 /// them: cloning one costs a copy) both are read first and the choice is between values, so
 /// the row loops vectorise as a blend; branching on `c` first let the compiler load through
-/// a chosen pointer, one element at a time.
+/// a chosen pointer, one element at a time (three `[100000, 12]` f32 inputs: 6.5 -> 3.1
+/// instructions per element, `benches/select_probe.rs`).
 #[inline(always)]
 fn pick<T: Clone>(c: bool, x: &T, y: &T) -> T {
     if core::mem::needs_drop::<T>() {
