@@ -46,8 +46,13 @@ fn select_inputs<T: Clone>(
         mode,
     )?;
     let count = super::element_count::<T>(&dims)?;
-    let mut data = super::try_vec(count, &dims)?;
-    super::select::each(&dims, &cond, [&then, &otherwise], at, |v| data.push(v))?;
+    // SAFETY: `fill` writes every element of an output of `dims` (`count` of them) when it
+    // returns `Ok`.
+    let data = unsafe {
+        super::filled_vec(count, &dims, |out| {
+            super::select::fill(&dims, &cond, [&then, &otherwise], at, out)
+        })?
+    };
     Ok(DynTensor::from_parts(&dims, data))
 }
 

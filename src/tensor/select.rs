@@ -8,7 +8,7 @@ use super::ops::BroadcastWith;
 use super::result::{ResultStorage, Storable, Stored};
 use super::Tensor;
 use crate::rules::{resolve_select, AutoBroadcast};
-use crate::runtime::plan::aligned_strides;
+use crate::runtime::select;
 use crate::runtime::ArrayRef;
 use crate::typed::rules::BroadcastToShape;
 use crate::typed::shape::{Shape, MAX_STATIC_RANK};
@@ -117,22 +117,17 @@ fn typed_select<T: Clone, O: Storable, F: crate::typed::storage::Family>(
         Ok(resolved) => resolved,
         Err(e) => crate::error::panic_with(e),
     };
-    let rank = dims.len();
     let c = ArrayRef::trusted(cd, cond.as_slice());
     let t = ArrayRef::trusted(td, then.as_slice());
     let e = ArrayRef::trusted(ed, otherwise.as_slice());
-    let sc: [usize; MAX_STATIC_RANK] = aligned_strides(&c, at[0], rank);
-    let st: [usize; MAX_STATIC_RANK] = aligned_strides(&t, at[1], rank);
-    let se: [usize; MAX_STATIC_RANK] = aligned_strides(&e, at[2], rank);
-    let offset = |index: &[usize], strides: &[usize; MAX_STATIC_RANK]| -> usize {
-        index.iter().zip(strides).map(|(&i, &s)| i * s).sum()
-    };
-    let (cv, tv, ev) = (cond.as_slice(), then.as_slice(), otherwise.as_slice());
-    <O::Kind as ResultStorage<O>>::from_fn::<F, T>(&dims, |index| {
-        if cv[offset(index, &sc)] {
-            tv[offset(index, &st)].clone()
-        } else {
-            ev[offset(index, &se)].clone()
-        }
-    })
+    // SAFETY: `fill` writes every slot of an output of `dims` when it returns `Ok`; an error
+    // (an input addressed past its data, which a tensor's own elements never are) panics
+    // before the result is made.
+    unsafe {
+        <O::Kind as ResultStorage<O>>::written::<F, T>(&dims, |out| {
+            if let Err(e) = select::fill(&dims, &c, [&t, &e], at, out) {
+                crate::error::panic_with(e)
+            }
+        })
+    }
 }
