@@ -252,6 +252,13 @@ fn small_product<T: Element>(
     b_at: [usize; 3],
     c: &mut [MaybeUninit<T>],
 ) {
+    // `f32`/`f64` with contiguous rows, on a CPU with AVX2: register tiles.
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        if super::tiles::product([m, k, n], a, a_at, b, b_at, c, [0, n]) == n {
+            return;
+        }
+    }
     // Contiguous rows of `a` and of a `b` of 4 or 16 columns.
     if a_at[2] == 1 && b_at[2] == 1 && b_at[1] == n {
         match n {
@@ -374,6 +381,14 @@ fn product_gathered<T: Element>(
         let width = cols.min(n - j0);
         let block = &mut scratch[..k * width];
         gather(block, width, b, [b_at[0] + j0 * b_at[2], b_at[1], b_at[2]]);
+        #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+        {
+            let at = [0, width, 1];
+            if super::tiles::product([m, k, width], a, a_at, block, at, c, [j0, n]) == width {
+                j0 += width;
+                continue;
+            }
+        }
         if width == 16 && a_at[2] == 1 {
             // Attention's heads of 16: fixed-size row passes over the gathered block.
             product_rows_of::<16, T>([m, k, n, j0], a, a_at, block, 0, c);

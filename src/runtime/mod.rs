@@ -49,6 +49,8 @@ pub(crate) mod reduce;
 pub(crate) mod select;
 // Only where there is a wider copy to choose: x86 with `std` to detect the CPU's features.
 #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+mod tiles;
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
 pub(crate) mod wide;
 
 pub use array_ref::ArrayRef;
