@@ -227,7 +227,10 @@ fn against_array2(c: &mut Criterion) {
         );
         let mut nout = &na + &nb;
         let mut out = vec![0.0f32; nout.len()];
-        assert_eq!(da.try_add(&db).unwrap().as_slice(), nout.as_slice().unwrap());
+        assert_eq!(
+            da.try_add(&db).unwrap().as_slice(),
+            nout.as_slice().unwrap()
+        );
         let mut g = c.benchmark_group(format!("array2 {name}"));
         g.bench_function("DynTensor", |bch| {
             bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
@@ -275,7 +278,9 @@ fn against_array2(c: &mut Criterion) {
     g.bench_function("DynTensor", |bch| {
         bch.iter(|| black_box(&da).try_add(black_box(&db)).unwrap())
     });
-    g.bench_function("hand", |bch| bch.iter(|| hand(black_box(&a), black_box(&b))));
+    g.bench_function("hand", |bch| {
+        bch.iter(|| hand(black_box(&a), black_box(&b)))
+    });
     g.bench_function("ndarray Array2", |bch| {
         bch.iter(|| black_box(&na) + black_box(&nb))
     });
