@@ -212,9 +212,7 @@ fn run_std0(case: &str, calls: usize) {
         sum += match case {
             "std0-dyn" => black_box(&d).std(0, 0, true).unwrap().as_slice()[1],
             "std0-static" => black_box(&s).std_axis::<0>(0).as_slice()[1],
-            "std0-ndarray" | "std0-ndarray3" => {
-                black_box(&n).std_axis(ndarray::Axis(0), 0.0)[1]
-            }
+            "std0-ndarray" | "std0-ndarray3" => black_box(&n).std_axis(ndarray::Axis(0), 0.0)[1],
             "std0-hand" | "std0-hand3" => {
                 hand_std0(black_box(&data), cols, &mut mean, &mut out);
                 black_box(&out)[1]

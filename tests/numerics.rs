@@ -460,15 +460,25 @@ fn s3_strided_lanes_match_the_lane_by_lane_sums() {
                     let ss = pairwise32(0, n, &|k| (at(k) - mean) * (at(k) - mean));
                     let want = ss / (n - ddof.min(n)) as f32;
                     let got = var.as_slice()[o * inner + i];
-                    assert_eq!(got.to_bits(), want.to_bits(), "{outer}x{n}x{inner} [{o}, {i}]");
-                    assert_eq!(std.as_slice()[o * inner + i].to_bits(), got.sqrt().to_bits());
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "{outer}x{n}x{inner} [{o}, {i}]"
+                    );
+                    assert_eq!(
+                        std.as_slice()[o * inner + i].to_bits(),
+                        got.sqrt().to_bits()
+                    );
                     // Against f64: within 16 units of f32 rounding of the result.
                     let m64 = (0..n).map(|k| at(k) as f64).sum::<f64>() / n as f64;
                     let ss64: f64 = (0..n).map(|k| (at(k) as f64 - m64).powi(2)).sum();
                     let want64 = ss64 / (n - ddof.min(n)) as f64;
                     if want64.is_finite() && want64 > 0.0 {
                         let rel = ((got as f64 - want64) / want64).abs();
-                        assert!(rel < 16.0 * f32::EPSILON as f64, "{outer}x{n}x{inner}: {rel}");
+                        assert!(
+                            rel < 16.0 * f32::EPSILON as f64,
+                            "{outer}x{n}x{inner}: {rel}"
+                        );
                     }
                 }
             }
