@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Cases: `{softmax,log_softmax,layer_norm,rms_norm}-{static,dyn}` (built-in),
-//! `{...}-{static,dyn}-composed` (operators), `permute-{static,dyn,hand,ndarray}`.
+//! `{...}-{static,dyn}-composed` (operators), `permute-{static,dyn,hand,ndarray}`, and
+//! `std` along axis 0: `std0-{dyn,ndarray,hand}` on `[100000, 12]`, `std0-{static,ndarray3,hand3}`
+//! on `[16384, 3]` (setup only: `none-std0`, `none-std03`).
 
 // By-reference operands: the tensors here are kilobytes, and a by-value operand is a copy.
 #![allow(clippy::op_ref)]
@@ -170,12 +172,67 @@ fn run<X>(case: &str, calls: usize, x: &X, d: &DynTensor<f32>, stat: fn(&str, &X
     println!("{case}: {sum}");
 }
 
+/// `[a, b]` by hand: per column, the mean, then the sum of squared deviations, both in
+/// order along the rows, then `sqrt(ss / n)`: the two passes walked by whole rows.
+#[inline(never)]
+fn hand_std0(x: &[f32], cols: usize, mean: &mut [f32], out: &mut [f32]) {
+    let rows = x.len() / cols;
+    mean.fill(0.0);
+    out.fill(0.0);
+    for row in x.chunks_exact(cols) {
+        for (m, &v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    for m in mean.iter_mut() {
+        *m /= rows as f32;
+    }
+    for row in x.chunks_exact(cols) {
+        for ((s, &m), &v) in out.iter_mut().zip(mean.iter()).zip(row) {
+            *s += (v - m) * (v - m);
+        }
+    }
+    for s in out.iter_mut() {
+        *s = (*s / rows as f32).sqrt();
+    }
+}
+
+/// `std` along axis 0 (strided lanes): `std0-{dyn,ndarray,hand}` on `[100000, 12]`,
+/// `std0-{static,ndarray3,hand3}` on `[16384, 3]` (a `HeapTensor`); `calls` calls.
+fn run_std0(case: &str, calls: usize) {
+    let wide = !case.ends_with('3') && case != "std0-static";
+    let (rows, cols) = if wide { (100_000, 12) } else { (16_384, 3) };
+    let data: Vec<f32> = (0..rows * cols).map(value).collect();
+    let d = DynTensor::from_shape_vec([rows, cols], data.clone()).unwrap();
+    let n = ndarray::Array2::from_shape_vec((rows, cols), data.clone()).unwrap();
+    let s = HeapTensor::<f32, Shape![16384, 3]>::from_fn(|[i, j]| value(i * 3 + j));
+    let (mut mean, mut out) = (vec![0.0f32; cols], vec![0.0f32; cols]);
+    let mut sum = 0.0f32;
+    for _ in 0..calls {
+        sum += match case {
+            "std0-dyn" => black_box(&d).std(0, 0, true).unwrap().as_slice()[1],
+            "std0-static" => black_box(&s).std_axis::<0>(0).as_slice()[1],
+            "std0-ndarray" | "std0-ndarray3" => black_box(&n).std_axis(ndarray::Axis(0), 0.0)[1],
+            "std0-hand" | "std0-hand3" => {
+                hand_std0(black_box(&data), cols, &mut mean, &mut out);
+                black_box(&out)[1]
+            }
+            _ => 0.0,
+        };
+    }
+    println!("{case}: {sum}");
+}
+
 fn main() {
     let case = std::env::var("PROBE").unwrap_or_else(|_| "none".into());
     let calls = std::env::var("N")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1000);
+    if case.starts_with("std0") || case.starts_with("none-std0") {
+        run_std0(&case, calls);
+        return;
+    }
     let large = std::env::var("SHAPE").as_deref() == Ok("128x512");
     let (rows, cols) = if large { (128, 512) } else { (32, 64) };
     let d = DynTensor::from_shape_vec([rows, cols], (0..rows * cols).map(value).collect()).unwrap();

@@ -4,6 +4,8 @@
 #
 #   ./numerics_probe.sh                  # every case on [32, 64]
 #   SHAPE=128x512 N=20 ./numerics_probe.sh softmax-static softmax-static-composed
+#   BASE=none-std0 N=10 ./numerics_probe.sh std0-dyn std0-ndarray std0-hand   # [100000, 12]
+#   BASE=none-std03 N=10 ./numerics_probe.sh std0-static std0-ndarray3 std0-hand3   # [16384, 3]
 set -euo pipefail
 cd "$(dirname "$0")"  # the benches crate: its own target/
 cargo bench -q --bench numerics_probe --no-run 2>/dev/null
@@ -25,7 +27,7 @@ if [ ${#cases[@]} -eq 0 ]; then
     done
     cases+=(permute-static permute-dyn permute-hand permute-ndarray)
 fi
-base=$(count none)
+base=$(count "${BASE:-none}")
 for c in "${cases[@]}"; do
     total=$(count "$c")
     echo "$SHAPE $c $(( (total - base) / N ))"

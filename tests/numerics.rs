@@ -405,3 +405,118 @@ fn narrow_floats_round_the_f32_result_once() {
     check!(f16);
     check!(bf16);
 }
+
+/// Deterministic values in about [-50, 50) with a common offset of 1000 (so a one-pass
+/// variance would lose digits): element `i` of a data set `seed`.
+fn offset_values(len: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            1000.0 + ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 100.0
+        })
+        .collect()
+}
+
+/// The pairwise sum of `f(0) + ... + f(n - 1)` in `f32`, halves recursively, runs of 8 in
+/// order: the order S3's sums take along a lane, written out here by index.
+fn pairwise32(lo: usize, hi: usize, f: &dyn Fn(usize) -> f32) -> f32 {
+    if hi - lo <= 8 {
+        (lo..hi).fold(0.0, |s, k| s + f(k))
+    } else {
+        let mid = lo + (hi - lo) / 2;
+        pairwise32(lo, mid, f) + pairwise32(mid, hi, f)
+    }
+}
+
+/// S3 along an axis before the last (strided lanes, walked by whole rows): every lane of
+/// `[outer, n, inner]` along axis 1, with inner widths below, at and past the sixteen columns
+/// summed at once, gives the bits of the pairwise two-pass variance of the lane by index, and
+/// is within a few `f32` roundings of the `f64` variance.
+#[test]
+fn s3_strided_lanes_match_the_lane_by_lane_sums() {
+    for &(outer, n, inner) in &[
+        (1, 100_000, 3),
+        (1, 1000, 12),
+        (2, 100, 16),
+        (3, 9, 17),
+        (2, 7, 40),
+        (1, 1, 5),
+        (4, 2, 1),
+    ] {
+        let data = offset_values(outer * n * inner, (outer * n * inner) as u64);
+        let x = DynTensor::from_shape_vec([outer, n, inner], data.clone()).unwrap();
+        for ddof in [0, 1] {
+            let var = x.var(1, ddof, false).unwrap();
+            let std = x.std(-2, ddof, true).unwrap();
+            assert_eq!(var.shape(), &[outer, inner]);
+            assert_eq!(std.shape(), &[outer, 1, inner]);
+            for o in 0..outer {
+                for i in 0..inner {
+                    let at = |k: usize| data[(o * n + k) * inner + i];
+                    let mean = pairwise32(0, n, &at) / n as f32;
+                    let ss = pairwise32(0, n, &|k| (at(k) - mean) * (at(k) - mean));
+                    let want = ss / (n - ddof.min(n)) as f32;
+                    let got = var.as_slice()[o * inner + i];
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "{outer}x{n}x{inner} [{o}, {i}]"
+                    );
+                    assert_eq!(
+                        std.as_slice()[o * inner + i].to_bits(),
+                        got.sqrt().to_bits()
+                    );
+                    // Against f64: within 16 units of f32 rounding of the result.
+                    let m64 = (0..n).map(|k| at(k) as f64).sum::<f64>() / n as f64;
+                    let ss64: f64 = (0..n).map(|k| (at(k) as f64 - m64).powi(2)).sum();
+                    let want64 = ss64 / (n - ddof.min(n)) as f64;
+                    if want64.is_finite() && want64 > 0.0 {
+                        let rel = ((got as f64 - want64) / want64).abs();
+                        assert!(
+                            rel < 16.0 * f32::EPSILON as f64,
+                            "{outer}x{n}x{inner}: {rel}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// S3's edges along a leading axis: a lane of one element has variance 0 (`ddof` 0) and
+/// divides by 0 past it (NaN: every deviation is 0); a zero-size axis gives NaN for every
+/// lane; zero lanes give an empty result; `ddof` past `n` divides by 0 (`inf`).
+#[test]
+fn s3_strided_edges() {
+    let one = DynTensor::from_shape_vec([1, 3], vec![1.0f32, -2.0, 7.5]).unwrap();
+    assert_eq!(one.var(0, 0, false).unwrap().as_slice(), &[0.0, 0.0, 0.0]);
+    assert!(one.std(0, 1, false).unwrap().iter().all(|v| v.is_nan()));
+    let empty = DynTensor::<f32>::from_shape_vec([0, 20], vec![]).unwrap();
+    let v = empty.var(0, 0, true).unwrap();
+    assert_eq!(v.shape(), &[1, 20]);
+    assert!(v.iter().all(|v| v.is_nan()));
+    let no_lanes = DynTensor::<f32>::from_shape_vec([3, 4, 0], vec![]).unwrap();
+    assert_eq!(no_lanes.std(1, 0, false).unwrap().shape(), &[3, 0]);
+    let none_outer = DynTensor::<f32>::from_shape_vec([0, 4, 3], vec![]).unwrap();
+    assert_eq!(none_outer.var(1, 0, false).unwrap().shape(), &[0, 3]);
+    let x = DynTensor::from_shape_vec([2, 2], vec![1.0f32, 5.0, 3.0, 5.0]).unwrap();
+    let past = x.var(0, 3, false).unwrap();
+    assert_eq!(past.as_slice()[0], f32::INFINITY);
+    assert!(past.as_slice()[1].is_nan());
+    assert_eq!(x.var(0, 1, false).unwrap().as_slice(), &[2.0, 0.0]);
+}
+
+/// The strided path on static, mixed and runtime tensors: one kernel, the same bits, on
+/// shapes whose inner width is past the sixteen columns summed at once.
+#[test]
+fn strided_var_agrees_across_paths() {
+    let data = offset_values(5 * 37 * 19, 7);
+    let x = DynTensor::from_shape_vec([5, 37, 19], data).unwrap();
+    agree_on!(f32, Shape![5, 37, 19], Shape![_, 37, _], [0 1 2], x.clone());
+    let data = offset_values(300 * 3, 9);
+    let x = DynTensor::from_shape_vec([300, 3], data).unwrap();
+    agree_on!(f32, Shape![300, 3], Shape![_, 3], [0 1], x.clone());
+}
