@@ -29,7 +29,10 @@ fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
-const OPS: [(BinaryOp, fn(f32, f32) -> f32); 5] = [
+/// An operation and its element function.
+type Op = (BinaryOp, fn(f32, f32) -> f32);
+
+const OPS: [Op; 5] = [
     (BinaryOp::Add, |x, y| x + y),
     (BinaryOp::Sub, |x, y| x - y),
     (BinaryOp::Mul, |x, y| x * y),
@@ -172,12 +175,11 @@ fn sums_over_a_leading_axis_of_short_rows() {
             let got = t.sum(&[0], false).unwrap();
             let mean = t.mean(&[0], false).unwrap();
             assert_eq!(got.shape(), &[n][..]);
-            for c in 0..n {
+            for (c, &exact) in exact.iter().enumerate() {
                 let s = got.as_slice()[c] as f64;
                 assert!(
-                    (s - exact[c]).abs() <= 2e-6 * exact[c].abs() + 1e-6,
-                    "[{m}, {n}] column {c}: {s} against {}",
-                    exact[c]
+                    (s - exact).abs() <= 2e-6 * exact.abs() + 1e-6,
+                    "[{m}, {n}] column {c}: {s} against {exact}"
                 );
                 let mu = mean.as_slice()[c];
                 if m == 0 {
