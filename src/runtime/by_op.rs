@@ -16,7 +16,7 @@ use core::mem::MaybeUninit;
 
 #[cfg(feature = "rayon")]
 use super::parallel;
-use super::plan::{Apply, Here, Hint, Nest, Split};
+use super::plan::{Apply, Here, HereTiled, Hint, Nest, Split, Tiled};
 use crate::element::Element;
 use crate::op::{with_binary_op, with_compare_op, with_logical_op, BinaryOp, CompareOp, LogicalOp};
 
@@ -99,6 +99,26 @@ fn run<X: Sync, V, M: Slot<V>, const SPLIT: bool>(
     }
 }
 
+/// [`run`] for `Copy` elements: an input repeating with a short period is read from a tile
+/// ([`Nest::run_tiled`](super::plan::Nest::run_tiled)).
+#[inline(always)]
+fn run_tiled<X: Copy + Sync, V, M: Slot<V>, const SPLIT: bool>(
+    f: impl Fn(&X, &X) -> V + Sync + Send,
+    plan: &Nest<'_>,
+    hint: impl Hint,
+    a: &[X],
+    b: &[X],
+    out: &mut [M::Out],
+) {
+    let f = move |x: &X, y: &X| M::wrap(f(x, y));
+    // Tiled: an input repeating with a short period reads from a tile (`Nest::run_tiled`).
+    if SPLIT {
+        Tiled(f).apply(plan, hint, a, b, out);
+    } else {
+        HereTiled(f).apply(plan, hint, a, b, out);
+    }
+}
+
 /// The `match` over one operation enum, binding its element function.
 macro_rules! dispatch {
     (BinaryOp, $T:ty, $op:expr, $f:ident => $body:expr) => {
@@ -114,7 +134,7 @@ macro_rules! dispatch {
 
 /// [`Apply`] for [`ByOp`] over one operation enum `$Op`, inputs `$X`, results `$V`.
 macro_rules! by_op {
-    ($Op:ident, [$($bounds:tt)*], $X:ty, $V:ty) => {
+    ($Op:ident, [$($bounds:tt)*], $X:ty, $V:ty, $run:ident) => {
         impl<$($bounds)* M: Slot<$V>, const SPLIT: bool> Apply<$X, $X, M::Out>
             for ByOp<$Op, $X, M, SPLIT>
         {
@@ -136,7 +156,7 @@ macro_rules! by_op {
                     return self.retype::<M, true>().split(plan, hint, (a, b), out);
                 }
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $V, M, false>(f, plan, hint, a, b, out)
+                    $run::<$X, $V, M, false>(f, plan, hint, a, b, out)
                 })
             }
             #[inline(always)]
@@ -168,13 +188,13 @@ macro_rules! by_op {
                 out: &mut [M::Out],
             ) {
                 dispatch!($Op, $X, self.op, f => {
-                    run::<$X, $V, M, true>(f, plan, hint, a, b, out)
+                    $run::<$X, $V, M, true>(f, plan, hint, a, b, out)
                 })
             }
         }
     };
 }
 
-by_op!(BinaryOp, [T: Element,], T, T);
-by_op!(CompareOp, [T: PartialOrd + Sync,], T, bool);
-by_op!(LogicalOp, [], bool, bool);
+by_op!(BinaryOp, [T: Element,], T, T, run_tiled);
+by_op!(CompareOp, [T: PartialOrd + Sync,], T, bool, run);
+by_op!(LogicalOp, [], bool, bool, run);

@@ -46,7 +46,7 @@ use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
 use crate::element::{pick, Boolean, Element, Scalar};
 use crate::error::{Error, ErrorKind, Operation};
-use crate::runtime::plan::{Apply, Here, Split};
+use crate::runtime::plan::{Apply, Here, Split, Tiled};
 use crate::runtime::ArrayRef;
 use crate::typed::dim::{DimKind, DynKind, StaticKind};
 use crate::typed::kernel;
@@ -499,7 +499,7 @@ macro_rules! elementwise_methods {
             T: Copy + Send + Sync $(+ $bound)*,
         {
             fits_inline!(PathOutput<Self, T, T, R, $out>);
-            OperatorPath::apply(self, rhs, unchecked, Split(|$x: &T, $y: &T| $body))
+            OperatorPath::apply(self, rhs, unchecked, Tiled(|$x: &T, $y: &T| $body))
         }
     )*};
 }
@@ -832,11 +832,11 @@ macro_rules! binary_operator {
 
 // Integers wrap (`Element`); an integer zero divisor panics with the error's message.
 binary_operator! {
-    Add add [Element] plain Split |x, y| T::add(*x, *y);
-    Sub sub [Element] plain Split |x, y| T::sub(*x, *y);
-    Mul mul [Element] plain Split |x, y| T::mul(*x, *y);
-    Div div [Element] checked Split |x, y| T::div(*x, *y);
-    Rem rem [Element] checked Split |x, y| T::rem(*x, *y);
+    Add add [Element] plain Tiled |x, y| T::add(*x, *y);
+    Sub sub [Element] plain Tiled |x, y| T::sub(*x, *y);
+    Mul mul [Element] plain Tiled |x, y| T::mul(*x, *y);
+    Div div [Element] checked Tiled |x, y| T::div(*x, *y);
+    Rem rem [Element] checked Tiled |x, y| T::rem(*x, *y);
     BitAnd bitand [Copy + Send + Sync + ops::BitAnd<Output = T>] plain Split |x, y| *x & *y;
     BitOr bitor [Copy + Send + Sync + ops::BitOr<Output = T>] plain Split |x, y| *x | *y;
     BitXor bitxor [Copy + Send + Sync + ops::BitXor<Output = T>] plain Split |x, y| *x ^ *y;
