@@ -1256,7 +1256,7 @@ mod tests {
             k => (i as f32 - 300.0) * 0.37 + k as f32,
         };
         // (a's shape, a's strides, b's shape): the output is a's shape.
-        let cases: [(&[usize], &[usize], &[usize]); 8] = [
+        let cases: [(&[usize], &[usize], &[usize]); 10] = [
             (&[9, 16], &[16, 1], &[1, 16]),      // rows of 16
             (&[9, 8], &[8, 1], &[1, 8]),         // rows of 8
             (&[9, 4], &[4, 1], &[1, 4]),         // rows of 4
@@ -1265,7 +1265,10 @@ mod tests {
             (&[7, 37], &[37, 1], &[7, 1]),       // b is a scalar along each row
             (&[7, 37], &[1, 7], &[7, 37]),       // a transposed: strided reads
             (&[3, 5, 37], &[185, 37, 1], &[37]), // an odometer over two outer axes
+            (&[29, 3], &[3, 1], &[3]),           // b repeats with a period of 3
+            (&[2, 23, 5], &[115, 5, 1], &[5]),   // a period of 5 over two outer axes
         ];
+        let mut tiled_cases = 0;
         for (sa, st, sb) in cases {
             let n: usize = sa.iter().product();
             let len_a = sa.iter().zip(st).map(|(d, s)| (d - 1) * s).sum::<usize>() + 1;
@@ -1284,6 +1287,15 @@ mod tests {
                 false => x.to_bits(),
             };
             let bits = |v: &[f32]| v.iter().map(canon).collect::<Vec<_>>();
+            if let Some(side) = plan.nest().period() {
+                // The tiled loops and their AVX2 copy.
+                let (mut narrow, mut wide) = (std::vec![0.0f32; n], std::vec![1.0f32; n]);
+                plan.nest().tiled(side, &a, &b, &mut narrow, f);
+                // SAFETY: this CPU has AVX2 (checked above).
+                unsafe { plan.nest().tiled_avx2(side, &a, &b, &mut wide, f) };
+                assert_eq!(bits(&wide), bits(&narrow), "{sa:?} {st:?} + {sb:?}, tiled");
+                tiled_cases += 1;
+            }
             for hint in [0, sa[sa.len() - 1]] {
                 let (mut narrow, mut wide) = (std::vec![0.0f32; n], std::vec![1.0f32; n]);
                 plan.nest().rows_hinted(hint, &a, &b, &mut narrow, f);
@@ -1305,6 +1317,10 @@ mod tests {
                 assert_eq!(bits(&wide), bits(&narrow), "{sa:?} += {sb:?}");
             }
         }
+        assert_eq!(
+            tiled_cases, 5,
+            "rows of 16, 8 and 4 and periods 3 and 5 take the tiled loops"
+        );
     }
 
     #[test]
