@@ -652,25 +652,7 @@ impl Nest<'_> {
                 #[inline(always)]
                 |row, oa, ob| {
                     let tile = fill_tile::<Y>(&b[ob..ob + n], width);
-                    let tile = &tile[..width];
-                    let xs = &a[oa..oa + row.len()];
-                    let mut outs = row.chunks_exact_mut(width);
-                    let mut ins = xs.chunks_exact(width);
-                    for (o, x) in outs.by_ref().zip(ins.by_ref()) {
-                        for ((o, x), y) in o.iter_mut().zip(x).zip(tile) {
-                            *o = f(x, y);
-                        }
-                    }
-                    // A multiple of `width` elements read so far, so of `n`: the rest starts
-                    // a period.
-                    for ((o, x), y) in outs
-                        .into_remainder()
-                        .iter_mut()
-                        .zip(ins.remainder())
-                        .zip(tile)
-                    {
-                        *o = f(x, y);
-                    }
+                    tiled_row(row, &a[oa..], &tile[..width], |x, y| f(x, y));
                 },
             ),
             Repeats::A => merged.drive(
@@ -679,23 +661,7 @@ impl Nest<'_> {
                 #[inline(always)]
                 |row, oa, ob| {
                     let tile = fill_tile::<X>(&a[oa..oa + n], width);
-                    let tile = &tile[..width];
-                    let ys = &b[ob..ob + row.len()];
-                    let mut outs = row.chunks_exact_mut(width);
-                    let mut ins = ys.chunks_exact(width);
-                    for (o, y) in outs.by_ref().zip(ins.by_ref()) {
-                        for ((o, y), x) in o.iter_mut().zip(y).zip(tile) {
-                            *o = f(x, y);
-                        }
-                    }
-                    for ((o, y), x) in outs
-                        .into_remainder()
-                        .iter_mut()
-                        .zip(ins.remainder())
-                        .zip(tile)
-                    {
-                        *o = f(x, y);
-                    }
+                    tiled_row(row, &b[ob..], &tile[..width], |y, x| f(x, y));
                 },
             ),
         }
@@ -1036,6 +1002,30 @@ impl Nest<'_> {
             ob += i * self.b[axis];
         }
         (oa, ob)
+    }
+}
+
+/// One row of a tiled block: `out[i] = g(run[i], tile[i % width])`, `run` the contiguous
+/// input (at least as long as `out`) and `tile` whole periods of the repeating one (`width`
+/// elements, a multiple of the period, so the remainder of the row starts a period). `g` takes
+/// the contiguous input first, whichever side of the operation it is.
+#[inline(always)]
+fn tiled_row<P, Q, V>(out: &mut [V], run: &[P], tile: &[Q], mut g: impl FnMut(&P, &Q) -> V) {
+    let width = tile.len();
+    let mut ins = run[..out.len()].chunks_exact(width);
+    let mut outs = out.chunks_exact_mut(width);
+    for (o, x) in outs.by_ref().zip(ins.by_ref()) {
+        for ((o, x), y) in o.iter_mut().zip(x).zip(tile) {
+            *o = g(x, y);
+        }
+    }
+    for ((o, x), y) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder())
+        .zip(tile)
+    {
+        *o = g(x, y);
     }
 }
 
