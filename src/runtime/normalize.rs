@@ -26,6 +26,7 @@ use core::mem::MaybeUninit;
 
 /// The pairwise sum of `f(0) + ... + f(n - 1)`: halves added recursively, runs of 8 in order
 /// (a strided lane's sum).
+#[cfg(any(feature = "std", feature = "libm"))]
 #[inline]
 fn pairwise<C: Real>(lo: usize, hi: usize, f: &impl Fn(usize) -> C) -> C {
     if hi - lo <= 8 {
