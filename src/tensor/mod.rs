@@ -14,7 +14,7 @@ use core::marker::PhantomData;
 use alloc::boxed::Box;
 
 use crate::typed::shape::Shape;
-use crate::typed::storage::{Data, Family, Owned};
+use crate::typed::storage::{fits_inline, Data, Family, Owned};
 
 // In the order the `Tensor` page lists their methods (rustdoc follows the declarations; the
 // blank lines keep rustfmt from sorting them): making a tensor, reading it, computing with it,
@@ -147,6 +147,9 @@ impl<T, S: Shape, D> Tensor<T, S, D> {
     /// `shape` (each caller has checked it, or the types guarantee it).
     #[inline(always)]
     pub(crate) fn from_parts(data: D, shape: S) -> Self {
+        // Every inline tensor is checked against `MAX_INLINE_BYTES` here at the latest, with
+        // the constant the public functions evaluate for their results first.
+        fits_inline!(Self);
         Tensor {
             data,
             shape,

@@ -103,13 +103,12 @@ macro_rules! fits_inline {
 pub(crate) use fits_inline;
 
 impl<T, S: Shape> Owned<T, S> {
-    /// Inline storage holding `buffer`; the one constructor, so every inline tensor is checked
-    /// against [`MAX_INLINE_BYTES`] at compile time.
+    /// Inline storage holding `buffer`. Its size is checked against [`MAX_INLINE_BYTES`] by
+    /// the tensor made of it (`Tensor::from_parts`, the one constructor of every tensor), not
+    /// here: that is the same constant as the public functions' check of their result, so a
+    /// too-large shape is one error, not two, and storage need not know the tensor type.
     #[inline(always)]
     pub(crate) fn new(buffer: S::Buffer<T>) -> Self {
-        // The same constant as the public functions' check of a `Tensor<T, S>`, so that a
-        // too-large shape is one error, not two.
-        fits_inline!(crate::Tensor<T, S>);
         Owned(buffer)
     }
 
