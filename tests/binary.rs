@@ -2,7 +2,7 @@
 //! post-op, and a randomized check that layouts never change a result, against an index-by-index
 //! reference.
 
-mod common;
+use crate::common;
 
 use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp, MAX_POST_OPS};
 use shaped::{broadcast_shapes, AutoBroadcast, BinaryOp, DynTensor, ErrorKind, Shape, Tensor};

@@ -2,7 +2,7 @@
 //! result reordered, for every post-op kind, on random shapes; padding is never written; the
 //! `any` rule picks a blocked format (O5); the errors name what is wrong.
 
-mod common;
+use crate::common;
 
 use common::{indices, Lcg};
 use shaped::primitive::{reorder, Alg, Binary, Blocking, Eltwise, Layout, MemMut, MemRef, PostOp};

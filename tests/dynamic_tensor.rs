@@ -1,6 +1,6 @@
 //! DynTensor: every operation's values, its errors, formatting and conversions.
 
-mod common;
+use crate::common;
 
 use shaped::{
     AutoBroadcast, BinaryOp, BroadcastToMode, CompareOp, DynTensor, ErrorKind, LogicalOp, Shape,

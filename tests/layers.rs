@@ -4,7 +4,7 @@
 //! (which `tests/quantized_tflm_matmul.rs` checks against TFLM itself; the sine and residual
 //! models, run through these layers, check them against TFLM whole).
 
-mod common;
+use crate::common;
 
 use common::Lcg;
 use shaped::layer::{Clip, Dense, Identity, Map, QDense, QDensePerChannel, Relu};

@@ -2,7 +2,7 @@
 //! ranks 0-5 with dims 0-3: runtime tensors, their zero-copy views and static tensors agree;
 //! each rule has a test named after it, asserting the error's text.
 
-mod common;
+use crate::common;
 
 use common::{indices, Lcg};
 use shaped::rules::INFER;

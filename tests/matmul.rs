@@ -2,7 +2,7 @@
 //! ranks 0-3, dims 0-5, rank-1 operands, zero-size dims, transposes and strided views; static,
 //! mixed and runtime tensors agree; each rule has a test named after it.
 
-mod common;
+use crate::common;
 
 use common::{indices, Lcg};
 use shaped::rules::MatMulOptions;

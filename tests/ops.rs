@@ -4,7 +4,7 @@
 // because tensors of `Copy` elements are themselves `Copy`.
 #![allow(clippy::op_ref)]
 
-mod common;
+use crate::common;
 
 use shaped::{HeapTensor, Shape, Tensor, TensorView, TensorViewMut};
 

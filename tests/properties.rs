@@ -2,7 +2,7 @@
 //! transposed inputs, checked against a deliberately simple reference that works index by
 //! index. PDPD values use RULES.md's D9 formulation (reshape B, then NUMPY), not the kernel's.
 
-mod common;
+use crate::common;
 
 use shaped::rules::{broadcast_to_shape, BroadcastToMode};
 use shaped::runtime::{binary_into, broadcast_into, ArrayRef, BinaryPlan};

@@ -15,8 +15,7 @@
 //! path.
 #![cfg(feature = "alloc")]
 
-#[path = "common/tflm.rs"]
-mod tflm;
+use crate::tflm;
 use tflm::{dims, params, q8, xorshift_bytes};
 
 use shaped::bounds::BroadcastWith;

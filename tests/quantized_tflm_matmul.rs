@@ -11,8 +11,7 @@
 //! shapes run with the parameters of every seventh case and must agree with the runtime path.
 #![cfg(feature = "alloc")]
 
-#[path = "common/tflm.rs"]
-mod tflm;
+use crate::tflm;
 
 use shaped::quant::{PerAxis, QMatMul, QMatMulPerChannel, Quantized, Rounding};
 use shaped::rules::MatMulOptions;

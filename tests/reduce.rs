@@ -3,7 +3,7 @@
 //! keepdims settings; the accuracy of float sums; `sum_to` as the adjoint of broadcasting; and
 //! the error of each misuse, with its text.
 
-mod common;
+use crate::common;
 
 use common::Lcg;
 use shaped::{DynTensor, ErrorKind};

@@ -3,7 +3,7 @@
 //! modes, the runtime kernels into a buffer and the `DynTensor` methods agreeing, exact error
 //! texts.
 
-mod common;
+use crate::common;
 
 use common::{indices, numpy_shape, read_broadcast, Lcg};
 use shaped::rules::{select_shape, where_shape};

@@ -5,7 +5,7 @@
 //! dims and rank 0, on the runtime, static and mixed paths: elementwise results bit for bit
 //! against one element at a time, sums exactly on integers and against `f64` on floats.
 
-mod common;
+use crate::common;
 
 use common::{reference, Lcg};
 use shaped::runtime::{binary_into, ArrayRef};

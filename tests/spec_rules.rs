@@ -7,7 +7,7 @@
 // because tensors of `Copy` elements are themselves `Copy`.
 #![allow(clippy::op_ref)]
 
-mod common;
+use crate::common;
 
 use shaped::{rules, Shape, StaticShape, Tensor};
 

@@ -10,7 +10,7 @@
 //! generator), and vector and scalar code already chose differently before the AVX2 loops
 //! existed. A NaN result is therefore only checked to be a NaN; every other bit is compared.
 
-mod common;
+use crate::common;
 
 use common::{reference, Lcg};
 use shaped::primitive::{Alg, Binary, Eltwise, Layout, MemMut, MemRef, PostOp};
