@@ -258,17 +258,53 @@ fn manipulate_impls() -> String {
     out
 }
 
-/// The reverse of the dims table: each typenum number of the table to its `Const<N>`, for the
+/// The reverse table: `impl ToConst for <typenum of N>` for each `N` of `values`, the `Const<N>`
 /// dims that type-level arithmetic makes (a flattened count, a concatenated axis).
+///
+/// Coherence compares every two impls of a trait whose self types share a head: thousands of
+/// `UInt<..>` impls of one trait took seconds of each build of the crate. So a number of 8 or
+/// more is looked up in two steps, its lowest four bits picking one of 16 traits (`Low0` to
+/// `Low15`, one generic `ToConst` impl each), its remaining bits the impl of that trait: each
+/// trait holds a sixteenth of the table. Numbers below 8 (fewer than four bits) are direct
+/// impls.
 fn reverse_table(values: &[u64]) -> String {
     let mut out = String::new();
-    for &n in values {
+    let bit = |b: u64| if b & 1 == 1 { "I" } else { "O" };
+    for low in 0..16u64 {
         writeln!(
             out,
-            "impl ToConst for {} {{ type Output = Const<{n}>; }}",
-            short_typenum_of(n)
+            "#[diagnostic::on_unimplemented(\n\
+             message = \"a computed dim is outside the static-dim table, so it has no `Const<N>`\",\n\
+             label = \"a flattened element count or a concatenated dim beyond the table\",\n\
+             note = \"computed dims cover every N in 0..=2048 and the powers of two up to 2^31; \
+             name the shape with `reshape::<S>()`, or use the runtime forms\")]\n\
+             pub trait Low{low} {{ type Output: Dim; }}\n\
+             impl<U: Low{low}> ToConst for N<N<N<N<U,{}>,{}>,{}>,{}> {{ \
+             type Output = <U as Low{low}>::Output; }}",
+            bit(low >> 3),
+            bit(low >> 2),
+            bit(low >> 1),
+            bit(low)
         )
         .unwrap();
+    }
+    for &n in values {
+        if n < 8 {
+            writeln!(
+                out,
+                "impl ToConst for {} {{ type Output = Const<{n}>; }}",
+                short_typenum_of(n)
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "impl Low{} for {} {{ type Output = Const<{n}>; }}",
+                n & 15,
+                short_typenum_of(n >> 4)
+            )
+            .unwrap();
+        }
     }
     out
 }

@@ -340,9 +340,10 @@ pub trait IsPermutation<S, P> {}
 impl<S, P> IsPermutation<S, P> for typenum::B1 {}
 
 include!(concat!(env!("OUT_DIR"), "/manipulate_impls.rs"));
-/// The generated reverse table, in short names for typenum's parts.
+/// The generated reverse table, in short names for typenum's parts; its `Low0`..`Low15`
+/// traits are public only so that the `ToConst` impls may name them: the module is private.
 mod table {
-    use super::{Const, ToConst};
+    use super::{Const, Dim, ToConst};
     use typenum::{UInt as N, UTerm as Z, B0 as O, B1 as I};
     include!(concat!(env!("OUT_DIR"), "/reverse_table.rs"));
 }
