@@ -91,7 +91,8 @@ pub(crate) fn compare_inputs<T: PartialOrd + Sync>(
     unchecked_inputs(lhs, rhs, mode, ByOp::new(op))
 }
 
-/// See [`binary_inputs`].
+/// See [`binary_inputs`]. `#[inline]`: see [`kernels::logical_into`](super::kernels::logical_into).
+#[inline]
 pub(crate) fn logical_inputs(
     lhs: ArrayRef<'_, bool>,
     rhs: ArrayRef<'_, bool>,
@@ -806,12 +807,15 @@ operators! {
     Rem rem RemAssign rem_assign Rem;
 }
 
+// The impls are concrete (`bool` only), so without `#[inline]` the library compiled their
+// kernels whether or not a program used them: 244 of its 1945 functions in a debug build.
 macro_rules! logical_operators {
     ($($Trait:ident $method:ident $try:ident;)*) => {$(
         /// NUMPY-broadcast logical operator on `bool` tensors. **Panics** with the error's
         /// message when the shapes do not broadcast; the `try_` method returns it.
         impl core::ops::$Trait<&DynTensor<bool>> for &DynTensor<bool> {
             type Output = DynTensor<bool>;
+            #[inline]
             #[track_caller]
             fn $method(self, rhs: &DynTensor<bool>) -> DynTensor<bool> {
                 self.$try(rhs).or_panic()
@@ -821,6 +825,7 @@ macro_rules! logical_operators {
         /// NUMPY-broadcast logical operator with an owned left side.
         impl core::ops::$Trait<&DynTensor<bool>> for DynTensor<bool> {
             type Output = DynTensor<bool>;
+            #[inline]
             #[track_caller]
             fn $method(self, rhs: &DynTensor<bool>) -> DynTensor<bool> {
                 core::ops::$Trait::$method(&self, rhs)
@@ -830,6 +835,7 @@ macro_rules! logical_operators {
         /// A `bool` on the right: rank 0 against any shape (P3).
         impl core::ops::$Trait<bool> for &DynTensor<bool> {
             type Output = DynTensor<bool>;
+            #[inline]
             #[track_caller]
             fn $method(self, rhs: bool) -> DynTensor<bool> {
                 let rhs = ArrayRef::trusted(&[], core::slice::from_ref(&rhs));

@@ -386,6 +386,9 @@ pub fn compare_into<T: PartialOrd + Sync>(
 }
 
 /// [`zip_into`] with a [`LogicalOp`] on `bool` inputs.
+// Concrete, so `#[inline]` keeps its kernels out of the library's own build (compiled where
+// a program calls it).
+#[inline]
 pub fn logical_into(
     a: ArrayRef<'_, bool>,
     b: ArrayRef<'_, bool>,
