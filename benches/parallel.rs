@@ -402,9 +402,67 @@ fn threshold(c: &mut Criterion) {
     g.finish();
 }
 
+/// The calls a user writes, timed as a user times them: each in a rayon pool of one thread
+/// and in a pool of two (`ThreadPool::install`), the operators allocating their result. The
+/// reference is a plain rayon loop writing a freshly allocated output of the same size: what
+/// a second core gives a program that splits its own loop.
+fn user_calls(c: &mut Criterion) {
+    let n = 1024;
+    let col = DynTensor::from_shape_vec([n, 1], data(n, 1.0)).unwrap();
+    let row = DynTensor::from_shape_vec([1, n], data(n, 2.0)).unwrap();
+    let x = DynTensor::from_shape_vec([n, n], data(n * n, 3.0)).unwrap();
+    let (xs, rs) = (x.as_slice().to_vec(), row.as_slice().to_vec());
+    let pools = [1, 2].map(|t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+    });
+    type Call<'a> = Box<dyn Fn() -> f32 + Sync + 'a>;
+    let calls: [(&str, Call); 5] = [
+        (
+            "&col + &row 1024x1+1x1024",
+            Box::new(|| (&col + &row)[[5, 5]]),
+        ),
+        (
+            "&x + &row 1024x1024+1x1024",
+            Box::new(|| (&x + &row)[[5, 5]]),
+        ),
+        (
+            "row sums 1024x1024",
+            Box::new(|| x.sum(&[1], false).unwrap()[[5]]),
+        ),
+        (
+            "column sums 1024x1024",
+            Box::new(|| x.sum(&[0], false).unwrap()[[5]]),
+        ),
+        (
+            "plain rayon loop, fresh output",
+            Box::new(|| {
+                // An indexed collect: rayon writes each task's part straight into the
+                // fresh vector (`n` is a power of two, so the mask is the row position).
+                let out: Vec<f32> = (0..n * n)
+                    .into_par_iter()
+                    .map(|i| xs[i] + rs[i & (n - 1)])
+                    .collect();
+                out[5]
+            }),
+        ),
+    ];
+    for (name, call) in &calls {
+        let mut g = c.benchmark_group(format!("parallel user {name}"));
+        for (threads, pool) in [1, 2].iter().zip(&pools) {
+            g.bench_function(format!("{threads} thread(s)"), |bch| {
+                bch.iter(|| pool.install(|| black_box(call())))
+            });
+        }
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = quick::config();
-    targets = threshold, large, fused, sums, unary, products
+    targets = threshold, large, fused, sums, unary, products, user_calls
 }
 criterion_main!(benches);
