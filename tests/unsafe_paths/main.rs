@@ -1,0 +1,30 @@
+//! The integration tests that reach the crate's `unsafe` code, as a binary of their own, so
+//! that CI's Miri and AddressSanitizer steps build only them, not the whole suite
+//! (`tests/suite/main.rs` holds the rest; `every_test_file_is_built` there checks that each
+//! `tests/*.rs` file is in one of the binaries). Two binaries also build side by side on two
+//! cores, where one was a single long compile.
+
+#![allow(clippy::op_ref)]
+
+#[path = "../adversarial.rs"]
+mod adversarial;
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../contract.rs"]
+mod contract;
+#[path = "../fuzz_replay.rs"]
+mod fuzz_replay;
+#[path = "../manipulate.rs"]
+mod manipulate;
+#[path = "../matmul.rs"]
+mod matmul;
+#[path = "../mixed.rs"]
+mod mixed;
+#[path = "../ops.rs"]
+mod ops;
+#[path = "../panics_in_fills.rs"]
+mod panics_in_fills;
+#[path = "../tensor.rs"]
+mod tensor;
+#[path = "../wide.rs"]
+mod wide;
