@@ -182,8 +182,8 @@ fn mlp(which: &str) -> f32 {
         match which {
             "static" => {
                 let x = black_box(&x);
-                let h = (x.matmul(&w1) + &b1).relu();
-                let y = (h.matmul(&w2) + &b2).softmax::<-1>();
+                let h = (x.matmul(&w1) + b1).relu();
+                let y = (h.matmul(&w2) + b2).softmax::<-1>();
                 black_box(&y).as_slice()[1]
             }
             "dyn" => {

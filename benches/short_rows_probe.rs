@@ -16,6 +16,9 @@
 //!     target/release/deps/short_rows_probe-*[^.d]
 //! ```
 
+// `&a - &b` on static tensors, as the docs write it (clippy would copy the right one).
+#![allow(clippy::op_ref)]
+
 use std::hint::black_box;
 
 use shaped::runtime::{binary_into, ArrayRef};
