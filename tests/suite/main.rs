@@ -1,10 +1,11 @@
 //! The integration tests, one binary: each `tests/*.rs` file is a module here (those that
-//! reach `unsafe` code are in `tests/unsafe_paths/`, for CI's Miri and AddressSanitizer
-//! steps). Built as ~40 binaries, each one instantiated the same kernels again and linked its
-//! own copy: building the tests (feature rayon, debug) took 846 s of compile units and 7m41
-//! on 2 cores; as one binary, 444 s and 5m44 (`cargo test --no-run --timings`). A file that
-//! changes process-wide state (a panic hook, rayon's global pool) stays a binary of its own,
-//! declared in `Cargo.toml`; `every_test_file_is_built` below checks that no file is left out.
+//! reach `unsafe` code are in `tests/unsafe_paths/` for CI's Miri step, and those too large
+//! for Miri in `tests/native_paths/` for its AddressSanitizer step). Built as ~40 binaries,
+//! each one instantiated the same kernels again and linked its own copy: building the tests
+//! (feature rayon, debug) took 846 s of compile units and 7m41 on 2 cores; as one binary,
+//! 444 s and 5m44 (`cargo test --no-run --timings`). A file that changes process-wide state
+//! (a panic hook, rayon's global pool) stays a binary of its own, declared in `Cargo.toml`;
+//! `every_test_file_is_built` below checks that no file is left out.
 //!
 //! Run one file's tests with a filter: `cargo test --test suite -- casts::`.
 
@@ -83,6 +84,7 @@ fn every_test_file_is_built() {
     let binaries = [
         include_str!("main.rs"),
         include_str!("../unsafe_paths/main.rs"),
+        include_str!("../native_paths/main.rs"),
     ];
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let mut files = 0;

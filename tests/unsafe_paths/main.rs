@@ -1,8 +1,9 @@
-//! The integration tests that reach the crate's `unsafe` code, as a binary of their own, so
-//! that CI's Miri and AddressSanitizer steps build only them, not the whole suite
-//! (`tests/suite/main.rs` holds the rest; `every_test_file_is_built` there checks that each
-//! `tests/*.rs` file is in one of the binaries). Two binaries also build side by side on two
-//! cores, where one was a single long compile.
+//! The integration tests that reach the crate's `unsafe` code at sizes Miri can interpret, as a
+//! binary of their own, so that CI's Miri step builds only them, not the whole suite
+//! (`tests/suite/main.rs` holds the rest, `tests/native_paths/main.rs` the unsafe paths too
+//! large for Miri; `every_test_file_is_built` in the suite checks that each `tests/*.rs` file
+//! is in one of the binaries). Separate binaries also build side by side on two cores, where
+//! one was a single long compile.
 
 #![allow(clippy::op_ref)]
 
@@ -12,8 +13,6 @@ mod adversarial;
 mod common;
 #[path = "../contract.rs"]
 mod contract;
-#[path = "../fuzz_replay.rs"]
-mod fuzz_replay;
 #[path = "../manipulate.rs"]
 mod manipulate;
 #[path = "../matmul.rs"]
@@ -26,5 +25,3 @@ mod ops;
 mod panics_in_fills;
 #[path = "../tensor.rs"]
 mod tensor;
-#[path = "../wide.rs"]
-mod wide;
