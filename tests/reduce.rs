@@ -36,7 +36,7 @@ fn reference<T: Copy, A: Clone>(
             .iter()
             .zip(shape)
             .zip(reduced)
-            .filter(|(_, &r)| r)
+            .filter(|&(_, &r)| r)
             .fold(0, |acc, ((&i, &d), _)| acc * d + i);
         out[o] = f(out[o].clone(), k, data[flat]);
     }
@@ -47,7 +47,7 @@ fn drop_reduced(shape: &[usize], reduced: &[bool]) -> Vec<usize> {
     shape
         .iter()
         .zip(reduced)
-        .filter(|(_, &r)| !r)
+        .filter(|&(_, &r)| !r)
         .map(|(&d, _)| d)
         .collect()
 }

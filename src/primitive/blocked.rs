@@ -379,7 +379,7 @@ impl Split {
         self.axes[..self.n]
             .iter()
             .enumerate()
-            .find(|(_, &(a, _))| a == axis)
+            .find(|&(_, &(a, _))| a == axis)
             .map(|(j, &(_, block))| (j, block))
     }
 }
