@@ -2,7 +2,7 @@
 //! conversions to and from `f32`, and TFLM's add and multiply with NUMPY broadcasting, checked
 //! at compile time for static shapes.
 
-use super::matmul::{checked_layout, Layout};
+use super::matmul::{checked_layout, static_plan, Layout};
 use super::ops::BroadcastWith;
 use super::result::ResultStorage;
 use super::result::{Storable, Stored};
@@ -12,7 +12,9 @@ use crate::op::CompareOp;
 use crate::quant::elementwise::{
     check_inputs, output_is_large, static_count, with_element_fn, TABLE_MIN,
 };
-use crate::quant::matmul::{check_bias, check_per_channel, product_into, ProductRequant, Walk};
+use crate::quant::matmul::{
+    check_bias, check_per_channel, product_fixed, product_into, ProductRequant, Walk,
+};
 use crate::quant::per_axis::{check_axis, dequantize_along, quantize_along};
 use crate::quant::{
     Activation, AxisParams, DynPerAxis, PerAxis, QAdd, QCompare, QExtreme, QMatMul,
@@ -491,11 +493,22 @@ where
     MatMulOutputT<S, S2, TA, TB>: Storable,
 {
     type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;
+    let rank = <Out<S, S2, TA, TB> as Shape>::RANK;
     let (ad, bd) = (a.shape(), b.shape());
+    let (a, b) = (a.as_slice(), b.as_slice());
+    if let Some((p, dims)) = &const { static_plan::<S, S2, TA, TB>() } {
+        // Static shapes: a constant layout, the kernel inlined so that it folds.
+        check_bias(bias, p.n)?;
+        return Ok(<<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<
+            Out<S, S2, TA, TB>,
+        >>::filled::<JoinOf<E, D, D2>, E>(
+            &dims[..rank],
+            E::saturate(0),
+            |out| product_fixed(op, walk(p), a, b, bias, out),
+        ));
+    }
     let (p, dims) = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
     check_bias(bias, p.n)?;
-    let rank = <Out<S, S2, TA, TB> as Shape>::RANK;
-    let (a, b) = (a.as_slice(), b.as_slice());
     Ok(<<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<
         Out<S, S2, TA, TB>,
     >>::filled::<JoinOf<E, D, D2>, E>(
@@ -522,10 +535,18 @@ where
     D2: Data<E>,
     O: DataMut<E>,
 {
+    let rank = <MatMulOutputT<S, S2, TA, TB> as Shape>::RANK;
+    if let Some((p, _)) = &const { static_plan::<S, S2, TA, TB>() } {
+        // Static shapes: `out`'s dims are the product's by its type; a constant layout, the
+        // kernel inlined so that it folds.
+        check_bias(bias, p.n)?;
+        let (a, b, out) = (a.as_slice(), b.as_slice(), out.as_mut_slice());
+        product_fixed(op, walk(p), a, b, bias, out);
+        return Ok(());
+    }
     let (ad, bd) = (a.shape(), b.shape());
     let (p, dims) = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
     check_bias(bias, p.n)?;
-    let rank = <MatMulOutputT<S, S2, TA, TB> as Shape>::RANK;
     if out.shape().as_ref() != &dims[..rank] {
         let kind = crate::error::ErrorKind::LengthMismatch {
             expected: dims[..rank].iter().product(),
@@ -544,15 +565,20 @@ where
     Ok(())
 }
 
-/// The quantized kernel's view of a product layout.
+/// The quantized kernel's view of a product layout. Always inlined, so that a constant layout
+/// stays a constant in the kernel.
+#[inline(always)]
 fn walk(p: &Layout) -> Walk<'_> {
+    // `batch` is at most the arrays' length already; the `min` lets the compiler see it, so
+    // the slicing keeps no panic path (and no `core::fmt` in firmware).
+    let batch = p.batch.min(p.count.len());
     Walk {
         m: p.m,
         k: p.k,
         n: p.n,
-        batch: &p.count[..p.batch],
-        a_batch: &p.a_step[..p.batch],
-        b_batch: &p.b_step[..p.batch],
+        batch: &p.count[..batch],
+        a_batch: &p.a_step[..batch],
+        b_batch: &p.b_step[..batch],
         a_row: p.a_row,
         a_col: p.a_col,
         b_row: p.b_row,
