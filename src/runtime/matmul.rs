@@ -12,8 +12,16 @@ use crate::error::{Error, ErrorKind};
 use crate::rules::{self, MatMulOptions, ShapeBuf};
 
 /// Products with at least this many multiply-adds (`m * k * n`) go to the blocked gemm, when
-/// the element type has one; below, its packing costs more than it saves.
-const GEMM_MIN: usize = 32 * 32 * 32;
+/// the element type has one; below, its packing costs more than it saves. Under Miri, from
+/// 16 * 16 * 16: the tests that reach the gemm's `unsafe` call interpret every multiply-add,
+/// and one product over 32 * 32 * 32 took Miri minutes (products from 4096 multiply-adds go
+/// through this runtime kernel on every path, static ones included, so the paths still
+/// agree).
+const GEMM_MIN: usize = if cfg!(miri) {
+    16 * 16 * 16
+} else {
+    32 * 32 * 32
+};
 
 /// Multiply-adds counted as one element of work when deciding whether a product is large
 /// enough to split ([`super::parallel::tasks`] counts elements of an elementwise add):
