@@ -335,9 +335,7 @@ pub(crate) fn product_into<E: QuantElement>(
     out: &mut [E],
 ) {
     #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-    if walk.m.saturating_mul(walk.n).saturating_mul(walk.k) >= WIDE_MIN
-        && std::arch::is_x86_feature_detected!("avx2")
-    {
+    if is_wide(&walk) && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just now.
         return unsafe { product_avx2(op, walk, a, b, bias, out) };
     }
@@ -360,10 +358,17 @@ pub(crate) fn product_fixed<E: QuantElement>(
     out: &mut [E],
 ) {
     #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
-    if walk.m.saturating_mul(walk.n).saturating_mul(walk.k) >= WIDE_MIN {
+    if is_wide(&walk) {
         return product_into(op, walk, a, b, bias, out);
     }
     product_here(op, walk, a, b, bias, out)
+}
+
+/// Whether a product has the [`WIDE_MIN`] multiply-adds from which it may run its AVX2 copy.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+#[inline(always)]
+fn is_wide(walk: &Walk<'_>) -> bool {
+    walk.m.saturating_mul(walk.n).saturating_mul(walk.k) >= WIDE_MIN
 }
 
 /// [`product_here`] compiled for AVX2 (everything under it is `#[inline(always)]`).
