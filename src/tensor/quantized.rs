@@ -496,25 +496,30 @@ where
     let rank = <Out<S, S2, TA, TB> as Shape>::RANK;
     let (ad, bd) = (a.shape(), b.shape());
     let (a, b) = (a.as_slice(), b.as_slice());
-    if let Some((p, dims)) = &const { static_plan::<S, S2, TA, TB>() } {
-        // Static shapes: a constant layout, the kernel inlined so that it folds.
-        check_bias(bias, p.n)?;
-        return Ok(<<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<
-            Out<S, S2, TA, TB>,
-        >>::filled::<JoinOf<E, D, D2>, E>(
-            &dims[..rank],
-            E::saturate(0),
-            |out| product_fixed(op, walk(p), a, b, bias, out),
-        ));
-    }
-    let (p, dims) = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
+    // Static shapes borrow a constant layout, and the kernel is inlined so that it folds; a
+    // `Dyn` dim is checked here, and the shared kernel runs.
+    let fixed = &const { static_plan::<S, S2, TA, TB>() };
+    let checked;
+    let (p, dims) = match fixed {
+        Some((p, dims)) => (p, dims),
+        None => {
+            checked = checked_layout::<S, S2, TA, TB>(ad.as_ref(), bd.as_ref())?;
+            (&checked.0, &checked.1)
+        }
+    };
     check_bias(bias, p.n)?;
     Ok(<<Out<S, S2, TA, TB> as Shape>::Kind as ResultStorage<
         Out<S, S2, TA, TB>,
     >>::filled::<JoinOf<E, D, D2>, E>(
         &dims[..rank],
         E::saturate(0),
-        |out| product_into(op, walk(&p), a, b, bias, out),
+        |out| {
+            if fixed.is_some() {
+                product_fixed(op, walk(p), a, b, bias, out)
+            } else {
+                product_into(op, walk(p), a, b, bias, out)
+            }
+        },
     ))
 }
 
