@@ -614,7 +614,10 @@ macro_rules! with_element_fn {
 pub(crate) use with_element_fn;
 
 /// The error when operands do not carry the parameters an operation was prepared for.
-#[inline]
+///
+/// Inlined, with the error out of line: parameters known where the operation is called fold
+/// the comparison, and the error value with it (see [`not_prepared`]).
+#[inline(always)]
 pub(crate) fn check_inputs<E>(
     prepared: (Quant<E>, Quant<E>),
     a: Quant<E>,
@@ -623,7 +626,15 @@ pub(crate) fn check_inputs<E>(
     if (a, b) == prepared {
         return Ok(());
     }
-    Err(quant_error(QuantProblem::NotPrepared))
+    Err(not_prepared())
+}
+
+/// The error of operands that carry other parameters than the prepared ones (Q1). Out of
+/// line and cold, so that the checks that return it stay small where they are inlined.
+#[cold]
+#[inline(never)]
+pub(crate) fn not_prepared() -> Error {
+    quant_error(QuantProblem::NotPrepared)
 }
 
 #[cfg(test)]

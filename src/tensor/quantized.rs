@@ -477,6 +477,7 @@ type ProductOf<E, S, D, S2, D2, const TA: bool, const TB: bool> =
 
 /// The product of `a` and `b` (transposed as `TA`, `TB` say) requantized by `op`, into a new
 /// tensor: the layout a constant for static shapes, a `Dyn` dim checked here.
+#[inline(always)]
 fn typed_product<E, P, S, D, S2, D2, const TA: bool, const TB: bool>(
     op: &P,
     a: &Tensor<E, S, D>,
@@ -524,6 +525,7 @@ where
 }
 
 /// [`typed_product`] into `out`, whose dims must be the product's (checked for `Dyn` dims).
+#[inline(always)]
 fn typed_product_into<E, P, S, D, S2, D2, O, const TA: bool, const TB: bool>(
     op: &P,
     a: &Tensor<E, S, D>,
@@ -601,6 +603,7 @@ impl<E: QuantElement> QMatMul<E> {
     /// `[out, in]`, the result `[..., out]`), plus `bias` (one `i32` per output column, at
     /// scale `sa sb` and zero point 0), requantized (Q17). An error value when the operands
     /// carry other parameters than the prepared ones, or the bias has another length.
+    #[inline]
     pub fn fully_connected<S, D, S2, D2>(
         &self,
         x: &Quantized<Tensor<E, S, D>, E>,
@@ -622,6 +625,7 @@ impl<E: QuantElement> QMatMul<E> {
 
     /// [`fully_connected`](Self::fully_connected) into `out` (quantized by
     /// [`output`](Self::output)), without an allocator.
+    #[inline]
     pub fn fully_connected_into<S, D, S2, D2, O>(
         &self,
         x: &Quantized<Tensor<E, S, D>, E>,
@@ -732,6 +736,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     /// multiplier (Q18). An error value when the operands carry other parameters than the
     /// prepared ones (or `w` is not quantized along its output axis), or the bias has another
     /// length.
+    #[inline]
     pub fn fully_connected<S, D, S2, D2>(
         &self,
         x: &Quantized<Tensor<E, S, D>, E>,
@@ -752,6 +757,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     }
 
     /// [`fully_connected`](Self::fully_connected) into `out`, without an allocator.
+    #[inline]
     pub fn fully_connected_into<S, D, S2, D2, O>(
         &self,
         x: &Quantized<Tensor<E, S, D>, E>,

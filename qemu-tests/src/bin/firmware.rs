@@ -286,17 +286,20 @@ fn main() -> ! {
     report(&{
         let x = Tensor::from(black_box(QX)).quantized(QDENSE.inputs().0);
         let w = shaped::TensorView::from(black_box(&QW)).quantized(QDENSE.inputs().1);
+        // The bias as the hand loops get it, an array of known length behind `black_box`.
+        let bias: &[i32; 16] = black_box(&QBIAS);
         QDENSE
-            .fully_connected(&x, &w, Some(black_box(&QBIAS)))
+            .fully_connected(&x, &w, Some(bias))
             .map(|y| y.into_parts().0.into_inner())
     });
     #[cfg(feature = "qdense-into")]
     report(&{
         let x = Tensor::from(black_box(QX)).quantized(QDENSE.inputs().0);
         let w = shaped::TensorView::from(black_box(&QW)).quantized(QDENSE.inputs().1);
+        let bias: &[i32; 16] = black_box(&QBIAS);
         let mut out = Tensor::<i8, Shape![1, 16]>::zeros();
         QDENSE
-            .fully_connected_into(&x, &w, Some(black_box(&QBIAS)), &mut out)
+            .fully_connected_into(&x, &w, Some(bias), &mut out)
             .map(|()| out.into_inner())
     });
     #[cfg(feature = "qdense-layer")]
