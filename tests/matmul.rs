@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{indices, Lcg};
+use common::Lcg;
 use shaped::rules::MatMulOptions;
 use shaped::{DynTensor, ErrorKind, Shape, Tensor, TensorView};
 
@@ -42,20 +42,23 @@ fn reference(a: &DynTensor<i64>, b: &DynTensor<i64>) -> Option<(Vec<usize>, Vec<
     let mut full = batch.clone();
     full.extend([m, n]);
     let mut out = Vec::new();
-    for idx in indices(&full) {
-        let (bi, i, j) = (&idx[..batch.len()], idx[batch.len()], idx[batch.len() + 1]);
+    // Both operands' multi-indices in buffers of their own, reused (Miri runs this too).
+    let (mut ia, mut ib) = (full.clone(), full.clone());
+    let last = full.len() - 1;
+    common::for_each_index(&full, |idx| {
+        let (i, j) = (idx[last - 1], idx[last]);
+        ia.copy_from_slice(idx);
+        ib.copy_from_slice(idx);
         let mut acc = 0i64;
         for kk in 0..k {
-            let mut ia = bi.to_vec();
-            ia.extend([i, kk]);
-            let mut ib = bi.to_vec();
-            ib.extend([kk, j]);
+            (ia[last - 1], ia[last]) = (i, kk);
+            (ib[last - 1], ib[last]) = (kk, j);
             let x = common::read_broadcast(a.as_slice(), &pa, &ia);
             let y = common::read_broadcast(b.as_slice(), &pb, &ib);
             acc = acc.wrapping_add(x.wrapping_mul(y));
         }
         out.push(acc);
-    }
+    });
     let mut shape = batch;
     if sa.len() > 1 {
         shape.push(m);

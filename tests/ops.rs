@@ -231,16 +231,17 @@ fn large_results_take_the_plan_kernel_and_match_the_reference() {
     assert_eq!(sum.as_slice(), &want[..]);
 
     let grown: HeapTensor<i64, Out> = a.broadcast_bidirectional::<Out>();
-    for (k, idx) in common::indices(&grown.shape())
-        .iter()
-        .enumerate()
-        .step_by(97)
-    {
-        assert_eq!(
-            grown.as_slice()[k],
-            common::read_broadcast(a.as_slice(), &a.shape(), idx)
-        );
-    }
+    let mut k = 0;
+    common::for_each_index(&grown.shape(), |idx| {
+        if k % 97 == 0 {
+            assert_eq!(
+                grown.as_slice()[k],
+                common::read_broadcast(a.as_slice(), &a.shape(), idx)
+            );
+        }
+        k += 1;
+    });
+    assert_eq!(k, grown.len());
     let doubled = sum.zip_map(&sum, |x, y| x + y);
     assert!(doubled.iter().zip(sum.iter()).all(|(d, s)| *d == 2 * s));
     let parity: HeapTensor<bool, Out> = sum.map(|x| x % 2 == 0);

@@ -33,6 +33,31 @@ pub fn read_broadcast<T: Copy>(data: &[T], dims: &[usize], out_index: &[usize]) 
     data[offset]
 }
 
+/// Calls `f` with every multi-index of `dims` in row-major order, in one buffer: the
+/// references run under Miri too, where a vector allocated for each index took most of the
+/// time of the large tests.
+pub fn for_each_index(dims: &[usize], mut f: impl FnMut(&[usize])) {
+    if dims.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0; dims.len()];
+    loop {
+        f(&idx);
+        let mut axis = dims.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            idx[axis] += 1;
+            if idx[axis] < dims[axis] {
+                break;
+            }
+            idx[axis] = 0;
+        }
+    }
+}
+
 /// Every multi-index of `dims` in row-major order.
 pub fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
     let total: usize = dims.iter().product();
@@ -57,10 +82,10 @@ pub fn reference<T: Copy, V>(
     f: impl Fn(T, T) -> V,
 ) -> (Vec<usize>, Vec<V>) {
     let out = numpy_shape(ad, bd).expect("reference: shapes broadcast");
-    let values = indices(&out)
-        .iter()
-        .map(|i| f(read_broadcast(a, ad, i), read_broadcast(b, bd, i)))
-        .collect();
+    let mut values = Vec::with_capacity(out.iter().product());
+    for_each_index(&out, |i| {
+        values.push(f(read_broadcast(a, ad, i), read_broadcast(b, bd, i)))
+    });
     (out, values)
 }
 
