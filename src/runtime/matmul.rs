@@ -154,12 +154,13 @@ fn resolved<T: Element, const CAP: usize>(
 
 /// How one operand is read: its strides along the output's batch axes, its row and column
 /// strides.
-type Read<'a> = (&'a [usize], usize, usize);
+pub(crate) type Read<'a> = (&'a [usize], usize, usize);
 
 /// The product of `m x k` by `k x n` matrices over the `batch` axes into `out` (its length
 /// checked), every element written: the one copy of the kernel, whatever the buffers'
-/// capacity.
-fn run<T: Element>(
+/// capacity. The static products call it with their constant layout, which needs no
+/// resolving.
+pub(crate) fn run<T: Element>(
     [m, k, n]: [usize; 3],
     batch: &[usize],
     [(a_batch, a_row, a_col), (b_batch, b_row, b_col)]: [Read<'_>; 2],

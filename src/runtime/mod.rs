@@ -60,7 +60,6 @@ pub use dyn_shape::DynView;
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
 pub use matmul::matmul_into;
-pub(crate) use matmul::matmul_into_uninit;
 pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;
 pub use select::{select_into, where_into};

@@ -159,6 +159,11 @@ fn larger<C: Real>(m: C, v: C) -> C {
 #[inline(always)]
 fn run_max<T: Real>(x: &[T]) -> T::Compute {
     let first = x[0].to_compute();
+    if x.len() < LANES {
+        // No whole chunk: the fold in order, without folding the sixteen lanes too (a softmax
+        // over rows of 10 spent 249 instructions a row in 25 compares, now 9).
+        return x[1..].iter().fold(first, |m, &v| larger(m, v.to_compute()));
+    }
     let mut lanes = [first; LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
