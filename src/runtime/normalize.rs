@@ -398,6 +398,10 @@ pub(crate) fn var_into<T: Real>(
         // Within `x`: `outer * n * inner` is its length.
         let block = &x[o * n * inner..(o + 1) * n * inner];
         let dst = &mut out[o * inner..(o + 1) * inner];
+        if (2..=COLS / 2).contains(&inner) && n >= COLS / inner {
+            narrow_var(block, n, inner, divisor, &finish, dst);
+            continue;
+        }
         let mut c0 = 0;
         while c0 < inner {
             let width = COLS.min(inner - c0);
@@ -437,6 +441,65 @@ fn strided_var<T: Real, const W: usize>(
     });
     for (y, s) in out.iter_mut().zip(ss) {
         *y = T::from_compute(finish(s / divisor));
+    }
+}
+
+/// The variance of each of the `inner <= COLS / 2` columns of an `[n, inner]` block (`n` at
+/// least `COLS / inner`), into `out`: `l = COLS / inner` rows are read as one row of `l *
+/// inner` columns, so each pass over the rows fills its accumulators, and each column's `l`
+/// partial sums (and those of the last `n mod l` rows) are then added pairwise. By rows of 3,
+/// `std_axis::<0>` of `[16384, 3]` took 1.05 M instructions (`benches/programs/image.rs`,
+/// most of its 1.62 M): a pass per row of 3 values, and a level of the pairwise recursion per
+/// 8 rows.
+#[inline(always)]
+fn narrow_var<T: Real>(
+    block: &[T],
+    n: usize,
+    inner: usize,
+    divisor: T::Compute,
+    finish: &impl Fn(T::Compute) -> T::Compute,
+    out: &mut [T],
+) {
+    let zero = [<T::Compute as crate::element::Element>::ZERO; COLS];
+    let l = COLS / inner;
+    let wide = l * inner;
+    let rows = n / l;
+    let (main, tail) = block.split_at(rows * wide);
+    // Column `c`'s sum: its `l` partials of the wide rows pairwise, then the tail's.
+    let fold = |w: &[T::Compute; COLS], t: &[T::Compute; COLS], c: usize| {
+        let mut parts = [<T::Compute as crate::element::Element>::ZERO; COLS];
+        for (j, p) in parts[..l].iter_mut().enumerate() {
+            *p = w[j * inner + c];
+        }
+        let mut width = l;
+        while width > 1 {
+            let half = width.div_ceil(2);
+            for i in 0..width / 2 {
+                parts[i] = parts[i] + parts[i + half];
+            }
+            width = half;
+        }
+        parts[0] + t[c]
+    };
+    let id = |v: T, _| v.to_compute();
+    let sums = column_sums(main, wide, wide, 0, rows, &zero, &id);
+    let tail_sums = column_sums(tail, inner, inner, 0, n - rows * l, &zero, &id);
+    let mut mean = zero;
+    let mut shift = zero;
+    for (c, m) in mean[..inner].iter_mut().enumerate() {
+        *m = fold(&sums, &tail_sums, c) / count(n);
+    }
+    for (k, s) in shift[..wide].iter_mut().enumerate() {
+        *s = mean[k % inner];
+    }
+    let sq = |v: T, m: T::Compute| {
+        let d = v.to_compute() - m;
+        d * d
+    };
+    let ss = column_sums(main, wide, wide, 0, rows, &shift, &sq);
+    let tail_ss = column_sums(tail, inner, inner, 0, n - rows * l, &mean, &sq);
+    for (c, y) in out.iter_mut().enumerate().take(inner) {
+        *y = T::from_compute(finish(fold(&ss, &tail_ss, c) / divisor));
     }
 }
 
@@ -743,6 +806,38 @@ mod dyn_tensor {
 
 #[cfg(test)]
 mod tests {
+    /// S3 on narrow columns (`narrow_var`: `l` rows read as one wide row): the variance along
+    /// axis 0 of `[n, inner]` blocks, `inner` 2 to 8 and `n` around the multiples of `l`, as
+    /// the two-pass formula gives it in `f64`, within a few `f32` roundings.
+    #[test]
+    fn s3_narrow_columns_have_the_two_pass_variance() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut seed = 11u32;
+        for inner in 2..=8usize {
+            for n in [1, 2, 7, 8, 9, 15, 16, 17, 40, 1001] {
+                let x: Vec<f32> = (0..n * inner)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                        (seed >> 8) as f32 / (1u32 << 24) as f32 * 10.0 - 3.0
+                    })
+                    .collect();
+                let mut out = [0.0f32; 8];
+                super::var_into(&x, &[n, inner], 0, 0, |v| v, &mut out[..inner]);
+                for (c, &got) in out[..inner].iter().enumerate() {
+                    let col = || x.iter().skip(c).step_by(inner).map(|&v| f64::from(v));
+                    let mean = col().sum::<f64>() / n as f64;
+                    let want = col().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+                    let err = (f64::from(got) - want).abs();
+                    assert!(
+                        err <= 1e-5 * want.max(1.0),
+                        "[{n}, {inner}] column {c}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The AVX2 copy of the normalizations (`blocks_avx2`) against the baseline copy, bit for
     /// bit (any NaN as NaN): layer and RMS norm, `f32` and `f64`, blocks shorter than a leaf,
     /// of whole leaves, and long with a remainder (so the halves recurse through
