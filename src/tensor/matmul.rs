@@ -331,6 +331,17 @@ fn product_with_layout<T: Element>(
     b: &[T],
     out: &mut [core::mem::MaybeUninit<T>],
 ) {
+    // `run` writes `batches * m * n` elements, which the caller's `written` relies on being
+    // all of `out`: the layout and the result's dims come from the same shapes (a constant
+    // comparison for static shapes, which folds).
+    let count = p.count[..p.batch]
+        .iter()
+        .try_fold(p.m.checked_mul(p.n), |c, &d| Some(c?.checked_mul(d)));
+    let count = count.flatten();
+    assert!(
+        count == Some(out.len()),
+        "matmul: the layout does not cover the result"
+    );
     let readers = [
         (&p.a_step[..p.batch], p.a_row, p.a_col),
         (&p.b_step[..p.batch], p.b_row, p.b_col),
