@@ -334,10 +334,8 @@ fn product_with_layout<T: Element>(
     // `run` writes `batches * m * n` elements, which the caller's `written` relies on being
     // all of `out`: the layout and the result's dims come from the same shapes (a constant
     // comparison for static shapes, which folds).
-    let count = p.count[..p.batch]
-        .iter()
-        .try_fold(p.m.checked_mul(p.n), |c, &d| Some(c?.checked_mul(d)));
-    let count = count.flatten();
+    let count = crate::rules::checked_element_count(&p.count[..p.batch])
+        .and_then(|batches| batches.checked_mul(p.m)?.checked_mul(p.n));
     assert!(
         count == Some(out.len()),
         "matmul: the layout does not cover the result"

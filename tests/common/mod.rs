@@ -60,17 +60,9 @@ pub fn for_each_index(dims: &[usize], mut f: impl FnMut(&[usize])) {
 
 /// Every multi-index of `dims` in row-major order.
 pub fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
-    let total: usize = dims.iter().product();
-    (0..total)
-        .map(|mut flat| {
-            let mut idx = vec![0; dims.len()];
-            for d in (0..dims.len()).rev() {
-                idx[d] = flat % dims[d];
-                flat /= dims[d];
-            }
-            idx
-        })
-        .collect()
+    let mut all = Vec::new();
+    for_each_index(dims, |idx| all.push(idx.to_vec()));
+    all
 }
 
 /// The elementwise result by the reference rule.
