@@ -189,6 +189,14 @@ pub enum ErrorKind {
         /// The data rank it must equal.
         rank: usize,
     },
+    /// Broadcast op, explicit mode: a mapping whose values are not known has more entries
+    /// than the target has axes, so no increasing mapping of that length exists (A23).
+    AxesMappingTooLong {
+        /// The mapping's length.
+        len: usize,
+        /// The target's rank.
+        rank: usize,
+    },
     /// Broadcast op, explicit mode: the axes mapping is not strictly increasing (B5).
     AxesMappingOrder {
         /// The first entry that is not larger than the one before.
@@ -605,7 +613,8 @@ pub struct Error {
     operation: Operation,
     lhs: Dims,
     rhs: Dims,
-    partial: bool,
+    /// For partial shapes (only their ranks are kept): whether each rank is known.
+    partial: Option<[bool; 2]>,
 }
 
 impl Error {
@@ -620,7 +629,7 @@ impl Error {
             operation,
             lhs: none,
             rhs: none,
-            partial: false,
+            partial: None,
         }
     }
 
@@ -630,20 +639,21 @@ impl Error {
             operation,
             lhs: Dims::new(lhs),
             rhs: Dims::new(rhs),
-            partial: false,
+            partial: None,
         }
     }
 
-    /// An error about partial (interval) shapes: only their ranks are kept.
+    /// An error about partial (interval) shapes: only their ranks are kept, `None` for a
+    /// rank that is not known.
     pub(crate) fn new_partial(
         kind: ErrorKind,
         operation: Operation,
-        lhs: &[usize],
-        rhs: &[usize],
+        lhs: Option<&[usize]>,
+        rhs: Option<&[usize]>,
     ) -> Self {
         Error {
-            partial: true,
-            ..Error::new(kind, operation, lhs, rhs)
+            partial: Some([lhs.is_some(), rhs.is_some()]),
+            ..Error::new(kind, operation, lhs.unwrap_or(&[]), rhs.unwrap_or(&[]))
         }
     }
 
@@ -677,16 +687,18 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (lhs, rhs, op) = (&self.lhs, &self.rhs, &self.operation);
-        if self.partial {
-            write!(
-                f,
-                "cannot broadcast partial shapes of ranks {} and {} ({op}): ",
-                lhs.rank(),
-                rhs.rank()
-            )?;
+        if let Some(known) = self.partial {
+            f.write_str("cannot broadcast partial shapes of ")?;
+            match known {
+                [true, true] => write!(f, "ranks {} and {}", lhs.rank(), rhs.rank())?,
+                [true, false] => write!(f, "rank {} and an unknown rank", lhs.rank())?,
+                [false, true] => write!(f, "an unknown rank and rank {}", rhs.rank())?,
+                [false, false] => f.write_str("unknown ranks")?,
+            }
+            write!(f, " ({op}): ")?;
         }
         match self.kind {
-            _ if self.partial => {}
+            _ if self.partial.is_some() => {}
             ErrorKind::Quant(problem) => return write!(f, "invalid quantization: {problem}"),
             ErrorKind::LengthMismatch { expected, actual } => {
                 write!(
@@ -866,6 +878,12 @@ impl fmt::Display for Error {
             ErrorKind::TargetRankTooSmall => f.write_str("target_shape has smaller rank"),
             ErrorKind::AxesMappingLength { len, rank } => {
                 write!(f, "axes_mapping has {len} entries, the data rank is {rank}")
+            }
+            ErrorKind::AxesMappingTooLong { len, rank } => {
+                write!(
+                    f,
+                    "axes_mapping has {len} entries, the target rank is {rank}"
+                )
             }
             ErrorKind::AxesMappingOrder { index } => {
                 write!(f, "axes_mapping is not increasing at entry {index}")

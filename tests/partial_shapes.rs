@@ -4,8 +4,8 @@
 //! Broadcast op where OpenVINO and shaped agree.
 
 use shaped::rules::partial::{
-    broadcast_partial, broadcast_to_partial, stretched_axes_partial, stretched_axes_to_partial,
-    Interval, PartialShape, Symbol,
+    broadcast_explicit_partial, broadcast_partial, broadcast_to_partial, stretched_axes_partial,
+    stretched_axes_to_partial, Interval, PartialMapping, PartialShape, Symbol,
 };
 use shaped::rules::{broadcast_to_shape, stretched_axes_to, BroadcastToMode};
 use shaped::{AutoBroadcast, ErrorKind};
@@ -101,11 +101,18 @@ fn i5_symbols_follow_broadcasting() {
             .to_string(),
         "{-1#2}"
     );
-    // Neither can be 1: the intersection, the second's symbol when they differ (NONE alike).
+    // Neither can be 1: the intersection, and the two symbols are one from then on: the
+    // first input's is kept (OpenVINO's `Dimension::merge`), NONE alike.
     let r = with(&[iv(2, 9)], &[sym(1)]);
     let s = with(&[iv(4, 12)], &[sym(2)]);
     assert_eq!(
         broadcast_partial(&r, &s, AutoBroadcast::Numpy)
+            .unwrap()
+            .to_string(),
+        "{[4,9]#1}"
+    );
+    assert_eq!(
+        broadcast_partial(&s, &r, AutoBroadcast::Numpy)
             .unwrap()
             .to_string(),
         "{[4,9]#2}"
@@ -114,7 +121,13 @@ fn i5_symbols_follow_broadcasting() {
         broadcast_partial(&r, &s, AutoBroadcast::None)
             .unwrap()
             .to_string(),
-        "{[4,9]#2}"
+        "{[4,9]#1}"
+    );
+    assert_eq!(
+        broadcast_partial(&shape(&[iv(4, 12)]), &s, AutoBroadcast::None)
+            .unwrap()
+            .to_string(),
+        "{[4,12]#2}"
     );
     assert_eq!(
         broadcast_partial(&r, &shape(&[iv(4, 12)]), AutoBroadcast::None)
@@ -458,5 +471,279 @@ fn i9_stretched_axes_on_partial_shapes() {
         )
         .unwrap();
         assert_eq!(got.known(), Some(want), "{d:?} {t:?} {mode:?}");
+    }
+}
+
+/// I5: a merge makes two symbols one and keeps the first input's (OpenVINO's
+/// `Dimension::merge`: `set_equal`, then `merge_symbols`), the cases of its type_prop tests of
+/// arithmetic, logical and bitwise operations and of Broadcast v3: `{3#1}` with `{3#2}`.
+#[test]
+fn i5_a_merge_keeps_the_first_inputs_symbol() {
+    let a = with(&[f(3)], &[sym(1)]);
+    let b = with(&[f(3)], &[sym(2)]);
+    for mode in [
+        AutoBroadcast::None,
+        AutoBroadcast::Numpy,
+        AutoBroadcast::Bidirectional,
+        AutoBroadcast::Pdpd { axis: -1 },
+    ] {
+        let out = broadcast_partial(&a, &b, mode).unwrap();
+        assert_eq!(out.to_string(), "{3#1}", "{mode:?}");
+        let out = broadcast_partial(&b, &a, mode).unwrap();
+        assert_eq!(out.to_string(), "{3#2}", "{mode:?}");
+    }
+    // Without a symbol on the first input, the second's.
+    let plain = shape(&[f(3)]);
+    assert_eq!(
+        broadcast_partial(&plain, &b, AutoBroadcast::Numpy)
+            .unwrap()
+            .to_string(),
+        "{3#2}"
+    );
+    // The Broadcast op's bidirectional and pdpd modes merge the data's dim with the
+    // target's: the data's symbol is kept.
+    let target = with(&[f(2), f(3)], &[None, sym(2)]);
+    assert_eq!(to(&a, &target, BroadcastToMode::Bidirectional), "{2,3#1}");
+    assert_eq!(
+        to(&a, &target, BroadcastToMode::Pdpd { axis: 1 }),
+        "{2,3#1}"
+    );
+    assert_eq!(
+        to(&plain, &target, BroadcastToMode::Pdpd { axis: 1 }),
+        "{2,3#2}"
+    );
+    // Intervals too: the intersection with the data's symbol.
+    let data = with(&[iv(2, 9)], &[sym(1)]);
+    let target = with(&[iv(4, 12)], &[sym(2)]);
+    assert_eq!(
+        to(&data, &target, BroadcastToMode::Bidirectional),
+        "{[4,9]#1}"
+    );
+    assert_eq!(
+        to(&data, &target, BroadcastToMode::Pdpd { axis: 0 }),
+        "{[4,9]#1}"
+    );
+    // The numpy and explicit modes give the target, with its symbols.
+    assert_eq!(to(&a, &with(&[f(3)], &[sym(2)]), NUMPY), "{3#2}");
+}
+
+/// A20: one symbol on a 224 and on a 1 contradicts itself, an error in every mode that
+/// merges (OpenVINO looks for a 1 first and returns `{224}`).
+#[test]
+fn a20_one_symbol_on_dims_that_cannot_be_equal_is_an_error() {
+    let big = with(&[f(224)], &[sym(1)]);
+    let one = with(&[f(1)], &[sym(1)]);
+    let expected = ErrorKind::IntervalMismatch {
+        axis: 0,
+        lhs: f(224),
+        rhs: f(1),
+    };
+    for mode in [AutoBroadcast::Numpy, AutoBroadcast::Bidirectional] {
+        let e = broadcast_partial(&big, &one, mode).unwrap_err();
+        assert_eq!(e.kind(), expected, "{mode:?}");
+    }
+    let e = broadcast_to_partial(&big, &one, BroadcastToMode::Bidirectional).unwrap_err();
+    assert_eq!(e.kind(), expected);
+    // Without the shared symbol the 1 stretches, as on static shapes.
+    let plain_one = shape(&[f(1)]);
+    assert_eq!(
+        broadcast_partial(&big, &plain_one, AutoBroadcast::Numpy)
+            .unwrap()
+            .to_string(),
+        "{224#1}"
+    );
+}
+
+/// A21: a static 1 passes no symbol on, also where the other dim may be 1 (OpenVINO's hull
+/// keeps it: `{-1#1}`).
+#[test]
+fn a21_a_static_one_passes_no_symbol_on() {
+    let one = with(&[f(1)], &[sym(1)]);
+    let any = shape(&[DYN]);
+    for mode in [AutoBroadcast::Numpy, AutoBroadcast::Bidirectional] {
+        assert_eq!(
+            broadcast_partial(&one, &any, mode).unwrap().to_string(),
+            "{-1}"
+        );
+        assert_eq!(
+            broadcast_partial(&any, &one, mode).unwrap().to_string(),
+            "{-1}"
+        );
+    }
+    assert_eq!(to(&one, &any, BroadcastToMode::Bidirectional), "{-1}");
+}
+
+/// A22: an explicit mapping out of order is an error whether or not the data's rank is known
+/// (OpenVINO's `broadcast_explicit_const_target_shape` returns the target when it is not).
+#[test]
+fn a22_an_unordered_mapping_is_an_error_without_the_data_rank() {
+    let target = PartialShape::fixed(&[1, 2, 3]).unwrap();
+    let e = broadcast_to_partial(
+        &PartialShape::DYNAMIC_RANK,
+        &target,
+        BroadcastToMode::Explicit {
+            axes_mapping: &[0, 2, 1],
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AxesMappingOrder { index: 2 });
+    assert_eq!(
+        e.to_string(),
+        "cannot broadcast partial shapes of an unknown rank and rank 3 (broadcast_to explicit): \
+         axes_mapping is not increasing at entry 2"
+    );
+}
+
+/// A23: a mapping of unknown values longer than the target's rank cannot be increasing.
+#[test]
+fn a23_an_unknown_mapping_longer_than_the_target_is_an_error() {
+    let target = PartialShape::fixed(&[1, 4, 2, 3]).unwrap();
+    let e = broadcast_explicit_partial(
+        &PartialShape::DYNAMIC_RANK,
+        &target,
+        PartialMapping::Length(5),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AxesMappingTooLong { len: 5, rank: 4 });
+    assert!(e
+        .to_string()
+        .ends_with("axes_mapping has 5 entries, the target rank is 4"));
+    // The same length onto a target whose rank is not known: nothing to check yet.
+    let out = broadcast_explicit_partial(
+        &PartialShape::DYNAMIC_RANK,
+        &PartialShape::DYNAMIC_RANK,
+        PartialMapping::Length(5),
+    );
+    assert_eq!(out.unwrap().to_string(), "[...]");
+}
+
+/// I7 with a mapping whose values are not known: the result is the target, its length
+/// checked where the data's rank is known (OpenVINO's `broadcast_explicit_*` type_prop cases
+/// with a Parameter for `axes_mapping`).
+#[test]
+fn i7_an_unknown_mapping_gives_the_target() {
+    let dynamic = PartialShape::DYNAMIC_RANK;
+    let run = |data: &PartialShape, target: &PartialShape, m: PartialMapping<'_>| {
+        broadcast_explicit_partial(data, target, m).map(|s| s.to_string())
+    };
+    let u = PartialMapping::Unknown;
+    // all_inputs_dynamic, target_shape_static_rank (a target tensor of unknown length).
+    assert_eq!(run(&dynamic, &dynamic, u).unwrap(), "[...]");
+    assert_eq!(run(&unknown_of(3), &dynamic, u).unwrap(), "[...]");
+    // const_target_shape.
+    let t123 = PartialShape::fixed(&[1, 2, 3]).unwrap();
+    assert_eq!(run(&dynamic, &t123, u).unwrap(), "{1,2,3}");
+    // const_target_shape_static_rank_input, and a mapping of the wrong length.
+    let t = PartialShape::fixed(&[1, 1, 5, 10]).unwrap();
+    assert_eq!(run(&unknown_of(3), &t, u).unwrap(), "{1,1,5,10}");
+    assert_eq!(
+        run(&unknown_of(3), &t, PartialMapping::Length(4))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::AxesMappingLength { len: 4, rank: 3 }
+    );
+    assert_eq!(
+        run(&unknown_of(3), &t, PartialMapping::Length(3)).unwrap(),
+        "{1,1,5,10}"
+    );
+    // static_input_shape: the target's length unknown.
+    let data = PartialShape::fixed(&[1, 2, 3, 4]).unwrap();
+    assert_eq!(run(&data, &dynamic, u).unwrap(), "[...]");
+    // static_input_shape_const_target_shape, with the values and without.
+    let data = PartialShape::fixed(&[4]).unwrap();
+    let t = PartialShape::fixed(&[1, 4, 2, 3]).unwrap();
+    assert_eq!(run(&data, &t, u).unwrap(), "{1,4,2,3}");
+    assert_eq!(
+        run(&data, &t, PartialMapping::Values(&[1])).unwrap(),
+        "{1,4,2,3}"
+    );
+    // static_target_shape: four unknown values.
+    assert_eq!(run(&dynamic, &unknown_of(4), u).unwrap(), "{-1,-1,-1,-1}");
+    assert_eq!(
+        run(&unknown_of(2), &unknown_of(4), u).unwrap(),
+        "{-1,-1,-1,-1}"
+    );
+    // A scalar's non-empty mapping counts as [1]; an empty one fits a scalar.
+    let scalar = PartialShape::fixed(&[]).unwrap();
+    assert!(run(&scalar, &t, PartialMapping::Length(1)).is_ok());
+    assert!(run(&scalar, &t, PartialMapping::Length(0)).is_ok());
+    assert_eq!(
+        run(&scalar, &t, PartialMapping::Length(2))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::AxesMappingLength { len: 2, rank: 1 }
+    );
+    // The target's symbols come through.
+    let ts = with(&[DYN, f(3)], &[sym(5), None]);
+    assert_eq!(run(&unknown_of(1), &ts, u).unwrap(), "{-1#5,3}");
+}
+
+/// I7 against the plain run: for static shapes, an unknown mapping of a given length is
+/// accepted exactly when some increasing mapping of that length onto the target is not
+/// refused for its length or range, and then its result is the shape every accepted
+/// mapping gives.
+#[test]
+fn i7_an_unknown_mapping_agrees_with_every_mapping_it_stands_for() {
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[4], &[1, 4, 2, 3]),
+        (&[3, 1], &[2, 3, 1]),
+        (&[], &[2, 3]),
+        (&[2, 3], &[2, 3]),
+        (&[5], &[5]),
+        (&[1, 1, 1], &[2, 2]),
+    ];
+    for &(data, target) in cases {
+        let pd = PartialShape::fixed(data).unwrap();
+        let pt = PartialShape::fixed(target).unwrap();
+        for len in 0..=target.len() + 1 {
+            let partial = broadcast_explicit_partial(&pd, &pt, PartialMapping::Length(len));
+            let mut any_fits_length = false;
+            let mut mapping = Vec::new();
+            increasing(
+                len,
+                target.len(),
+                &mut mapping,
+                &mut |m| match broadcast_to_shape(
+                    data,
+                    target,
+                    BroadcastToMode::Explicit { axes_mapping: m },
+                ) {
+                    Ok(out) => {
+                        assert_eq!(out.as_slice(), target);
+                        any_fits_length = true;
+                    }
+                    Err(e) => {
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::IntervalMismatch { .. } | ErrorKind::DimMismatch { .. }
+                        ) {
+                            any_fits_length = true;
+                        }
+                    }
+                },
+            );
+            assert_eq!(
+                partial.is_ok(),
+                any_fits_length,
+                "{data:?} -> {target:?}, {len} entries: {partial:?}"
+            );
+            if let Ok(out) = partial {
+                assert_eq!(out, pt);
+            }
+        }
+    }
+}
+
+/// Calls `f` with every strictly increasing list of `len` axes below `rank`.
+fn increasing(len: usize, rank: usize, prefix: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+    if prefix.len() == len {
+        f(prefix);
+        return;
+    }
+    let from = prefix.last().map_or(0, |&a| a + 1);
+    for axis in from..rank {
+        prefix.push(axis);
+        increasing(len, rank, prefix, f);
+        prefix.pop();
     }
 }

@@ -165,13 +165,13 @@ impl Dim {
         self.sym.is_some() && self.sym == other.sym
     }
 
-    /// I1 with symbols: the intersection; the symbols are then known equal, and the result
-    /// keeps the first's when they agree or the second has none, else the second's
-    /// (OpenVINO's `merge_symbols`).
+    /// I1 with symbols: the intersection; the two symbols are then known equal, and the
+    /// result keeps the first's, or the second's when the first has none (OpenVINO's
+    /// `Dimension::merge`, which makes them equal before `merge_symbols`).
     fn merge(self, other: Dim) -> Option<Dim> {
         Some(Dim {
             iv: self.iv.merge(other.iv)?,
-            sym: merge_symbols(self.sym, other.sym, true),
+            sym: self.sym.or(other.sym),
         })
     }
 
@@ -202,8 +202,9 @@ impl Dim {
     }
 }
 
-/// The symbol of a merge: the left one when the two agree or the right has none; the right
-/// one when the left has none, or when they differ and `unequal` allows it; else none.
+/// The symbol of a hull (I5): the left one when the two agree or the right has none; the
+/// right one when the left has none, or when they differ and `unequal` allows it; else none
+/// (OpenVINO's `merge_symbols`, without making the two equal).
 fn merge_symbols(l: Option<Symbol>, r: Option<Symbol>, unequal: bool) -> Option<Symbol> {
     if l == r || r.is_none() {
         l
@@ -242,10 +243,16 @@ impl fmt::Display for PartialShape {
 }
 
 /// An error about partial shapes: they cannot be kept as numbers, so the error keeps their
-/// ranks and, for a dim mismatch, the two intervals.
-fn partial_error(kind: ErrorKind, op: Operation, a: &[Interval], b: &[Interval]) -> Error {
+/// ranks (`None` for a dynamic one) and, for a dim mismatch, the two intervals.
+fn partial_error(
+    kind: ErrorKind,
+    op: Operation,
+    a: Option<&[Interval]>,
+    b: Option<&[Interval]>,
+) -> Error {
     const ZEROS: [usize; MAX_RANK] = [0; MAX_RANK];
-    Error::new_partial(kind, op, &ZEROS[..a.len()], &ZEROS[..b.len()])
+    let zeros = |d: &[Interval]| &ZEROS[..d.len()];
+    Error::new_partial(kind, op, a.map(zeros), b.map(zeros))
 }
 
 /// Shape inference for an elementwise operation on partial shapes under `mode`.
@@ -279,7 +286,12 @@ pub fn broadcast_partial(
     match mode {
         AutoBroadcast::None => {
             if da.len() != db.len() {
-                return Err(partial_error(ErrorKind::RankMismatch, op, da, db));
+                return Err(partial_error(
+                    ErrorKind::RankMismatch,
+                    op,
+                    Some(da),
+                    Some(db),
+                ));
             }
             let mut out = *a;
             for (i, (&x, &y)) in da.iter().zip(db).enumerate() {
@@ -289,7 +301,10 @@ pub fn broadcast_partial(
                     rhs: y,
                 };
                 let merged = a.dim(i).merge(b.dim(i));
-                out.set(i, merged.ok_or_else(|| partial_error(kind, op, da, db))?);
+                out.set(
+                    i,
+                    merged.ok_or_else(|| partial_error(kind, op, Some(da), Some(db)))?,
+                );
             }
             Ok(out)
         }
@@ -317,48 +332,78 @@ pub fn broadcast_partial(
                     rhs: y.iv,
                 };
                 let merged = x.broadcast_merge(y);
-                out.set(axis, merged.ok_or_else(|| partial_error(kind, op, da, db))?);
+                out.set(
+                    axis,
+                    merged.ok_or_else(|| partial_error(kind, op, Some(da), Some(db)))?,
+                );
             }
             Ok(out)
         }
-        AutoBroadcast::Pdpd { axis } => {
-            let rank_error = |kind| partial_error(kind, op, da, db);
-            if db.len() > da.len() {
-                return Err(rank_error(ErrorKind::SecondRankTooLarge));
-            }
-            let start = super::resolve_axis(axis, da.len(), db.len())
-                .ok_or_else(|| rank_error(ErrorKind::NegativeAxis))?;
-            // D3: only static 1s are trimmed.
-            let keep = db
-                .iter()
-                .rposition(|d| d.as_static() != Some(1))
-                .map_or(0, |i| i + 1);
-            let max = da.len() - keep;
-            if start > max {
-                return Err(rank_error(ErrorKind::AxisOutOfRange { max }));
-            }
-            let mut out = *a;
-            for (i, &y) in db[..keep].iter().enumerate() {
-                let x = da[start + i];
-                let kind = ErrorKind::IntervalMismatch {
-                    axis: start + i,
-                    lhs: x,
-                    rhs: y,
-                };
-                let fail = || partial_error(kind, op, da, db);
-                let (xd, yd) = (a.dim(start + i), b.dim(i));
-                let merged = match (x.as_static(), y.as_static()) {
-                    // D5 with static dims: B is 1 or equal; A never stretches.
-                    (Some(xs), Some(ys)) if ys == xs || ys == 1 => xd,
-                    (Some(_), Some(_)) => return Err(fail()),
-                    // D11: otherwise broadcast_merge writes into A's dim.
-                    _ => xd.broadcast_merge(yd).ok_or_else(fail)?,
-                };
-                out.set(start + i, merged);
-            }
-            Ok(out)
-        }
+        AutoBroadcast::Pdpd { axis } => pdpd_partial(a, b, axis, op, First::A),
     }
+}
+
+/// Whose symbol a PDPD merge keeps first (I5): A's in the elementwise mode, where OpenVINO
+/// merges B into A; B's in the Broadcast op's `pdpd` mode, where B is the data and OpenVINO
+/// merges the data's dim with the target's.
+#[derive(Clone, Copy)]
+enum First {
+    A,
+    B,
+}
+
+/// PDPD (D1-D11) on partial shapes of known ranks.
+fn pdpd_partial(
+    a: &PartialShape,
+    b: &PartialShape,
+    axis: i64,
+    op: Operation,
+    first: First,
+) -> Result<PartialShape, Error> {
+    let (Some(da), Some(db)) = (a.dims(), b.dims()) else {
+        return Ok(PartialShape::DYNAMIC_RANK);
+    };
+    let rank_error = |kind| partial_error(kind, op, Some(da), Some(db));
+    if db.len() > da.len() {
+        return Err(rank_error(ErrorKind::SecondRankTooLarge));
+    }
+    let start = super::resolve_axis(axis, da.len(), db.len())
+        .ok_or_else(|| rank_error(ErrorKind::NegativeAxis))?;
+    // D3: only static 1s are trimmed.
+    let keep = db
+        .iter()
+        .rposition(|d| d.as_static() != Some(1))
+        .map_or(0, |i| i + 1);
+    let max = da.len() - keep;
+    if start > max {
+        return Err(rank_error(ErrorKind::AxisOutOfRange { max }));
+    }
+    let mut out = *a;
+    for (i, &y) in db[..keep].iter().enumerate() {
+        let x = da[start + i];
+        let kind = ErrorKind::IntervalMismatch {
+            axis: start + i,
+            lhs: x,
+            rhs: y,
+        };
+        let fail = || partial_error(kind, op, Some(da), Some(db));
+        let (xd, yd) = (a.dim(start + i), b.dim(i));
+        let (d1, d2) = match first {
+            First::A => (xd, yd),
+            First::B => (yd, xd),
+        };
+        let merged = match (x.as_static(), y.as_static()) {
+            // D5 with static dims: B is 1 or equal; A never stretches. Equal dims merge
+            // their symbols (I5); a 1 of B passes none on.
+            (Some(xs), Some(ys)) if ys == xs && ys != 1 => d1.merge(d2).ok_or_else(fail)?,
+            (Some(xs), Some(ys)) if ys == xs || ys == 1 => xd,
+            (Some(_), Some(_)) => return Err(fail()),
+            // D11: otherwise broadcast_merge writes into A's dim.
+            _ => d1.broadcast_merge(d2).ok_or_else(fail)?,
+        };
+        out.set(start + i, merged);
+    }
+    Ok(out)
 }
 
 /// The Broadcast op on partial shapes (I6-I8; B5's modes, and B1 for `bidirectional`): `data`
@@ -394,9 +439,8 @@ pub fn broadcast_to_partial(
     mode: BroadcastToMode<'_>,
 ) -> Result<PartialShape, Error> {
     let op = mode.operation();
-    const NO_DIMS: &[Interval] = &[];
     let (dd, dt) = (data.dims(), target.dims());
-    let err = |kind| partial_error(kind, op, dd.unwrap_or(NO_DIMS), dt.unwrap_or(NO_DIMS));
+    let err = |kind| partial_error(kind, op, dd, dt);
     match mode {
         BroadcastToMode::Bidirectional => {
             broadcast_partial(data, target, AutoBroadcast::Bidirectional)
@@ -474,7 +518,7 @@ pub fn broadcast_to_partial(
                 return Ok(PartialShape::dynamic(dt.len()).unwrap_or(PartialShape::DYNAMIC_RANK));
             }
             // PDPD's A is the target: the errors speak of (data, target), so sides swap back.
-            broadcast_partial(target, data, AutoBroadcast::Pdpd { axis }).map_err(|e| {
+            pdpd_partial(target, data, axis, op, First::B).map_err(|e| {
                 let kind = match e.kind() {
                     ErrorKind::IntervalMismatch { axis, lhs, rhs } => ErrorKind::IntervalMismatch {
                         axis,
@@ -488,6 +532,74 @@ pub fn broadcast_to_partial(
             })
         }
     }
+}
+
+/// What is known of an `explicit` Broadcast's `axes_mapping` on partial shapes (I7): its
+/// values, only its length (a 1-D input of known shape whose values come at run time), or
+/// nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialMapping<'a> {
+    /// The values are known.
+    Values(&'a [usize]),
+    /// Only the number of entries is known.
+    Length(usize),
+    /// Nothing is known of it.
+    Unknown,
+}
+
+/// The `explicit` Broadcast op on partial shapes when the mapping may not be known (I7):
+/// with [`PartialMapping::Values`] it is [`broadcast_to_partial`]; otherwise the result is the
+/// target, and the mapping's length is checked against what is known: it must be the data's
+/// rank (a scalar with a non-empty mapping counts as `[1]`), and no longer than the target's
+/// rank, as an increasing mapping into the target cannot be (A23).
+///
+/// ```
+/// use shaped::rules::partial::{broadcast_explicit_partial, PartialMapping, PartialShape};
+/// let data = PartialShape::fixed(&[4]).unwrap();
+/// let target = PartialShape::fixed(&[1, 4, 2, 3]).unwrap();
+/// // The mapping is an input whose values come at run time.
+/// let out = broadcast_explicit_partial(&data, &target, PartialMapping::Unknown)?;
+/// assert_eq!(out.to_string(), "{1,4,2,3}");
+/// let e = broadcast_explicit_partial(&data, &target, PartialMapping::Length(2)).unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "cannot broadcast partial shapes of ranks 1 and 4 (broadcast_to explicit): \
+///      axes_mapping has 2 entries, the data rank is 1"
+/// );
+/// # Ok::<(), shaped::Error>(())
+/// ```
+pub fn broadcast_explicit_partial(
+    data: &PartialShape,
+    target: &PartialShape,
+    mapping: PartialMapping<'_>,
+) -> Result<PartialShape, Error> {
+    let len = match mapping {
+        PartialMapping::Values(axes_mapping) => {
+            return broadcast_to_partial(data, target, BroadcastToMode::Explicit { axes_mapping });
+        }
+        PartialMapping::Length(len) => len,
+        PartialMapping::Unknown => return Ok(*target),
+    };
+    let (dd, dt) = (data.dims(), target.dims());
+    let op = Operation::BroadcastToExplicit;
+    let err = |kind| partial_error(kind, op, dd, dt);
+    if let Some(dd) = dd {
+        let rank = if dd.is_empty() && len > 0 {
+            1
+        } else {
+            dd.len()
+        };
+        if len != rank {
+            return Err(err(ErrorKind::AxesMappingLength { len, rank }));
+        }
+    }
+    if let Some(dt) = dt {
+        if len > dt.len() {
+            let rank = dt.len();
+            return Err(err(ErrorKind::AxesMappingTooLong { len, rank }));
+        }
+    }
+    Ok(*target)
 }
 
 /// What is known of the axes an input was stretched along on partial shapes (I9).

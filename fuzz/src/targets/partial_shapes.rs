@@ -3,8 +3,8 @@
 //! shapes exactly the static rules' answers.
 use super::super::Input;
 use shaped::rules::partial::{
-    broadcast_partial, broadcast_to_partial, stretched_axes_partial, stretched_axes_to_partial,
-    Interval, PartialShape, Symbol,
+    broadcast_explicit_partial, broadcast_partial, broadcast_to_partial, stretched_axes_partial,
+    stretched_axes_to_partial, Interval, PartialMapping, PartialShape, Symbol,
 };
 use shaped::rules::{broadcast_to_shape, stretched_axes, stretched_axes_to, BroadcastToMode};
 
@@ -77,6 +77,15 @@ pub fn run(bytes: &[u8]) {
     let out = broadcast_to_partial(&data, &target, mode);
     let axes = stretched_axes_to_partial(&data, &target, mode);
     assert_eq!(out.is_ok(), axes.is_ok());
+    // A mapping whose values are not known stands for every mapping of its length (I7): it
+    // gives the target, and accepts every length a known mapping is accepted with.
+    let unknown = broadcast_explicit_partial(&data, &target, PartialMapping::Unknown);
+    assert_eq!(unknown, Ok(target));
+    let by_length =
+        broadcast_explicit_partial(&data, &target, PartialMapping::Length(mapping.len()));
+    if let (BroadcastToMode::Explicit { .. }, Ok(o)) = (mode, out) {
+        assert_eq!(by_length, Ok(o), "{data} {target} {mapping:?}");
+    }
     let emode = input.mode();
     let pair = broadcast_partial(&data, &target, emode);
     let pair_axes = stretched_axes_partial(&data, &target, emode);
