@@ -360,15 +360,6 @@ pub enum ErrorKind {
         /// The memory's rank.
         rank: usize,
     },
-    /// Two memories of one binary primitive run block the same axis by different sizes (O7).
-    BlockMismatch {
-        /// The axis.
-        axis: usize,
-        /// One block size.
-        lhs: usize,
-        /// The other.
-        rhs: usize,
-    },
     /// A reduction given an empty list of axes, which numpy and ONNX read in opposite ways
     /// (R5): [`Axes::All`](crate::rules::Axes::All) or
     /// [`Axes::Nothing`](crate::rules::Axes::Nothing) says which.
@@ -896,11 +887,6 @@ impl fmt::Display for Error {
             }
             ErrorKind::RankLimit { max } => write!(f, "rank above the supported {max}"),
             ErrorKind::Overflow => f.write_str("the element count or byte size overflows"),
-            ErrorKind::BlockMismatch { axis, lhs, rhs } => write!(
-                f,
-                "axis {axis} is blocked by {lhs} in one memory and by {rhs} in another; one \
-                 run takes one block size per axis (O7)"
-            ),
             ErrorKind::BadStrides => {
                 f.write_str("one stride per dim is needed, addressing only inside the buffer")
             }

@@ -1076,6 +1076,109 @@ mod mixed_types {
         }
     }
 
+    /// The same contract in place (O8): src0 is the destination, of its own type.
+    fn in_place_case<A, B>(rng: &mut Rng)
+    where
+        A: Elem + shaped::primitive::DataType<f32>,
+        B: Elem + shaped::primitive::DataType<f32>,
+    {
+        let dims = [3 + rng.below(5), 2 + rng.below(40)];
+        let n = dims[0] * dims[1];
+        let a: Vec<A> = (0..n)
+            .map(|_| A::from_f32(rng.below(200) as f32 - 60.0))
+            .collect();
+        let b: Vec<B> = (0..dims[1])
+            .map(|_| B::from_f32(rng.below(100) as f32 * 0.5))
+            .collect();
+        let (sa, sb) = (0.75f32, -1.5f32);
+        let src1 = MemRef::new([1, dims[1]], &b, Layout::RowMajor).unwrap();
+        let prim = Binary::new(Alg::Sub)
+            .scales(sa, sb)
+            .post_op(PostOp::Sum { scale: 0.5 });
+        let mut x = a.clone();
+        prim.run_in_place_mixed(
+            &mut MemMut::new(dims, &mut x, Layout::RowMajor).unwrap(),
+            &src1,
+        )
+        .unwrap();
+        for (i, (&got, &old)) in x.iter().zip(&a).enumerate() {
+            let v = sa * old.to_f32() - sb * b[i % dims[1]].to_f32() + 0.5 * old.to_f32();
+            assert_eq!(
+                got,
+                A::from_f32(v),
+                "{} with {} in place at {i}",
+                std::any::type_name::<A>(),
+                std::any::type_name::<B>()
+            );
+        }
+    }
+
+    /// O8 with O9: in place, src0 (the destination) and src1 each of its own type; oneDNN's
+    /// `bf16` src0 with an `f32` src1 among them, blocked by different sizes too.
+    #[test]
+    fn o8_o9_in_place_with_two_data_types() {
+        use shaped::bf16;
+        use shaped::primitive::Blocking;
+        let mut rng = Rng(0x1A_91ACE);
+        for _ in 0..10 {
+            in_place_case::<bf16, f32>(&mut rng);
+            in_place_case::<i8, f32>(&mut rng);
+            in_place_case::<u8, bf16>(&mut rng);
+            in_place_case::<f32, i32>(&mut rng);
+        }
+        // nChw8c bf16 data with an nChw16c f32 operand, against the row-major run.
+        let dims = [2, 20, 2, 2];
+        let n: usize = dims.iter().product();
+        let x: Vec<bf16> = (0..n)
+            .map(|i| bf16::from_f32(i as f32 * 0.75 - 9.0))
+            .collect();
+        let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32 * 0.5).collect();
+        let prim = Binary::new(Alg::Mul);
+        let mut want = x.clone();
+        prim.run_in_place_mixed(
+            &mut MemMut::new(dims, &mut want, Layout::RowMajor).unwrap(),
+            &MemRef::new(dims, &y, Layout::RowMajor).unwrap(),
+        )
+        .unwrap();
+        let c8 = Layout::Blocked(Blocking::blocked::<1, 8>());
+        let c16 = Layout::Blocked(Blocking::blocked::<1, 16>());
+        let to = |data: &[f32], l: Layout| {
+            let mut buf = vec![0.0f32; l.buffer_len(dims).unwrap()];
+            shaped::primitive::reorder(
+                &MemRef::new(dims, data, Layout::RowMajor).unwrap(),
+                &mut MemMut::new(dims, &mut buf, l).unwrap(),
+            )
+            .unwrap();
+            buf
+        };
+        let xf: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+        let mut xb: Vec<bf16> = to(&xf, c8).iter().map(|&v| bf16::from_f32(v)).collect();
+        let yb = to(&y, c16);
+        prim.run_in_place_mixed(
+            &mut MemMut::new(dims, &mut xb, c8).unwrap(),
+            &MemRef::new(dims, &yb, c16).unwrap(),
+        )
+        .unwrap();
+        let back: Vec<f32> = xb.iter().map(|v| v.to_f32()).collect();
+        let mut plain = vec![0.0f32; n];
+        shaped::primitive::reorder(
+            &MemRef::new(dims, &back, c8).unwrap(),
+            &mut MemMut::new(dims, &mut plain, Layout::RowMajor).unwrap(),
+        )
+        .unwrap();
+        let want: Vec<f32> = want.iter().map(|v| v.to_f32()).collect();
+        assert_eq!(plain, want);
+        // An `any` destination for sources of two types: O5 takes the unbroadcast source's.
+        let (layout, len) = Binary::<f32>::new(Alg::Add)
+            .dst_layout(Layout::Any)
+            .dst_for(
+                &MemRef::new(dims, &xb, c8).unwrap(),
+                &MemRef::new([1, 20, 1, 1], &y[..20], Layout::RowMajor).unwrap(),
+            )
+            .unwrap();
+        assert_eq!((layout, len), (c8, 2 * 24 * 4));
+    }
+
     /// O9: each of src0, src1 and dst is any of `f32`, `bf16`, `f16`, `s8`, `u8` and `s32` in one
     /// call; every type in every role against the contract.
     #[test]

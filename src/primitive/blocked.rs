@@ -361,31 +361,63 @@ pub(crate) const MAX_SPLIT: usize = 4;
 /// The largest rank of a split problem.
 pub(crate) const PLAN_RANK: usize = BINARY_MAX_NDIMS + MAX_SPLIT;
 
-/// The dims a run splits, with their block size: those some memory blocks and does not
-/// broadcast along.
-#[derive(Clone, Copy, Debug, Default)]
+/// How a run splits one dim (O7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Every memory that blocks the dim blocks it by this size: the whole blocks, then the
+    /// partial last one (two pieces).
+    Blocks(usize),
+    /// Memories block the dim by different sizes: runs of this many indices (the sizes'
+    /// greatest common divisor, so a run never crosses a block of any memory), one piece each.
+    Chunks(usize),
+}
+
+/// The dims a run splits: those some memory blocks and does not broadcast along.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Split {
-    axes: [(usize, usize); MAX_SPLIT],
+    axes: [(usize, Cut); MAX_SPLIT],
+    /// For each split dim, how many pieces it makes.
+    counts: [usize; MAX_SPLIT],
     n: usize,
 }
 
+impl Default for Split {
+    fn default() -> Self {
+        Split {
+            axes: [(0, Cut::Blocks(1)); MAX_SPLIT],
+            counts: [1; MAX_SPLIT],
+            n: 0,
+        }
+    }
+}
+
 impl Split {
-    /// How many pieces the run makes (some may be empty).
+    /// How many pieces the run makes (some may be empty): the product of the split dims'
+    /// counts, which is at most 2^4 times the element count.
     pub(crate) fn pieces(&self) -> usize {
-        1 << self.n
+        self.counts[..self.n]
+            .iter()
+            .fold(1usize, |acc, &c| acc.saturating_mul(c))
     }
 
-    fn find(&self, axis: usize) -> Option<(usize, usize)> {
-        self.axes[..self.n]
-            .iter()
-            .enumerate()
-            .find(|&(_, &(a, _))| a == axis)
-            .map(|(j, &(_, block))| (j, block))
+    /// Split dim `axis`'s cut and its digit in piece number `piece` (mixed radix, the first
+    /// split dim least significant).
+    fn find(&self, axis: usize, piece: usize) -> Option<(Cut, usize)> {
+        let mut rest = piece;
+        for j in 0..self.n {
+            let (a, cut) = self.axes[j];
+            let digit = rest % self.counts[j];
+            if a == axis {
+                return Some((cut, digit));
+            }
+            rest /= self.counts[j];
+        }
+        None
     }
 }
 
 /// Dims and strides of one memory for one piece of a run, in the destination's index space
-/// with each split dim as two: its whole blocks, then the place inside a block.
+/// with each dim split into blocks as two: its whole blocks, then the place inside a block.
 #[derive(Clone, Copy)]
 pub(crate) struct View {
     pub(crate) ndims: usize,
@@ -407,8 +439,16 @@ impl View {
     }
 }
 
-/// The dims to split for these memories (the destination last), or the error when two of
-/// them block one dim by different sizes or more than [`MAX_SPLIT`] dims are blocked.
+const fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The dims to split for these memories (the destination last), or the error when more than
+/// [`MAX_SPLIT`] dims are blocked. A dim that memories block by different sizes (oneDNN
+/// accepts any pair of formats) is cut into runs that stay inside one block of each.
 pub(crate) fn split(descs: &[&Desc], src0: &[usize], src1: &[usize]) -> Result<Split, Error> {
     let mut out = Split::default();
     let Some(dst) = descs.last() else {
@@ -418,65 +458,91 @@ pub(crate) fn split(descs: &[&Desc], src0: &[usize], src1: &[usize]) -> Result<S
         return Ok(out);
     }
     for axis in 0..dst.ndims {
-        if dst.dims[axis] == 1 {
+        let n = dst.dims[axis];
+        if n == 1 {
             continue; // one index: offset 0 in every memory
         }
-        let mut block = 1;
+        let (mut block, mut common, mut mixed) = (1, 0, false);
         for d in descs.iter().filter(|d| d.dims[axis] != 1) {
             let (b, _) = d.block_of(axis);
-            if b > 1 && block > 1 && b != block {
-                let kind = ErrorKind::BlockMismatch {
-                    axis,
-                    lhs: block,
-                    rhs: b,
-                };
-                return Err(Error::new(kind, Operation::Binary, src0, src1));
+            if b > 1 {
+                mixed |= block > 1 && b != block;
+                block = block.max(b);
+                common = gcd(common, b);
             }
-            block = block.max(b);
         }
-        if block > 1 {
-            let max = MAX_SPLIT;
-            let slot = out.axes.get_mut(out.n).ok_or_else(|| {
-                Error::new(ErrorKind::RankLimit { max }, Operation::Binary, src0, src1)
-            })?;
-            *slot = (axis, block);
-            out.n += 1;
+        if block == 1 {
+            continue;
         }
+        let (cut, count) = if mixed {
+            (Cut::Chunks(common), n.div_ceil(common))
+        } else {
+            (Cut::Blocks(block), 2)
+        };
+        let max = MAX_SPLIT;
+        if out.n == max {
+            let kind = ErrorKind::RankLimit { max };
+            return Err(Error::new(kind, Operation::Binary, src0, src1));
+        }
+        out.axes[out.n] = (axis, cut);
+        out.counts[out.n] = count;
+        out.n += 1;
     }
     Ok(out)
 }
 
-/// One memory's view and base offset for the piece `bits` (bit `j` set: the partial last
-/// block of split dim `j`; clear: its whole blocks), or `None` when that piece is empty.
-pub(crate) fn piece(desc: &Desc, dst: &Desc, split: &Split, bits: usize) -> Option<(View, usize)> {
+/// One memory's view and base offset for piece number `piece` of the split (each dim cut
+/// into blocks: its whole blocks, or the partial last one; each dim cut into chunks: one
+/// chunk), or `None` when that piece is empty.
+pub(crate) fn piece(desc: &Desc, dst: &Desc, split: &Split, piece: usize) -> Option<(View, usize)> {
     let mut v = View::EMPTY;
     let mut base = 0;
     for axis in 0..desc.ndims {
-        let Some((j, block)) = split.find(axis) else {
+        let Some((cut, digit)) = split.find(axis, piece) else {
             v.push(desc.dims[axis], desc.strides[axis]);
             continue;
         };
         let n = dst.dims[axis];
-        let (whole, rest) = (n / block, n % block);
-        let last = bits >> j & 1 == 1;
-        let (outer, inner) = if last { (1, rest) } else { (whole, block) };
-        if outer == 0 || inner == 0 {
-            return None;
-        }
-        if desc.dims[axis] == 1 {
-            // Broadcast along this dim: both parts stay at index 0.
-            v.push(1, 0);
-            v.push(1, 0);
-            continue;
-        }
+        let broadcast = desc.dims[axis] == 1;
         let (own, step) = desc.block_of(axis);
         let s = desc.strides[axis];
-        let (outer_stride, inner_stride) = if own > 1 { (s, step) } else { (block * s, s) };
-        if last {
-            base += whole * outer_stride;
+        match cut {
+            Cut::Blocks(block) => {
+                let (whole, rest) = (n / block, n % block);
+                let last = digit == 1;
+                let (outer, inner) = if last { (1, rest) } else { (whole, block) };
+                if outer == 0 || inner == 0 {
+                    return None;
+                }
+                if broadcast {
+                    // Broadcast along this dim: both parts stay at index 0.
+                    v.push(1, 0);
+                    v.push(1, 0);
+                    continue;
+                }
+                let (outer_stride, inner_stride) = if own > 1 { (s, step) } else { (block * s, s) };
+                if last {
+                    base += whole * outer_stride;
+                }
+                v.push(outer, outer_stride);
+                v.push(inner, inner_stride);
+            }
+            Cut::Chunks(len) => {
+                // Indices `first..first + len` (fewer in the last chunk) lie in one block of
+                // every memory, as `len` divides each block size.
+                let first = digit * len;
+                let len = len.min(n - first);
+                if broadcast {
+                    v.push(len, 0);
+                } else if own > 1 {
+                    base += first / own * s + first % own * step;
+                    v.push(len, step);
+                } else {
+                    base += first * s;
+                    v.push(len, s);
+                }
+            }
         }
-        v.push(outer, outer_stride);
-        v.push(inner, inner_stride);
     }
     Some((v, base))
 }

@@ -430,7 +430,8 @@ impl Plan {
 /// below is in range; slicing still checks, so a bug panics rather than reads out of bounds.
 ///
 /// Plain and strided memory is one plan. Blocked memory (O7) is one plan per piece: each
-/// split dim runs over its whole blocks, then over the partial last one.
+/// split dim runs over its whole blocks, then over the partial last one; a dim blocked by
+/// different sizes runs one chunk (the sizes' common divisor) at a time.
 pub(crate) fn run<T: Real, A, B, D>(job: Job<'_, '_, T, A, B, D>)
 where
     A: DataType<T::Compute>,
@@ -442,11 +443,11 @@ where
     }
     let (descs, ops) = descs(&job.src0.desc, &job.src1.desc, job.operands, &job.dst_desc);
     let dst = job.dst;
-    'pieces: for bits in 0..job.split.pieces() {
+    'pieces: for number in 0..job.split.pieces() {
         let mut views = [View::EMPTY; MAX_OPERANDS];
         let mut base = [0usize; MAX_OPERANDS];
         for k in 0..ops {
-            match blocked::piece(descs[k], &job.dst_desc, &job.split, bits) {
+            match blocked::piece(descs[k], &job.dst_desc, &job.split, number) {
                 Some((v, b)) => (views[k], base[k]) = (v, b),
                 None => continue 'pieces,
             }

@@ -362,11 +362,14 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// assert_eq!(layout, nchw16c);
     /// assert_eq!(len, 128);
     /// ```
-    pub fn dst_for<A, B>(&self, src0: &A, src1: &B) -> Result<(Layout, usize), Error>
-    where
-        A: Source<T> + ?Sized,
-        B: Source<T> + ?Sized,
-    {
+    ///
+    /// The sources may be of other data types than the primitive's (O9), as for
+    /// [`run_mixed`](Binary::run_mixed): only their shapes and layouts count.
+    pub fn dst_for<XA, XB>(
+        &self,
+        src0: &(impl Source<XA> + ?Sized),
+        src1: &(impl Source<XB> + ?Sized),
+    ) -> Result<(Layout, usize), Error> {
         let (a, b) = (src0.mem()?, src1.mem()?);
         let desc = self.new_dst::<T>(&a.desc, &b.desc)?;
         Ok((desc.layout, desc.required_len()))
@@ -431,7 +434,19 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     where
         B: Source<T> + ?Sized,
     {
-        let b = src1.mem()?;
+        self.in_place_job(src0_dst, src1.mem()?)
+    }
+
+    /// The in-place run (O8) with src0 (the destination) and src1 each of its own type (O9).
+    pub(crate) fn in_place_job<D, B>(
+        &self,
+        src0_dst: &mut MemMut<'_, D>,
+        b: MemRef<'_, B>,
+    ) -> Result<(), Error>
+    where
+        D: DataType<T::Compute>,
+        B: DataType<T::Compute>,
+    {
         if src0_dst.desc.layout == Layout::Any {
             // An `any` memory holds no values yet: there is no src0 to read.
             let dims = src0_dst.desc.dims();
@@ -443,7 +458,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
             ));
         }
         rules::binary_in_place_fits(src0_dst.shape(), b.shape())?;
-        let a = MemRef::<T> {
+        let a = MemRef::<D> {
             data: &[],
             desc: src0_dst.desc,
         };

@@ -91,4 +91,33 @@ impl<P> Binary<'_, f32, P> {
         let (a, b) = (src0.mem()?, src1.mem()?);
         self.execute(a, b, dst.data, &mut dst.desc)
     }
+
+    /// [`run_in_place`](Binary::run_in_place) with src0 (which is the destination) and src1
+    /// each of its own [`DataType`] (O8, O9): oneDNN runs a `bf16` src0 with an `f32` src1 in
+    /// place. src0's values are loaded into `f32`, combined, and stored back once in src0's
+    /// type (for `i8`/`u8`, rounded half to even and saturated, Q15).
+    ///
+    /// ```
+    /// use shaped::primitive::{Alg, Binary, Layout, MemMut, MemRef};
+    /// let mut x = [10i8, -20, 120];
+    /// let bias = [0.5f32, 0.5, 30.0];
+    /// Binary::new(Alg::Add).run_in_place_mixed(
+    ///     &mut MemMut::new([3], &mut x, Layout::RowMajor)?,
+    ///     &MemRef::new([3], &bias, Layout::RowMajor)?,
+    /// )?;
+    /// // 10.5 -> 10 and -19.5 -> -20 (ties to even); 150 saturates.
+    /// assert_eq!(x, [10, -20, 127]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn run_in_place_mixed<D, B>(
+        &self,
+        src0_dst: &mut MemMut<'_, D>,
+        src1: &(impl Source<B> + ?Sized),
+    ) -> Result<(), Error>
+    where
+        D: DataType<f32>,
+        B: DataType<f32>,
+    {
+        self.in_place_job(src0_dst, src1.mem()?)
+    }
 }
