@@ -453,6 +453,14 @@ pub(crate) fn clip<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
     }
 }
 
+/// numpy's `clip`: `minimum(maximum(x, lo), hi)`, so a NaN in `x` or in either bound gives
+/// NaN, and `lo > hi` gives `hi`. (oneDNN's `Eltwise::Clip`, [`clip`], leaves `x` when a bound
+/// is NaN.)
+#[inline(always)]
+pub(crate) fn clip_numpy<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
+    pick(pick(x, lo, Ordering::Greater), hi, Ordering::Less)
+}
+
 /// `1 / (1 + e^-x)`, computed in `T::Compute` and rounded once.
 #[cfg(any(feature = "std", feature = "libm"))]
 #[inline(always)]

@@ -418,3 +418,41 @@ fn nan_through_relu_and_clip_follows_maximum() {
     assert!(y[[0]].is_nan());
     assert_eq!(y.as_slice()[1..], [0.0, 1.0]);
 }
+
+/// `clip` on tensors is numpy's `minimum(maximum(x, lo), hi)`: a NaN bound gives NaN (numpy:
+/// `np.clip(x, nan, nan)` is all NaN), `lo > hi` gives `hi`; static, mixed and runtime alike.
+/// The primitive's `Eltwise::Clip` keeps oneDNN's definition, which leaves `x` there.
+#[test]
+fn clip_with_a_nan_bound_is_nan_as_in_numpy() {
+    use shaped::DynTensor;
+    let values = [f32::NAN, -1.0, 0.5, 2.0];
+    let s = Tensor::<f32, Shape![4]>::from(values);
+    let m = Tensor::<f32, Shape![_]>::from_shape_vec([4], values.to_vec()).unwrap();
+    let d = DynTensor::from_shape_vec([4], values.to_vec()).unwrap();
+    let bits = |v: &[f32]| {
+        v.iter()
+            .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
+            .collect::<Vec<_>>()
+    };
+    for (lo, hi, want) in [
+        (f32::NAN, f32::NAN, [f32::NAN; 4]),
+        (f32::NAN, 1.0, [f32::NAN; 4]),
+        (0.0, f32::NAN, [f32::NAN; 4]),
+        (0.0, 1.0, [f32::NAN, 0.0, 0.5, 1.0]),
+        (1.0, 0.0, [f32::NAN, 0.0, 0.0, 0.0]),
+    ] {
+        assert_eq!(bits(s.clip(lo, hi).as_slice()), bits(&want), "{lo} {hi}");
+        assert_eq!(bits(m.clip(lo, hi).as_slice()), bits(&want), "{lo} {hi}");
+        assert_eq!(bits(d.clip(lo, hi).as_slice()), bits(&want), "{lo} {hi}");
+    }
+    let ints = Tensor::<i32, Shape![3]>::from([-5, 3, 9]);
+    assert_eq!(ints.clip(0, 4).as_slice(), &[0, 3, 4]);
+    assert_eq!(
+        Eltwise::Clip {
+            lo: f32::NAN,
+            hi: f32::NAN
+        }
+        .apply(2.0f32),
+        2.0
+    );
+}

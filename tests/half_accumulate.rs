@@ -200,10 +200,10 @@ fn run<T: Half>(c: &Case) -> Vec<T> {
         }
         "sum_all" => DynTensor::from_shape_vec([1], vec![x.sum_all()]).unwrap(),
         "mean_all" => DynTensor::from_shape_vec([1], vec![x.mean_all()]).unwrap(),
-        "var" => x.var(list[0], c.p(1).parse().unwrap(), false).unwrap(),
+        "var" => x.var(&[list[0]], c.p(1).parse().unwrap(), false).unwrap(),
         "softmax" => x.softmax(list[0]).unwrap(),
-        "layer_norm" => x.layer_norm(list[0], eps(), None, None).unwrap(),
-        "rms_norm" => x.rms_norm(list[0], eps(), None).unwrap(),
+        "layer_norm" => x.layer_norm(list[0], eps()).unwrap(),
+        "rms_norm" => x.rms_norm(list[0], eps()).unwrap(),
         op => panic!("unknown op {op}"),
     };
     y.as_slice().to_vec()

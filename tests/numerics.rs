@@ -102,18 +102,19 @@ fn run<T: Float>(c: &Case) -> (Vec<usize>, Vec<f64>) {
     let y = match c.op.as_str() {
         "softmax" => x.softmax(p(0)).unwrap(),
         "log_softmax" => x.log_softmax(p(0)).unwrap(),
-        "var" => x.var(p(0), p(1) as usize, p(2) == 1).unwrap(),
-        "std" => x.std(p(0), p(1) as usize, p(2) == 1).unwrap(),
-        "layer_norm" => x.layer_norm(p(0), eps(), None, None).unwrap(),
-        "rms_norm" => x.rms_norm(p(0), eps(), None).unwrap(),
+        "var" => x.var(&[p(0)], p(1) as usize, p(2) == 1).unwrap(),
+        "std" => x.std(&[p(0)], p(1) as usize, p(2) == 1).unwrap(),
+        "layer_norm" => x.layer_norm(p(0), eps()).unwrap(),
+        "rms_norm" => x.rms_norm(p(0), eps()).unwrap(),
         "layer_norm_affine" => {
             let nd = norm_dims(p(0));
             let (s, b) = (tensor::<T>(&nd, &c.extra[0]), tensor::<T>(&nd, &c.extra[1]));
-            x.layer_norm(p(0), eps(), Some(&s), Some(&b)).unwrap()
+            x.layer_norm_scaled(p(0), eps(), Some(&s), Some(&b))
+                .unwrap()
         }
         "rms_norm_scaled" => {
             let s = tensor::<T>(&norm_dims(p(0)), &c.extra[0]);
-            x.rms_norm(p(0), eps(), Some(&s)).unwrap()
+            x.rms_norm_scaled(p(0), eps(), Some(&s)).unwrap()
         }
         "sum_all" => DynTensor::from_shape_vec([1], vec![x.sum_all()]).unwrap(),
         "mean_all" => DynTensor::from_shape_vec([1], vec![x.mean_all()]).unwrap(),
@@ -150,9 +151,9 @@ fn runtime_numerics_match_onnx_and_numpy() {
 #[test]
 fn var_and_std_shapes_follow_numpy() {
     let x = DynTensor::from_shape_vec([2, 3, 4], vec![1.0f64; 24]).unwrap();
-    assert_eq!(x.var(1, 0, false).unwrap().shape(), &[2, 4]);
-    assert_eq!(x.std(-1, 1, true).unwrap().shape(), &[2, 3, 1]);
-    let e = x.var(3, 0, false).unwrap_err();
+    assert_eq!(x.var(&[1], 0, false).unwrap().shape(), &[2, 4]);
+    assert_eq!(x.std(&[-1], 1, true).unwrap().shape(), &[2, 3, 1]);
+    let e = x.var(&[3], 0, false).unwrap_err();
     assert_eq!(
         e.to_string(),
         "cannot reduce [2, 3, 4] (var): axis 3 is out of range for rank 3"
@@ -164,13 +165,15 @@ fn var_and_std_shapes_follow_numpy() {
     );
     let s = DynTensor::scalar(2.0f64);
     assert_eq!(
-        s.layer_norm(0, 1e-5, None, None).unwrap_err().to_string(),
+        s.layer_norm(0, 1e-5).unwrap_err().to_string(),
         "cannot reduce [] (layer_norm): axis 0 is out of range for rank 0"
     );
     // A scale that does not broadcast onto the input.
     let bad = DynTensor::from_shape_vec([3], vec![1.0f64; 3]).unwrap();
     assert_eq!(
-        x.rms_norm(-1, 1e-5, Some(&bad)).unwrap_err().to_string(),
+        x.rms_norm_scaled(-1, 1e-5, Some(&bad))
+            .unwrap_err()
+            .to_string(),
         "cannot broadcast [3] with [2, 3, 4] (broadcast_to numpy): axis 2 has 3 vs 4"
     );
 }
@@ -192,17 +195,17 @@ macro_rules! agree_on {
             assert_eq!(bits(s.log_softmax::<$a>().as_slice()), bits(want.as_slice()));
             assert_eq!(bits(m.log_softmax::<$a>().as_slice()), bits(want.as_slice()));
             for ddof in [0, 1, 5] {
-                let want = x.var($a, ddof, false).unwrap();
+                let want = x.var(&[$a], ddof, false).unwrap();
                 assert_eq!(bits(s.var_axis::<$a>(ddof).as_slice()), bits(want.as_slice()));
                 assert_eq!(bits(m.var_keepdims::<$a>(ddof).as_slice()), bits(want.as_slice()));
-                let want = x.std($a, ddof, true).unwrap();
+                let want = x.std(&[$a], ddof, true).unwrap();
                 assert_eq!(bits(s.std_keepdims::<$a>(ddof).as_slice()), bits(want.as_slice()));
                 assert_eq!(bits(m.std_axis::<$a>(ddof).as_slice()), bits(want.as_slice()));
             }
-            let want = x.layer_norm($a, 1e-5, None, None).unwrap();
+            let want = x.layer_norm($a, 1e-5).unwrap();
             assert_eq!(bits(s.layer_norm::<$a>(1e-5).as_slice()), bits(want.as_slice()));
             assert_eq!(bits(m.layer_norm::<$a>(1e-5).as_slice()), bits(want.as_slice()));
-            let want = x.rms_norm($a, 0.5, None).unwrap();
+            let want = x.rms_norm($a, 0.5).unwrap();
             assert_eq!(bits(s.rms_norm::<$a>(0.5).as_slice()), bits(want.as_slice()));
             assert_eq!(bits(m.rms_norm::<$a>(0.5).as_slice()), bits(want.as_slice()));
         )*
@@ -287,15 +290,15 @@ fn s2_log_softmax_stays_finite_where_softmax_underflows() {
 #[test]
 fn s3_var_and_std_divide_by_n_minus_ddof() {
     let x = DynTensor::from_shape_vec([4], vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
-    assert_eq!(x.var(0, 0, false).unwrap().as_slice(), &[1.25]);
-    assert_eq!(x.var(0, 1, false).unwrap().as_slice(), &[5.0 / 3.0]);
-    assert_eq!(x.std(0, 0, true).unwrap().as_slice(), &[1.25f64.sqrt()]);
-    assert_eq!(x.var(0, 4, false).unwrap().as_slice(), &[f64::INFINITY]);
+    assert_eq!(x.var(&[0], 0, false).unwrap().as_slice(), &[1.25]);
+    assert_eq!(x.var(&[0], 1, false).unwrap().as_slice(), &[5.0 / 3.0]);
+    assert_eq!(x.std(&[0], 0, true).unwrap().as_slice(), &[1.25f64.sqrt()]);
+    assert_eq!(x.var(&[0], 4, false).unwrap().as_slice(), &[f64::INFINITY]);
     let same = DynTensor::from_shape_vec([2], vec![1.0f64, 1.0]).unwrap();
-    assert!(same.var(0, 2, false).unwrap().as_slice()[0].is_nan());
+    assert!(same.var(&[0], 2, false).unwrap().as_slice()[0].is_nan());
     let e = DynTensor::<f64>::from_shape_vec([2, 0], vec![]).unwrap();
-    assert!(e.var(1, 0, false).unwrap().iter().all(|v| v.is_nan()));
-    assert_eq!(e.std(0, 0, false).unwrap().shape(), &[0]);
+    assert!(e.var(&[1], 0, false).unwrap().iter().all(|v| v.is_nan()));
+    assert_eq!(e.std(&[0], 0, false).unwrap().shape(), &[0]);
 }
 
 /// S4: ONNX's layer normalization over the axes from `a` on, then scale and bias (B5).
@@ -303,9 +306,9 @@ fn s3_var_and_std_divide_by_n_minus_ddof() {
 fn s4_layer_norm_normalizes_the_trailing_block() {
     let x = DynTensor::from_shape_vec([2, 2], vec![1.0f64, 3.0, 5.0, 9.0]).unwrap();
     // Rows: mean 2, deviations 1, variance 1; mean 7, deviations 2, variance 4.
-    let rows = x.layer_norm(-1, 0.0, None, None).unwrap();
+    let rows = x.layer_norm(-1, 0.0).unwrap();
     assert_eq!(rows.as_slice(), &[-1.0, 1.0, -1.0, 1.0]);
-    let whole = x.layer_norm(0, 0.0, None, None).unwrap();
+    let whole = x.layer_norm(0, 0.0).unwrap();
     let (mean, var) = (4.5, (12.25 + 2.25 + 0.25 + 20.25) / 4.0);
     let inv = 1.0 / f64::sqrt(var);
     let want: Vec<f64> = [1.0, 3.0, 5.0, 9.0]
@@ -315,19 +318,12 @@ fn s4_layer_norm_normalizes_the_trailing_block() {
     assert_eq!(whole.as_slice(), &want[..]);
     let g = DynTensor::from_shape_vec([2], vec![2.0f64, 10.0]).unwrap();
     let b = DynTensor::from_shape_vec([2], vec![0.5f64, -0.5]).unwrap();
-    let y = x.layer_norm(1, 0.0, Some(&g), Some(&b)).unwrap();
+    let y = x.layer_norm_scaled(1, 0.0, Some(&g), Some(&b)).unwrap();
     assert_eq!(y.as_slice(), &[-1.5, 9.5, -1.5, 9.5]);
     // A constant block with epsilon 0: 0 * (1 / 0), NaN, as the formula gives.
     let flat = DynTensor::from_shape_vec([2], vec![4.0f64, 4.0]).unwrap();
-    assert!(flat
-        .layer_norm(0, 0.0, None, None)
-        .unwrap()
-        .iter()
-        .all(|v| v.is_nan()));
-    assert_eq!(
-        flat.layer_norm(0, 1e-5, None, None).unwrap().as_slice(),
-        &[0.0, 0.0]
-    );
+    assert!(flat.layer_norm(0, 0.0).unwrap().iter().all(|v| v.is_nan()));
+    assert_eq!(flat.layer_norm(0, 1e-5).unwrap().as_slice(), &[0.0, 0.0]);
 }
 
 /// S5: ONNX's RMS normalization, then scale (B5).
@@ -336,12 +332,12 @@ fn s5_rms_norm_divides_by_the_root_mean_square() {
     let x = DynTensor::from_shape_vec([1, 2], vec![3.0f64, 4.0]).unwrap();
     let inv = 1.0 / (12.5f64 + 0.5).sqrt();
     assert_eq!(
-        x.rms_norm(1, 0.5, None).unwrap().as_slice(),
+        x.rms_norm(1, 0.5).unwrap().as_slice(),
         &[3.0 * inv, 4.0 * inv]
     );
     let g = DynTensor::from_shape_vec([2], vec![2.0f64, 0.0]).unwrap();
     assert_eq!(
-        x.rms_norm(-1, 0.5, Some(&g)).unwrap().as_slice(),
+        x.rms_norm_scaled(-1, 0.5, Some(&g)).unwrap().as_slice(),
         &[3.0 * inv * 2.0, 0.0]
     );
 }
@@ -393,12 +389,12 @@ fn narrow_floats_round_the_f32_result_once() {
                 );
             }
             assert_eq!(
-                bits(&narrow.layer_norm(1, 1e-5, None, None).unwrap()),
-                bits(&rounded(widened.layer_norm(1, 1e-5, None, None).unwrap()))
+                bits(&narrow.layer_norm(1, 1e-5).unwrap()),
+                bits(&rounded(widened.layer_norm(1, 1e-5).unwrap()))
             );
             assert_eq!(
-                bits(&narrow.rms_norm(0, 1e-5, None).unwrap()),
-                bits(&rounded(widened.rms_norm(0, 1e-5, None).unwrap()))
+                bits(&narrow.rms_norm(0, 1e-5).unwrap()),
+                bits(&rounded(widened.rms_norm(0, 1e-5).unwrap()))
             );
         }};
     }
@@ -475,8 +471,8 @@ fn s3_strided_lanes_match_the_lane_by_lane_sums() {
         let data = offset_values(outer * n * inner, (outer * n * inner) as u64);
         let x = DynTensor::from_shape_vec([outer, n, inner], data.clone()).unwrap();
         for ddof in [0, 1] {
-            let var = x.var(1, ddof, false).unwrap();
-            let std = x.std(-2, ddof, true).unwrap();
+            let var = x.var(&[1], ddof, false).unwrap();
+            let std = x.std(&[-2], ddof, true).unwrap();
             assert_eq!(var.shape(), &[outer, inner]);
             assert_eq!(std.shape(), &[outer, 1, inner]);
             for o in 0..outer {
@@ -518,21 +514,24 @@ fn s3_strided_lanes_match_the_lane_by_lane_sums() {
 #[test]
 fn s3_strided_edges() {
     let one = DynTensor::from_shape_vec([1, 3], vec![1.0f32, -2.0, 7.5]).unwrap();
-    assert_eq!(one.var(0, 0, false).unwrap().as_slice(), &[0.0, 0.0, 0.0]);
-    assert!(one.std(0, 1, false).unwrap().iter().all(|v| v.is_nan()));
+    assert_eq!(
+        one.var(&[0], 0, false).unwrap().as_slice(),
+        &[0.0, 0.0, 0.0]
+    );
+    assert!(one.std(&[0], 1, false).unwrap().iter().all(|v| v.is_nan()));
     let empty = DynTensor::<f32>::from_shape_vec([0, 20], vec![]).unwrap();
-    let v = empty.var(0, 0, true).unwrap();
+    let v = empty.var(&[0], 0, true).unwrap();
     assert_eq!(v.shape(), &[1, 20]);
     assert!(v.iter().all(|v| v.is_nan()));
     let no_lanes = DynTensor::<f32>::from_shape_vec([3, 4, 0], vec![]).unwrap();
-    assert_eq!(no_lanes.std(1, 0, false).unwrap().shape(), &[3, 0]);
+    assert_eq!(no_lanes.std(&[1], 0, false).unwrap().shape(), &[3, 0]);
     let none_outer = DynTensor::<f32>::from_shape_vec([0, 4, 3], vec![]).unwrap();
-    assert_eq!(none_outer.var(1, 0, false).unwrap().shape(), &[0, 3]);
+    assert_eq!(none_outer.var(&[1], 0, false).unwrap().shape(), &[0, 3]);
     let x = DynTensor::from_shape_vec([2, 2], vec![1.0f32, 5.0, 3.0, 5.0]).unwrap();
-    let past = x.var(0, 3, false).unwrap();
+    let past = x.var(&[0], 3, false).unwrap();
     assert_eq!(past.as_slice()[0], f32::INFINITY);
     assert!(past.as_slice()[1].is_nan());
-    assert_eq!(x.var(0, 1, false).unwrap().as_slice(), &[2.0, 0.0]);
+    assert_eq!(x.var(&[0], 1, false).unwrap().as_slice(), &[2.0, 0.0]);
 }
 
 /// The strided path on static, mixed and runtime tensors: one kernel, the same bits, on
@@ -545,4 +544,146 @@ fn strided_var_agrees_across_paths() {
     let data = offset_values(300 * 3, 9);
     let x = DynTensor::from_shape_vec([300, 3], data).unwrap();
     agree_on!(f32, Shape![300, 3], Shape![_, 3], [0 1], x.clone());
+}
+
+/// S3 over several axes: each result is the variance of its elements taken in row-major order
+/// of the reduced axes, as one axis (adjacent axes merged in place, others moved last); every
+/// subset of the axes of a rank-4 tensor, with keepdims, against that definition (the values
+/// gathered by hand, then the one-axis kernel); no axis gives lanes of one.
+#[test]
+fn s3_var_over_several_axes_is_the_variance_of_the_axes_as_one() {
+    let dims = [3usize, 4, 2, 5];
+    let n: usize = dims.iter().product();
+    let x: Vec<f64> = (0..n).map(|i| ((i * 37) % 23) as f64 * 0.5 - 3.0).collect();
+    let t = DynTensor::from_shape_vec(dims, x.clone()).unwrap();
+    for mask in 1u32..16 {
+        let axes: Vec<i64> = (0..4).filter(|a| mask & (1 << a) != 0).collect();
+        let kept: Vec<usize> = (0..4).filter(|a| mask & (1 << a) == 0).collect();
+        let red: Vec<usize> = (0..4).filter(|a| mask & (1 << a) != 0).collect();
+        let lanes: usize = kept.iter().map(|&a| dims[a]).product();
+        let len: usize = red.iter().map(|&a| dims[a]).product();
+        // Gather each lane in row-major order of the reduced axes.
+        let mut gathered = vec![0.0f64; lanes * len];
+        for (flat, &v) in x.iter().enumerate() {
+            let mut idx = [0usize; 4];
+            let mut r = flat;
+            for a in (0..4).rev() {
+                idx[a] = r % dims[a];
+                r /= dims[a];
+            }
+            let lane = kept.iter().fold(0, |acc, &a| acc * dims[a] + idx[a]);
+            let at = red.iter().fold(0, |acc, &a| acc * dims[a] + idx[a]);
+            gathered[lane * len + at] = v;
+        }
+        let g = DynTensor::from_shape_vec([lanes, len], gathered).unwrap();
+        for ddof in [0, 1] {
+            let want = g.var(&[1], ddof, false).unwrap();
+            let got = t.var(&axes[..], ddof, false).unwrap();
+            let shape: Vec<usize> = kept.iter().map(|&a| dims[a]).collect();
+            assert_eq!(got.shape(), &shape[..], "{axes:?}");
+            // Summed in another order where the lane is strided (S3): equal to rounding.
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!(
+                    (g - w).abs() <= 1e-14 * w.abs(),
+                    "{axes:?} ddof {ddof}: {g} vs {w}"
+                );
+            }
+            // Adjacent axes are the one merged axis of a reshape, bit for bit.
+            if red.windows(2).all(|p| p[1] == p[0] + 1) {
+                let (a, b) = (red[0], red[red.len() - 1] + 1);
+                let before: usize = dims[..a].iter().product();
+                let after: usize = dims[b..].iter().product();
+                let merged = DynTensor::from_shape_vec([before, len, after], x.clone()).unwrap();
+                let same = merged.var(&[1], ddof, false).unwrap();
+                assert_eq!(got.as_slice(), same.as_slice(), "{axes:?} merged");
+            }
+            let kd = t.std(&axes[..], ddof, true).unwrap();
+            let kshape: Vec<usize> = (0..4)
+                .map(|a| if mask & (1 << a) != 0 { 1 } else { dims[a] })
+                .collect();
+            assert_eq!(kd.shape(), &kshape[..]);
+            let roots: Vec<f64> = got.iter().map(|v| v.sqrt()).collect();
+            assert_eq!(kd.as_slice(), &roots[..], "std {axes:?}");
+        }
+    }
+    // Every axis, and no axis: lanes of one element have variance 0 (ddof 0).
+    let all = t.var(shaped::rules::Axes::All, 0, false).unwrap();
+    let flat = DynTensor::from_shape_vec([1, n], x.clone()).unwrap();
+    assert_eq!(all.as_slice(), flat.var(&[1], 0, false).unwrap().as_slice());
+    let none = t.var(shaped::rules::Axes::Nothing, 0, false).unwrap();
+    assert_eq!(none.shape(), &dims);
+    assert!(none.iter().all(|&v| v == 0.0));
+    let e = t.var(&[1, 4], 0, false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot reduce [3, 4, 2, 5] (var): axis 4 is out of range for rank 4"
+    );
+}
+
+/// The one-axis forms of the runtime reductions agree with the static methods of the same
+/// name (the axis a value there, a const here), and with the general form over a list.
+#[test]
+fn one_axis_forms_agree_with_the_static_methods() {
+    use shaped::{Shape, Tensor};
+    let s = Tensor::<f32, Shape![3, 4]>::from_fn(|[i, j]| ((i * 7 + j * 3) % 5) as f32 - 1.5);
+    let d = s.to_dyn();
+    assert_eq!(
+        d.sum_axis(0).unwrap().as_slice(),
+        s.sum_axis::<0>().as_slice()
+    );
+    assert_eq!(
+        d.sum_keepdims(-1).unwrap().as_slice(),
+        s.sum_keepdims::<-1>().as_slice()
+    );
+    assert_eq!(
+        d.mean_axis(1).unwrap().as_slice(),
+        s.mean_axis::<1>().as_slice()
+    );
+    assert_eq!(
+        d.prod_keepdims(0).unwrap().as_slice(),
+        s.prod_keepdims::<0>().as_slice()
+    );
+    assert_eq!(
+        d.max_axis(1).unwrap().as_slice(),
+        s.max_axis::<1>().as_slice()
+    );
+    assert_eq!(
+        d.min_keepdims(0).unwrap().as_slice(),
+        s.min_keepdims::<0>().as_slice()
+    );
+    assert_eq!(
+        d.max_axis_initial(1, 10.0).unwrap().as_slice(),
+        s.max_axis_initial::<1>(10.0).as_slice()
+    );
+    assert_eq!(
+        d.argmin_axis(0).unwrap().as_slice(),
+        s.argmin_axis::<0>().as_slice()
+    );
+    assert_eq!(
+        d.argmax_last_keepdims(1).unwrap().as_slice(),
+        s.argmax_last_keepdims::<1>().as_slice()
+    );
+    assert_eq!(
+        d.var_axis(0, 1).unwrap().as_slice(),
+        s.var_axis::<0>(1).as_slice()
+    );
+    assert_eq!(
+        d.std_keepdims(1, 0).unwrap().as_slice(),
+        s.std_keepdims::<1>(0).as_slice()
+    );
+    assert_eq!(d.sum_keepdims(1).unwrap(), d.sum(&[1], true).unwrap());
+    assert_eq!(
+        d.layer_norm(-1, 1e-5).unwrap().as_slice(),
+        s.layer_norm::<-1>(1e-5).as_slice()
+    );
+    assert_eq!(
+        d.rms_norm(1, 1e-5).unwrap().as_slice(),
+        s.rms_norm::<1>(1e-5).as_slice()
+    );
+    let b = d.try_gt(&DynTensor::scalar(0.0)).unwrap();
+    assert_eq!(b.any_axis(1).unwrap().shape(), &[3]);
+    assert_eq!(
+        d.sum_axis(2).unwrap_err().to_string(),
+        "cannot reduce [3, 4] (sum): axis 2 is out of range for rank 2"
+    );
 }

@@ -568,7 +568,7 @@ fn r5_the_axes_of_a_reduction_are_said_never_guessed() {
         ("mean", f.mean(&none, false).unwrap_err()),
         ("all", b.all(&none, false).unwrap_err()),
         ("any", b.any(&none, false).unwrap_err()),
-        ("max", d.max_initial(&none, false, 0).unwrap_err()),
+        ("max", d.max_initial(&none, 0, false).unwrap_err()),
     ];
     for (op, e) in errors {
         assert_eq!(e.kind(), ErrorKind::NoAxes);
@@ -600,16 +600,16 @@ fn r5_the_axes_of_a_reduction_are_said_never_guessed() {
 fn r3_max_and_min_from_an_initial_value() {
     use shaped::{Axes, Shape, Tensor};
     let d = DynTensor::from_shape_vec([2, 3], vec![1, 7, 3, -4, -2, -9]).unwrap();
-    assert_eq!(d.max_initial(&[1], false, 0).unwrap().as_slice(), &[7, 0]);
-    assert_eq!(d.min_initial(&[1], true, -5).unwrap().as_slice(), &[-5, -9]);
-    assert_eq!(d.min_initial(&[1], true, -5).unwrap().shape(), &[2, 1]);
+    assert_eq!(d.max_initial(&[1], 0, false).unwrap().as_slice(), &[7, 0]);
+    assert_eq!(d.min_initial(&[1], -5, true).unwrap().as_slice(), &[-5, -9]);
+    assert_eq!(d.min_initial(&[1], -5, true).unwrap().shape(), &[2, 1]);
     assert_eq!(
-        d.max_initial(Axes::All, false, 100).unwrap().as_slice(),
+        d.max_initial(Axes::All, 100, false).unwrap().as_slice(),
         &[100]
     );
     // numpy: np.max(x, axis=(), initial=0) is the elementwise maximum with 0.
     assert_eq!(
-        d.max_initial(Axes::Nothing, false, 0).unwrap().as_slice(),
+        d.max_initial(Axes::Nothing, 0, false).unwrap().as_slice(),
         &[1, 7, 3, 0, 0, 0]
     );
     // An empty axis: the initial value, where `max` has none; ONNX's ReduceMax of nothing.
@@ -619,19 +619,19 @@ fn r3_max_and_min_from_an_initial_value() {
         ErrorKind::EmptyReduction { axis: 1 }
     );
     assert_eq!(
-        e.max_initial(&[1], false, f32::NEG_INFINITY)
+        e.max_initial(&[1], f32::NEG_INFINITY, false)
             .unwrap()
             .as_slice(),
         &[f32::NEG_INFINITY; 3]
     );
     assert_eq!(
-        e.min_initial(&[-1, 0], true, f32::INFINITY)
+        e.min_initial(&[-1, 0], f32::INFINITY, true)
             .unwrap()
             .as_slice(),
         &[f32::INFINITY]
     );
     assert_eq!(
-        e.min_initial(&[-1, 0], true, f32::INFINITY)
+        e.min_initial(&[-1, 0], f32::INFINITY, true)
             .unwrap()
             .shape(),
         &[1, 1]
@@ -639,13 +639,13 @@ fn r3_max_and_min_from_an_initial_value() {
     // NaN: the initial value counts as the first element, so a NaN one gives NaN, and a NaN
     // element beats a number.
     let n = DynTensor::from_shape_vec([2], vec![1.0f32, f32::NAN]).unwrap();
-    assert!(n.max_initial(&[0], false, 5.0).unwrap().as_slice()[0].is_nan());
+    assert!(n.max_initial(&[0], 5.0, false).unwrap().as_slice()[0].is_nan());
     let one = DynTensor::from_shape_vec([1], vec![1.0f32]).unwrap();
-    assert!(one.max_initial(&[0], false, f32::NAN).unwrap().as_slice()[0].is_nan());
+    assert!(one.max_initial(&[0], f32::NAN, false).unwrap().as_slice()[0].is_nan());
     // Ties keep the first: -0.0 from the initial value before 0.0 from the data.
     let z = DynTensor::from_shape_vec([1], vec![0.0f32]).unwrap();
     assert_eq!(
-        z.max_initial(&[0], false, -0.0).unwrap().as_slice()[0].to_bits(),
+        z.max_initial(&[0], -0.0, false).unwrap().as_slice()[0].to_bits(),
         (-0.0f32).to_bits()
     );
 
@@ -657,7 +657,7 @@ fn r3_max_and_min_from_an_initial_value() {
         let ds = DynTensor::from_shape_vec([4, 5], small.as_slice().to_vec()).unwrap();
         let mixed =
             Tensor::<i32, Shape![_, 5]>::from_shape_vec([4, 5], small.as_slice().to_vec()).unwrap();
-        let want = ds.max_initial(&[1], false, init).unwrap();
+        let want = ds.max_initial(&[1], init, false).unwrap();
         assert_eq!(
             small.max_axis_initial::<1>(init).as_slice(),
             want.as_slice()
@@ -666,7 +666,7 @@ fn r3_max_and_min_from_an_initial_value() {
             mixed.max_axis_initial::<1>(init).as_slice(),
             want.as_slice()
         );
-        let want = ds.min_initial(&[0], true, init).unwrap();
+        let want = ds.min_initial(&[0], init, true).unwrap();
         assert_eq!(
             small.min_keepdims_initial::<0>(init).as_slice(),
             want.as_slice()
@@ -679,11 +679,11 @@ fn r3_max_and_min_from_an_initial_value() {
         let fi = init as f32 * 12.0;
         assert_eq!(
             big.max_keepdims_initial::<0>(fi).as_slice(),
-            db.max_initial(&[0], true, fi).unwrap().as_slice()
+            db.max_initial(&[0], fi, true).unwrap().as_slice()
         );
         assert_eq!(
             big.min_axis_initial::<-1>(fi).as_slice(),
-            db.min_initial(&[-1], false, fi).unwrap().as_slice()
+            db.min_initial(&[-1], fi, false).unwrap().as_slice()
         );
     }
     // A `Dyn` axis that turns out empty gives the initial value, never a panic.

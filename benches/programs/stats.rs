@@ -46,14 +46,14 @@ pub fn shaped(
     x: &DynTensor<f32>,
 ) -> Result<Summary<DynTensor<f64>, DynTensor<f32>>, shaped::Error> {
     let mean = x.mean(&[0], true)?; // [1, 12]
-    let std = x.std(0, 0, true)?; // [1, 12]
+    let std = x.std(&[0], 0, true)?; // [1, 12]
     let z = x.try_sub(&mean)?.try_div(&std)?;
     let keep = z.narrow(1, 0, 1)?.try_gt(&DynTensor::scalar(0.0))?; // [rows, 1]
     let kept = DynTensor::where_cond(&keep, &z, &DynTensor::scalar(0.0))?;
     Ok(Summary {
         count: keep.cast::<f32>().sum_all(),
         sums: kept.cast::<f64>().sum(&[0], false)?,
-        std: kept.std(0, 0, false)?,
+        std: kept.std(&[0], 0, false)?,
     })
 }
 

@@ -1018,9 +1018,10 @@ macro_rules! dyn_unary {
                 }
             )*
 
-            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`).
+            /// `x` clamped to `[lo, hi]`, numpy's `clip` (`minimum(maximum(x, lo), hi)`): NaN
+            /// in `x` or in a bound gives NaN; `lo > hi` gives `hi`.
             pub fn clip(&self, lo: T, hi: T) -> DynTensor<T> {
-                self.map_shared(move |&x| crate::element::clip(x, lo, hi))
+                self.map_shared(move |&x| crate::element::clip_numpy(x, lo, hi))
             }
         }
     };

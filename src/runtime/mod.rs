@@ -27,6 +27,8 @@
 #[cfg(feature = "any-tensor")]
 pub(crate) mod any_tensor;
 mod array_ref;
+#[cfg(feature = "alloc")]
+mod axis_forms;
 pub(crate) mod by_op;
 pub(crate) mod cast;
 #[cfg(feature = "alloc")]

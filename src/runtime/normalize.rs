@@ -661,9 +661,9 @@ mod dyn_tensor {
     /// let p = x.softmax(-1)?;
     /// assert!((p.as_slice()[2] - 0.6652409557748219).abs() < 1e-15);
     /// assert!(p.sum(&[1], false)?.iter().all(|s| (s - 1.0).abs() < 1e-15));
-    /// assert_eq!(x.var(1, 0, false)?.as_slice(), &[2.0 / 3.0, 0.0]);
+    /// assert_eq!(x.var(&[1], 0, false)?.as_slice(), &[2.0 / 3.0, 0.0]);
     /// assert_eq!(x.mean_all(), 1.5);
-    /// let y = x.layer_norm(1, 1e-5, None, None)?;
+    /// let y = x.layer_norm(1, 1e-5)?;
     /// assert!(y.as_slice()[3..].iter().all(|&v| v == 0.0));
     /// # }
     /// # Ok::<(), shaped::Error>(())
@@ -679,33 +679,116 @@ mod dyn_tensor {
             mean_all(self.as_slice())
         }
 
-        /// The variance along `axis` (negative from the end), numpy's
-        /// `var(x, axis, ddof=ddof)`: `sum((x - mean)^2) / max(n - ddof, 0)`. An empty axis
-        /// gives NaN; `ddof >= n` divides by 0 (`inf`, or NaN when every deviation is 0).
-        /// The axis is kept as 1 with `keepdims`, else removed.
-        pub fn var(&self, axis: i64, ddof: usize, keepdims: bool) -> Result<DynTensor<T>, Error> {
-            self.moments(axis, ddof, keepdims, ReduceOp::Var, |v| v)
-        }
-
-        /// The standard deviation along `axis`: the square root of [`var`](Self::var).
-        #[cfg(any(feature = "std", feature = "libm"))]
-        pub fn std(&self, axis: i64, ddof: usize, keepdims: bool) -> Result<DynTensor<T>, Error> {
-            self.moments(axis, ddof, keepdims, ReduceOp::Std, |v| v.sqrt())
-        }
-
-        fn moments(
+        /// The variance over `axes`, numpy's `var(x, axis=axes, ddof=ddof)`:
+        /// `sum((x - mean)^2) / max(n - ddof, 0)` with `n` the number of elements reduced
+        /// per result. `axes` as for [`sum`](Self::sum): [`Axes::All`](rules::Axes::All), a
+        /// non-empty list (`&[0]`, `&[0, 2]`, negative from the end), or
+        /// [`Axes::Nothing`](rules::Axes::Nothing). Each reduced axis is kept as a 1 with
+        /// `keepdims`, else removed. An empty axis gives NaN; `ddof >= n` divides by 0 (`inf`,
+        /// or NaN when every deviation is 0).
+        ///
+        /// ```
+        /// use shaped::DynTensor;
+        /// let x = DynTensor::from_shape_vec([2, 2, 2], vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
+        /// assert_eq!(x.var(&[-1], 0, false)?.as_slice(), &[0.25; 4]);
+        /// // Axes 0 and 2: the values 1, 2, 5, 6 and 3, 4, 7, 8.
+        /// assert_eq!(x.var(&[0, 2], 0, true)?.as_slice(), &[4.25, 4.25]);
+        /// assert_eq!(x.var(&[0, 2], 0, true)?.shape(), &[1, 2, 1]);
+        /// # Ok::<(), shaped::Error>(())
+        /// ```
+        pub fn var<'a>(
             &self,
-            axis: i64,
+            axes: impl Into<rules::Axes<'a>>,
+            ddof: usize,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error> {
+            self.moments(axes, ddof, keepdims, ReduceOp::Var, |v| v)
+        }
+
+        /// The standard deviation over `axes`: the square root of [`var`](Self::var).
+        #[cfg(any(feature = "std", feature = "libm"))]
+        pub fn std<'a>(
+            &self,
+            axes: impl Into<rules::Axes<'a>>,
+            ddof: usize,
+            keepdims: bool,
+        ) -> Result<DynTensor<T>, Error> {
+            self.moments(axes, ddof, keepdims, ReduceOp::Std, |v| v.sqrt())
+        }
+
+        /// [`var`](Self::var) along one axis, the axis removed: `var_axis::<A>(ddof)` of a
+        /// static tensor with the axis a value.
+        pub fn var_axis(&self, axis: i64, ddof: usize) -> Result<DynTensor<T>, Error> {
+            self.var(&[axis], ddof, false)
+        }
+
+        /// [`var`](Self::var) along one axis, kept as a 1: `var_keepdims::<A>(ddof)`.
+        pub fn var_keepdims(&self, axis: i64, ddof: usize) -> Result<DynTensor<T>, Error> {
+            self.var(&[axis], ddof, true)
+        }
+
+        /// [`std`](Self::std) along one axis, the axis removed: `std_axis::<A>(ddof)`.
+        #[cfg(any(feature = "std", feature = "libm"))]
+        pub fn std_axis(&self, axis: i64, ddof: usize) -> Result<DynTensor<T>, Error> {
+            self.std(&[axis], ddof, false)
+        }
+
+        /// [`std`](Self::std) along one axis, kept as a 1: `std_keepdims::<A>(ddof)`.
+        #[cfg(any(feature = "std", feature = "libm"))]
+        pub fn std_keepdims(&self, axis: i64, ddof: usize) -> Result<DynTensor<T>, Error> {
+            self.std(&[axis], ddof, true)
+        }
+
+        /// The variance kernel runs along one axis: reduced axes that are adjacent (or none,
+        /// or all) merge into one without a copy; others are moved last first (a copy).
+        fn moments<'a>(
+            &self,
+            axes: impl Into<rules::Axes<'a>>,
             ddof: usize,
             keepdims: bool,
             op: ReduceOp,
             finish: impl Fn(T::Compute) -> T::Compute,
         ) -> Result<DynTensor<T>, Error> {
-            let a = one_axis(self.shape(), axis, op)?;
-            let shape = rules::reduced_shape(self.shape(), 1 << a, keepdims);
+            let dims = self.shape();
+            let mask = rules::reduce_axes(dims, axes, op)?;
+            let shape = rules::reduced_shape(dims, mask, keepdims);
             let count = crate::runtime::element_count::<T>(&shape)?;
             let mut out = crate::runtime::try_filled(count, T::ZERO, &shape)?;
-            var_into(self.as_slice(), self.shape(), a, ddof, finish, &mut out);
+            let reduced = |a: &usize| mask & (1 << a) != 0;
+            // The reduced dims' product: some of a tensor's dims, so it does not overflow.
+            let n: usize = (0..dims.len()).filter(reduced).map(|a| dims[a]).product();
+            let first = mask.trailing_zeros() as usize;
+            let adjacent = mask == 0 || (mask >> first) & ((mask >> first) + 1) == 0;
+            if adjacent {
+                // [before, n, after]; no axis reduced: each element its own lane of 1.
+                let (a, end) = if mask == 0 {
+                    (dims.len(), dims.len())
+                } else {
+                    (first, first + mask.count_ones() as usize)
+                };
+                let before = dims[..a].iter().product();
+                let after = dims[end..].iter().product();
+                var_into(
+                    self.as_slice(),
+                    &[before, n, after],
+                    1,
+                    ddof,
+                    finish,
+                    &mut out,
+                );
+            } else {
+                // The kept axes in order, then the reduced ones.
+                let mut order = [0i64; rules::MAX_RANK];
+                let kept = (0..dims.len()).filter(|a| !reduced(a));
+                for (slot, a) in order
+                    .iter_mut()
+                    .zip(kept.chain((0..dims.len()).filter(reduced)))
+                {
+                    *slot = a as i64;
+                }
+                let moved = self.permute(&order[..dims.len()])?;
+                var_into(moved.as_slice(), &[count, n], 1, ddof, finish, &mut out);
+            }
             Ok(DynTensor::from_parts(&shape, out))
         }
 
@@ -731,39 +814,53 @@ mod dyn_tensor {
         }
 
         /// Layer normalization over every axis from `axis` on (negative from the end), ONNX's
-        /// `LayerNormalization`: `(x - mean) / sqrt(var + epsilon)` per normalized block, then
-        /// `* scale` and `+ bias` when given, each broadcast onto the result (B5: a `[D]`
-        /// scale for the last axis, or the normalized block's shape).
+        /// `LayerNormalization` without its scale and bias: `(x - mean) / sqrt(var +
+        /// epsilon)` per normalized block; `layer_norm::<A>(epsilon)` of a static tensor with
+        /// the axis a value. [`layer_norm_scaled`](Self::layer_norm_scaled) applies ONNX's
+        /// scale and bias in the same call.
         #[cfg(any(feature = "std", feature = "libm"))]
-        pub fn layer_norm(
+        pub fn layer_norm(&self, axis: i64, epsilon: f32) -> Result<DynTensor<T>, Error> {
+            let eps = T::Compute::from_f32(epsilon);
+            self.along(axis, ReduceOp::LayerNorm, |x, dims, a, out| {
+                layer_norm_into(x, dims, a, eps, out)
+            })
+        }
+
+        /// [`layer_norm`](Self::layer_norm), then `* scale` and `+ bias` when given, each
+        /// broadcast onto the result (B5: a `[D]` scale for the last axis, or the normalized
+        /// block's shape): the whole of ONNX's `LayerNormalization`.
+        #[cfg(any(feature = "std", feature = "libm"))]
+        pub fn layer_norm_scaled(
             &self,
             axis: i64,
             epsilon: f32,
             scale: Option<&DynTensor<T>>,
             bias: Option<&DynTensor<T>>,
         ) -> Result<DynTensor<T>, Error> {
-            let eps = T::Compute::from_f32(epsilon);
-            let y = self.along(axis, ReduceOp::LayerNorm, |x, dims, a, out| {
-                layer_norm_into(x, dims, a, eps, out)
-            })?;
-            y.scaled(scale, bias)
+            self.layer_norm(axis, epsilon)?.scaled(scale, bias)
         }
 
-        /// RMS normalization over every axis from `axis` on, ONNX's `RMSNormalization`:
-        /// `x / sqrt(mean(x^2) + epsilon)` per normalized block, then `* scale` when given
-        /// (broadcast onto the result, B5).
+        /// RMS normalization over every axis from `axis` on, ONNX's `RMSNormalization` without
+        /// its scale: `x / sqrt(mean(x^2) + epsilon)` per normalized block;
+        /// `rms_norm::<A>(epsilon)` of a static tensor with the axis a value.
         #[cfg(any(feature = "std", feature = "libm"))]
-        pub fn rms_norm(
+        pub fn rms_norm(&self, axis: i64, epsilon: f32) -> Result<DynTensor<T>, Error> {
+            let eps = T::Compute::from_f32(epsilon);
+            self.along(axis, ReduceOp::RmsNorm, |x, dims, a, out| {
+                rms_norm_into(x, dims, a, eps, out)
+            })
+        }
+
+        /// [`rms_norm`](Self::rms_norm), then `* scale` when given (broadcast onto the result,
+        /// B5): the whole of ONNX's `RMSNormalization`.
+        #[cfg(any(feature = "std", feature = "libm"))]
+        pub fn rms_norm_scaled(
             &self,
             axis: i64,
             epsilon: f32,
             scale: Option<&DynTensor<T>>,
         ) -> Result<DynTensor<T>, Error> {
-            let eps = T::Compute::from_f32(epsilon);
-            let y = self.along(axis, ReduceOp::RmsNorm, |x, dims, a, out| {
-                rms_norm_into(x, dims, a, eps, out)
-            })?;
-            y.scaled(scale, None)
+            self.rms_norm(axis, epsilon)?.scaled(scale, None)
         }
 
         /// A normalization's result `* scale`, then `+ bias`, each broadcast onto it (B5).

@@ -998,18 +998,18 @@ mod dyn_methods {
         /// use shaped::{rules::Axes, DynTensor};
         /// let d = DynTensor::from_shape_vec([2, 0], Vec::<f32>::new()).unwrap();
         /// assert!(d.max(&[1], false).is_err());
-        /// let m = d.max_initial(&[1], false, f32::NEG_INFINITY).unwrap();
+        /// let m = d.max_initial(&[1], f32::NEG_INFINITY, false).unwrap();
         /// assert_eq!(m.as_slice(), &[f32::NEG_INFINITY; 2]);
         /// let x = DynTensor::from_shape_vec([3], vec![1, 7, 3]).unwrap();
-        /// assert_eq!(x.max_initial(Axes::All, false, 5).unwrap().as_slice(), &[7]);
-        /// assert_eq!(x.min_initial(Axes::All, false, 5).unwrap().as_slice(), &[1]);
-        /// assert_eq!(x.max_initial(Axes::All, false, 9).unwrap().as_slice(), &[9]);
+        /// assert_eq!(x.max_initial(Axes::All, 5, false).unwrap().as_slice(), &[7]);
+        /// assert_eq!(x.min_initial(Axes::All, 5, false).unwrap().as_slice(), &[1]);
+        /// assert_eq!(x.max_initial(Axes::All, 9, false).unwrap().as_slice(), &[9]);
         /// ```
         pub fn max_initial<'a>(
             &self,
             axes: impl Into<Axes<'a>>,
-            keepdims: bool,
             initial: T,
+            keepdims: bool,
         ) -> Result<DynTensor<T>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,
@@ -1029,8 +1029,8 @@ mod dyn_methods {
         pub fn min_initial<'a>(
             &self,
             axes: impl Into<Axes<'a>>,
-            keepdims: bool,
             initial: T,
+            keepdims: bool,
         ) -> Result<DynTensor<T>, Error>
         where
             T: PartialOrd + Copy + Send + Sync,

@@ -44,14 +44,15 @@ macro_rules! tensor_unary {
                 }
             )*
 
-            /// `x` clamped to `[lo, hi]`; NaN stays NaN (`Eltwise::Clip`). Integers too.
+            /// `x` clamped to `[lo, hi]`, numpy's `clip` (`minimum(maximum(x, lo), hi)`): NaN
+            /// in `x` or in a bound gives NaN; `lo > hi` gives `hi`. Integers too.
             #[inline(always)]
             pub fn clip(&self, lo: T, hi: T) -> Stored<D::Family, T, S>
             where
                 S: Storable,
             {
                 fits_inline!(Stored<D::Family, T, S>);
-                self.map_shared(move |&x| crate::element::clip(x, lo, hi))
+                self.map_shared(move |&x| crate::element::clip_numpy(x, lo, hi))
             }
         }
     };
