@@ -65,6 +65,10 @@ impl fmt::Display for Dims {
     }
 }
 
+/// In the expected shape of an [`ErrorKind::ShapeMismatch`] ([`Error::rhs`]): a `Dyn`
+/// position of the shape type, which any dim fits (printed `_`).
+pub const DYN_DIM: usize = usize::MAX;
+
 /// The operation an error came from: a broadcast mode, or another shape operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -91,6 +95,10 @@ pub enum Operation {
     },
     /// Building a tensor or a strided input from a buffer and a shape.
     Layout,
+    /// Taking an ndarray array as a tensor (feature `ndarray`).
+    FromNdarray,
+    /// Giving a tensor to ndarray as an array (feature `ndarray`).
+    ToNdarray,
     /// A shape manipulation (`reshape`, `squeeze`, `permute`, `concat`, ...; M1-M7).
     Shape {
         /// Which manipulation.
@@ -140,6 +148,8 @@ impl fmt::Display for Operation {
             Operation::BroadcastToExplicit => f.write_str("broadcast_to explicit"),
             Operation::BroadcastToPdpd { axis } => write!(f, "broadcast_to pdpd, axis {axis}"),
             Operation::Layout => f.write_str("layout"),
+            Operation::FromNdarray => f.write_str("from ndarray"),
+            Operation::ToNdarray => f.write_str("to ndarray"),
             Operation::Shape { op } => f.write_str(op.name()),
             Operation::Compute => f.write_str("compute"),
             Operation::ToStatic => f.write_str("to static shape"),
@@ -793,6 +803,19 @@ impl fmt::Display for Error {
                     self.rhs.rank()
                 )
             }
+            ErrorKind::ShapeMismatch if rhs.kept().contains(&DYN_DIM) => {
+                write!(f, "shape {lhs} does not fit the shape type [")?;
+                for (i, &d) in rhs.kept().iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match d {
+                        DYN_DIM => f.write_str("_")?,
+                        d => write!(f, "{d}")?,
+                    }
+                }
+                return f.write_str("]");
+            }
             ErrorKind::ShapeMismatch => {
                 return write!(f, "shape {lhs} is not the static shape {rhs}")
             }
@@ -831,6 +854,16 @@ impl fmt::Display for Error {
             }
             _ if matches!(op, Operation::Reduce { .. }) => {
                 write!(f, "cannot reduce {lhs} ({op}): ")?;
+            }
+            _ if *op == Operation::FromNdarray => {
+                write!(f, "cannot take the array of shape {lhs} ({op}): ")?;
+            }
+            _ if *op == Operation::ToNdarray => {
+                write!(f, "cannot give shape {lhs} to ndarray: ")?;
+            }
+            // Strides only where the caller gave some (a rank-0 shape has none to show).
+            _ if *op == Operation::Layout && rhs.rank() == 0 => {
+                write!(f, "bad layout for shape {lhs}: ")?;
             }
             ErrorKind::BadStrides | ErrorKind::Overflow if *op == Operation::Layout => {
                 write!(f, "bad layout for shape {lhs} with strides {rhs}: ")?;

@@ -219,7 +219,10 @@ fn try_zip_map_and_try_broadcast_to() {
     let e = col
         .try_broadcast_bidirectional::<Shape![3, _]>([4, 2])
         .unwrap_err();
-    assert_eq!(e.to_string(), "shape [4, 2] is not the static shape [3, 2]");
+    assert_eq!(
+        e.to_string(),
+        "shape [4, 2] does not fit the shape type [3, _]"
+    );
 }
 
 #[test]
@@ -267,4 +270,25 @@ fn operators_on_mixed_shapes_return_results() {
 fn operators_on_mixed_shapes_panic_with_the_error_message() {
     let wrong = Tensor::<f32, Shape![_, 1, 1]>::from_shape_vec([3, 1, 1], vec![0.0; 3]).unwrap();
     let _ = &x(2) + &wrong;
+}
+
+/// A shape that does not fit a mixed shape type is reported against the type as written, a
+/// `Dyn` position shown as `_` (it fits any dim), not as the dim the user gave there.
+#[test]
+fn a_misfit_names_the_shape_type_with_its_dyn_positions() {
+    use shaped::error::DYN_DIM;
+    let e = Tensor::<f32, Shape![_, 3]>::from_shape_vec([2, 4], vec![0.0; 8]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shape [2, 4] does not fit the shape type [_, 3]"
+    );
+    assert_eq!(e.rhs().kept(), &[DYN_DIM, 3]);
+    let d = shaped::DynTensor::from_shape_vec([2, 4], vec![0.0f32; 8]).unwrap();
+    let e = d.try_to_shape::<Shape![_, 3]>().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shape [2, 4] does not fit the shape type [_, 3]"
+    );
+    let e = d.try_to_shape::<Shape![2, 3]>().unwrap_err();
+    assert_eq!(e.to_string(), "shape [2, 4] is not the static shape [2, 3]");
 }

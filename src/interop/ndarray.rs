@@ -40,9 +40,12 @@ fn view_mut<'a, T>(dims: &[usize], data: &'a mut [T]) -> Result<ArrayViewMutD<'a
     ArrayViewMut::from_shape(IxDyn(dims), data).map_err(|_| too_large(dims))
 }
 
+/// The operation of an error about an ndarray array.
+const NDARRAY: Operation = Operation::FromNdarray;
+
 /// The error of a shape ndarray cannot hold: its non-zero dims multiply past `isize::MAX`.
 fn too_large(dims: &[usize]) -> Error {
-    Error::new(ErrorKind::Overflow, Operation::Layout, dims, &[])
+    Error::new(ErrorKind::Overflow, Operation::ToNdarray, dims, &[])
 }
 
 /// The error of an ndarray array whose rank shaped does not support.
@@ -50,11 +53,11 @@ fn rank_limit(dims: &[usize]) -> Error {
     let kind = ErrorKind::RankLimit {
         max: crate::rules::MAX_RANK,
     };
-    Error::new(kind, Operation::Layout, dims, &[])
+    Error::new(kind, NDARRAY, dims, &[])
 }
 
 fn not_contiguous(dims: &[usize]) -> Error {
-    Error::new(ErrorKind::NotContiguous, Operation::Layout, dims, &[])
+    Error::new(ErrorKind::NotContiguous, NDARRAY, dims, &[])
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]

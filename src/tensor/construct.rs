@@ -208,19 +208,19 @@ impl<T, S: StaticShape> super::HeapTensor<T, S> {
     }
 }
 
-/// The dims a shape type `S` expects when given `dims`: its static dims, with each `Dyn`
-/// position taken from `dims` (0 past their end), for error messages.
-fn expected_dims<S: Shape>(dims: &[usize]) -> ShapeBuf {
+/// The dims a shape type `S` expects, for error messages: its static dims, and
+/// [`DYN_DIM`](crate::error::DYN_DIM) (printed `_`) at each `Dyn` position.
+fn expected_dims<S: Shape>() -> ShapeBuf {
     let mut expected = [0usize; rules::MAX_RANK];
     for (i, slot) in expected.iter_mut().enumerate().take(S::RANK) {
-        *slot = S::STATIC_DIMS[i].unwrap_or_else(|| dims.get(i).copied().unwrap_or(0));
+        *slot = S::STATIC_DIMS[i].unwrap_or(crate::error::DYN_DIM);
     }
     ShapeBuf::from_slice(&expected[..S::RANK.min(rules::MAX_RANK)]).unwrap_or_default()
 }
 
 /// `dims` do not fit the shape type `S`: the error names what the type allows.
 pub(crate) fn shape_mismatch<S: Shape>(dims: &[usize]) -> Error {
-    let expected = expected_dims::<S>(dims);
+    let expected = expected_dims::<S>();
     Error::new(
         ErrorKind::ShapeMismatch,
         Operation::ToStatic,
@@ -246,7 +246,7 @@ impl<T, S: Shape> Tensor<T, S> {
     /// let t = Tensor::<u8, Shape![_, 2]>::from_shape_vec([3, 2], vec![0; 6]).unwrap();
     /// assert_eq!(t.shape(), [3, 2]);
     /// let e = Tensor::<u8, Shape![_, 2]>::from_shape_vec([3, 4], vec![0; 12]).unwrap_err();
-    /// assert_eq!(e.to_string(), "shape [3, 4] is not the static shape [3, 2]");
+    /// assert_eq!(e.to_string(), "shape [3, 4] does not fit the shape type [_, 2]");
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn from_shape_vec(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self, Error> {

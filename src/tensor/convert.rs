@@ -111,7 +111,7 @@ impl<T: Clone> DynTensor<T> {
     /// let s: Tensor<f32, Shape![5, 3]> = d.try_to_shape().unwrap();
     /// assert_eq!(s[[4, 2]], 0.0);
     /// let e = d.try_to_shape::<Shape![_, 4]>().unwrap_err();
-    /// assert_eq!(e.to_string(), "shape [5, 3] is not the static shape [5, 4]");
+    /// assert_eq!(e.to_string(), "shape [5, 3] does not fit the shape type [_, 4]");
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_to_shape<S: Shape>(&self) -> Result<Tensor<T, S>, Error> {
