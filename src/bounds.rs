@@ -73,7 +73,7 @@ pub use crate::tensor::Storable;
 /// `Tensor`'s methods, rarely in users' code (the aliases above, [`Storable`] and the rules'
 /// traits are the bounds to write).
 pub use crate::tensor::{
-    AssignPath, Check, JoinOf, KindBroadcast, KindUpdate, Operand, OperatorPath, OwnedIn,
+    AssignPath, Check, JoinOf, Joined, KindBroadcast, KindUpdate, Operand, OperatorPath, OwnedIn,
     PathOutput, ResultStorage, SameElement,
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};

@@ -558,6 +558,14 @@ macro_rules! impl_scalar {
 }
 impl_scalar!(f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
 
+/// The elements `argmax`, `argmin` and the comparisons that pick one element need: ordered
+/// (partially: a NaN is handled as each operation says), copied, and shared across the
+/// threads of a large runtime call. Implemented for every such type; a bound to write, never
+/// to implement.
+pub trait Ordered: PartialOrd + Copy + Send + Sync {}
+
+impl<T: PartialOrd + Copy + Send + Sync> Ordered for T {}
+
 /// The element type of the logical operations: `bool`.
 #[diagnostic::on_unimplemented(
     message = "logical operations need `bool` elements, but the elements are `{Self}`",

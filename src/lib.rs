@@ -127,7 +127,7 @@ mod util;
 pub use cast::{CastElement, DType};
 #[cfg(any(feature = "std", feature = "libm"))]
 pub use element::Float;
-pub use element::{Boolean, Element, Mean, Real, Scalar};
+pub use element::{Boolean, Element, Mean, Ordered, Real, Scalar};
 pub use error::{Error, ErrorKind, Operation};
 #[cfg(feature = "half")]
 #[cfg_attr(docsrs, doc(cfg(feature = "half")))]

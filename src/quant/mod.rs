@@ -58,5 +58,6 @@ pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 pub use matmul::DynQMatMulPerChannel;
 pub use matmul::{QMatMul, QMatMulPerChannel};
 pub use params::{Activation, Quant, QuantElement, Rounding};
+pub use crate::tensor::QuantizedAlong;
 pub use per_axis::{AxisParams, DynPerAxis, PerAxis, QuantizedPerAxis};
 pub use quantized::Quantized;

@@ -433,8 +433,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         &self,
     ) -> OwnedIn<D::Family, T, Narrowed<S, A, START, LEN>>
     where
-        S: Narrow<A, START, LEN>,
-        Narrowed<S, A, START, LEN>: StaticShape,
+        S: Narrow<A, START, LEN, Output: StaticShape>,
     {
         fits_inline!(OwnedIn<D::Family, T, Narrowed<S, A, START, LEN>>);
         gathered::<D::Family, T, S, Narrowed<S, A, START, LEN>, _>(self.as_slice(), |index| {
@@ -525,8 +524,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     where
         S2: StaticShape,
         D2: Data<T>,
-        S: Concat<A, S2>,
-        Concatenated<S, A, S2>: StaticShape,
+        S: Concat<A, S2, Output: StaticShape>,
     {
         fits_inline!(OwnedIn<JoinOf<T, D, D2>, T, Concatenated<S, A, S2>>);
         let (left, right) = (self.as_slice(), other.as_slice());

@@ -25,6 +25,10 @@ pub(crate) const SMALL_PRODUCT: usize = SMALL;
 /// heap if either is on the heap, else the stack).
 pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Family>::Join<<D2 as Data<T>>::Family>;
 
+/// A result of shape `O` holding `T`s, from operands stored in `D` and `D2`: [`Stored`] in
+/// their [`JoinOf`] (inline when both are, and `O` is small enough; else on the heap).
+pub type Joined<T, D, D2, O> = Stored<JoinOf<T, D, D2>, T, O>;
+
 /// `matmul_t` with its transposes fixed, under a name: no placeholder arguments.
 macro_rules! transposed_products {
     ($($name:ident $ta:literal $tb:literal $doc:literal;)*) => {$(
@@ -34,12 +38,11 @@ macro_rules! transposed_products {
         pub fn $name<S2, D2>(
             &self,
             rhs: &Tensor<T, S2, D2>,
-        ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>
+        ) -> Joined<T, D, D2, MatMulOutputT<S, S2, $ta, $tb>>
         where
             S2: Shape,
             D2: Data<T>,
-            S: MatMulShapeT<S2, $ta, $tb>,
-            MatMulOutputT<S, S2, $ta, $tb>: Storable,
+            S: MatMulShapeT<S2, $ta, $tb, Output: Storable>,
         {
             fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>);
             self.matmul_t::<$ta, $tb, S2, D2>(rhs)
@@ -86,12 +89,11 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     pub fn matmul<S2, D2>(
         &self,
         rhs: &Tensor<T, S2, D2>,
-    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>
+    ) -> Joined<T, D, D2, MatMulOutput<S, S2>>
     where
         S2: Shape,
         D2: Data<T>,
-        S: MatMulShape<S2>,
-        MatMulOutput<S, S2>: Storable,
+        S: MatMulShape<S2, Output: Storable>,
     {
         fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutput<S, S2>>);
         self.matmul_t::<false, false, S2, D2>(rhs)
@@ -135,12 +137,11 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
     pub fn matmul_t<const TA: bool, const TB: bool, S2, D2>(
         &self,
         rhs: &Tensor<T, S2, D2>,
-    ) -> Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>
+    ) -> Joined<T, D, D2, MatMulOutputT<S, S2, TA, TB>>
     where
         S2: Shape,
         D2: Data<T>,
-        S: MatMulShapeT<S2, TA, TB>,
-        MatMulOutputT<S, S2, TA, TB>: Storable,
+        S: MatMulShapeT<S2, TA, TB, Output: Storable>,
     {
         fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>);
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;

@@ -40,6 +40,7 @@ mod convert;
 mod cast;
 
 mod quantized;
+pub use quantized::QuantizedAlong;
 
 mod select;
 mod try_ops;
@@ -47,7 +48,7 @@ mod try_ops;
 mod fmt;
 mod result;
 
-pub use matmul::JoinOf;
+pub use matmul::{JoinOf, Joined};
 pub(crate) use matmul::SMALL_PRODUCT;
 pub use ops::{
     AssignPath, BroadcastWith, Check, KindBroadcast, KindUpdate, Operand, OperatorPath, PathOutput,

@@ -771,8 +771,7 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     ) -> OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>
     where
         Target: StaticShape,
-        S: BroadcastShape<Target, Bidirectional>,
-        BidirectionalOutput<S, Target>: StaticShape,
+        S: BroadcastShape<Target, Bidirectional, Output: StaticShape>,
         T: Clone + Send + Sync,
     {
         fits_inline!(OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>);

@@ -235,25 +235,25 @@ static_reductions! {
         small(T::ZERO, |x| x, |a, _, x| crate::element::pick(a, x, core::cmp::Ordering::Less), |a, _| a)
         "The smallest element along axis `A`, NaN-propagating like `minimum`. An axis of size 0 \
          is a compile error (R3).";
-    argmax_axis argmax_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmax_axis argmax_keepdims [crate::element::Ordered] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, Choice::FirstMax)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::FirstMax.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
         "The index along axis `A` of the first largest element (of the first NaN, if any, as \
          numpy's `argmax`). An axis of size 0 is a compile error (R3).";
-    argmax_last_axis argmax_last_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmax_last_axis argmax_last_keepdims [crate::element::Ordered] (usize, 0) ArgMax [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, Choice::LastMax)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::LastMax.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
         "The index along axis `A` of the last largest element (of the last NaN, if any; ONNX's \
          `select_last_index=1`, R6). An axis of size 0 is a compile error (R3).";
-    argmin_axis argmin_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmin_axis argmin_keepdims [crate::element::Ordered] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, Choice::FirstMin)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::FirstMin.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)
         "The index along axis `A` of the first smallest element (of the first NaN, if any). An \
          axis of size 0 is a compile error (R3).";
-    argmin_last_axis argmin_last_keepdims [PartialOrd + Copy + Send + Sync] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
+    argmin_last_axis argmin_last_keepdims [crate::element::Ordered] (usize, 0) ArgMin [+ NonEmptyAxis<A>] |data, dims, a, out| {
         arg_into(data, dims, a, out, Choice::LastMin)
     };
         small(0, |x| (0, x), |(b, v): (usize, T), k, x| if Choice::LastMin.replaces(x, v) { (k, x) } else { (b, v) }, |(b, _), _| b)

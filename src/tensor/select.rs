@@ -3,7 +3,7 @@
 //! for static shapes, a `Dyn` dim checked at run time (a mismatch panics with the error, as the
 //! operators do; `DynTensor::where_cond` and `DynTensor::select` return it).
 
-use super::matmul::JoinOf;
+use super::matmul::{JoinOf, Joined};
 use super::ops::BroadcastWith;
 use super::result::{ResultStorage, Storable, Stored};
 use super::Tensor;
@@ -49,15 +49,14 @@ impl<C: Shape, DC: Data<bool>> Tensor<bool, C, DC> {
         &self,
         then: &Tensor<T, A, DA>,
         otherwise: &Tensor<T, B, DB>,
-    ) -> Stored<JoinOf<T, DA, DB>, T, WhereOutput<C, A, B>>
+    ) -> Joined<T, DA, DB, WhereOutput<C, A, B>>
     where
         T: Clone,
         A: Shape,
         B: Shape,
         DA: Data<T>,
         DB: Data<T>,
-        C: BroadcastWith<A>,
-        <C as BroadcastWith<A>>::Output: BroadcastWith<B>,
+        C: BroadcastWith<A, Output: BroadcastWith<B>>,
     {
         fits_inline!(Stored<JoinOf<T, DA, DB>, T, WhereOutput<C, A, B>>);
         typed_select::<_, _, JoinOf<T, DA, DB>>(self, then, otherwise, None)
@@ -87,7 +86,7 @@ impl<C: Shape, DC: Data<bool>> Tensor<bool, C, DC> {
         &self,
         then: &Tensor<T, A, DA>,
         otherwise: &Tensor<T, B, DB>,
-    ) -> Stored<JoinOf<T, DA, DB>, T, SelectOutput<A, B>>
+    ) -> Joined<T, DA, DB, SelectOutput<A, B>>
     where
         T: Clone,
         A: Shape + BroadcastWith<B>,
