@@ -441,10 +441,10 @@ pub enum ErrorKind {
     ZeroDelta,
     /// A float range whose count `(limit - start) / delta` is NaN (M12).
     RangeNaN,
-    /// An input of a range given as a tensor (`AnyTensor::range`) that does not hold exactly
-    /// one element (M12).
+    /// A value given as a tensor (`AnyTensor::range`'s inputs, `AnyTensor::pad`'s constant)
+    /// that does not hold exactly one element (M12, M13).
     NotScalar {
-        /// Which input: 0 the start, 1 the limit, 2 the delta.
+        /// Which input of a range: 0 the start, 1 the limit, 2 the delta (0 for a pad).
         position: usize,
     },
     /// Pads whose count is not twice the number of axes padded: a begin and an end each (M13).
@@ -1090,6 +1090,10 @@ impl Error {
             ErrorKind::NoTensors => f.write_str("no tensors given")?,
             ErrorKind::ZeroDelta => f.write_str("the delta is 0")?,
             ErrorKind::RangeNaN => f.write_str("the count (limit - start) / delta is NaN")?,
+            ErrorKind::NotScalar { .. } if op == ShapeOp::Pad => write!(
+                f,
+                "the constant value has shape {rhs}; it holds one element"
+            )?,
             ErrorKind::NotScalar { position } => write!(
                 f,
                 "the {} has shape {lhs}; start, limit and delta hold one element each",
