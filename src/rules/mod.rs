@@ -63,10 +63,10 @@ pub(crate) use numpy::checked_last_offset;
 pub use numpy::{
     broadcast_shapes_n, broadcast_strides, checked_element_count, numpy_dim, numpy_shape,
 };
-#[cfg(feature = "alloc")]
-pub(crate) use pad::resolve_pads;
+pub(crate) use pad::pad_source;
 pub use pad::{pad_shape, PadMode};
-pub(crate) use pad::{pad_source, PadPlan};
+#[cfg(feature = "alloc")]
+pub(crate) use pad::{resolve_pads, PadPlan};
 pub(crate) use pdpd::resolve_axis;
 pub use primitive::{
     binary_check_dst, binary_dst_shape, binary_in_place_fits, post_op_fits, BINARY_MAX_NDIMS,
