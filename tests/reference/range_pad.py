@@ -181,7 +181,6 @@ def pad_case(dtype, mode, x, pads, axes, value):
     axes_list = list(range(rank)) if axes is None else [a % rank for a in axes]
     k = len(axes_list)
     crop = [slice(None)] * rank
-    positive = []
     for i, a in enumerate(axes_list):
         b, e = pads[i], pads[k + i]
         crop[a] = slice(max(-b, 0), x.shape[a] - max(-e, 0))
