@@ -82,7 +82,8 @@ fn tuple(items: &[String]) -> String {
 
 /// The impls of shape manipulation (rules M1-M7, `src/typed/rules/manipulate.rs`) for every
 /// rank 0..=8 and axis: `InsertAxis`, `ReplaceAxis`, `SelectAxis`, `SqueezeAxis`, `Narrow`,
-/// `Concat`, `Permute` and the element count as a typenum number (`StaticCount`).
+/// `Step`, `PadAxis`, `PadFrom`, `Concat`, `Permute` and the element count as a typenum number
+/// (`StaticCount`).
 fn manipulate_impls() -> String {
     let mut out = String::new();
     for rank in 0..=8usize {
@@ -191,6 +192,25 @@ fn manipulate_impls() -> String {
                      where D{a}: StepDim<STEP> {{ type Output = {}; }}",
                     params.join(", "),
                     with(&format!("<D{a} as StepDim<STEP>>::Output"))
+                )
+                .unwrap();
+            }
+            // Padding by amounts fixed at compile time (M13): the sum, and for the modes that
+            // repeat the axis's own elements, that it has some.
+            for name in names {
+                writeln!(
+                    out,
+                    "impl<{}, const BEFORE: usize, const AFTER: usize> PadAxis<{name}, BEFORE, AFTER> \
+                     for {own} where D{a}: PadDim<BEFORE, AFTER> {{ type Output = {}; }}",
+                    params.join(", "),
+                    with(&format!("<D{a} as PadDim<BEFORE, AFTER>>::Output"))
+                )
+                .unwrap();
+                writeln!(
+                    out,
+                    "impl<{}, const BEFORE: usize, const AFTER: usize> PadFrom<{name}, BEFORE, AFTER> \
+                     for {own} where D{a}: PadFromDim<{own}, {name}, BEFORE, AFTER> {{}}",
+                    params.join(", "),
                 )
                 .unwrap();
             }

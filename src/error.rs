@@ -99,7 +99,7 @@ pub enum Operation {
     FromNdarray,
     /// Giving a tensor to ndarray as an array (feature `ndarray`).
     ToNdarray,
-    /// A shape manipulation (`reshape`, `squeeze`, `permute`, `concat`, ...; M1-M7).
+    /// A shape manipulation (`reshape`, `squeeze`, `permute`, `concat`, ...; M1-M13).
     Shape {
         /// Which manipulation.
         op: crate::op::ShapeOp,
@@ -438,6 +438,41 @@ pub enum ErrorKind {
     },
     /// `concat` or `stack` of no tensors (M6, M7).
     NoTensors,
+    /// A range whose delta is 0: no count of steps reaches the limit (M12).
+    ZeroDelta,
+    /// A float range whose count `(limit - start) / delta` is NaN (M12).
+    RangeNaN,
+    /// A value given as a tensor (`AnyTensor::range`'s inputs, `AnyTensor::pad`'s constant)
+    /// that does not hold exactly one element (M12, M13).
+    NotScalar {
+        /// Which input of a range: 0 the start, 1 the limit, 2 the delta (0 for a pad).
+        position: usize,
+    },
+    /// Pads whose count is not twice the number of axes padded: a begin and an end each (M13).
+    PadsLength {
+        /// The pads given.
+        len: usize,
+        /// The axes padded (the rank, or the axes given).
+        axes: usize,
+    },
+    /// Negative pads that remove more elements than an axis has (M13).
+    PadCrop {
+        /// The axis.
+        axis: usize,
+        /// Its pad at the beginning.
+        begin: i64,
+        /// Its pad at the end.
+        end: i64,
+        /// Its dim.
+        dim: usize,
+    },
+    /// Edge, reflect or wrap padding of an axis left with no elements to pad from (M13).
+    PadEmptyAxis {
+        /// The axis.
+        axis: usize,
+        /// The mode.
+        mode: crate::rules::PadMode,
+    },
     /// A reduction with no identity (`max`, `min`, `argmax`, `argmin`) over an axis with no
     /// elements.
     EmptyReduction {
@@ -951,7 +986,13 @@ impl fmt::Display for Error {
             | ErrorKind::InferredDim { .. }
             | ErrorKind::PermutationLength { .. }
             | ErrorKind::OutOfBounds { .. }
-            | ErrorKind::NoTensors => Ok(()),
+            | ErrorKind::NoTensors
+            | ErrorKind::ZeroDelta
+            | ErrorKind::RangeNaN
+            | ErrorKind::NotScalar { .. }
+            | ErrorKind::PadsLength { .. }
+            | ErrorKind::PadCrop { .. }
+            | ErrorKind::PadEmptyAxis { .. } => Ok(()),
             ErrorKind::LengthMismatch { .. }
             | ErrorKind::ByteLength { .. }
             | ErrorKind::Misaligned { .. }
@@ -979,7 +1020,7 @@ impl fmt::Display for Error {
 
 impl Error {
     /// The message of a shape manipulation's error: the operation, the shapes, what failed and
-    /// the rule (M1-M7).
+    /// the rule (M1-M13).
     fn fmt_shape_op(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use crate::op::ShapeOp;
         let Operation::Shape { op } = self.operation else {
@@ -998,6 +1039,8 @@ impl Error {
             ShapeOp::Split => "M9",
             ShapeOp::Gather => "M10",
             ShapeOp::GatherElements => "M11",
+            ShapeOp::Range => "M12",
+            ShapeOp::Pad => "M13",
         };
         match (op, self.kind) {
             (
@@ -1014,6 +1057,8 @@ impl Error {
             (ShapeOp::Concat | ShapeOp::Stack, ErrorKind::NoTensors) => {
                 write!(f, "cannot {name}: ")?
             }
+            // A range has no input shape: its inputs are values.
+            (ShapeOp::Range, _) => f.write_str("cannot range: ")?,
             // Errors between two of the tensors name both; the others, the first.
             (
                 ShapeOp::Concat | ShapeOp::Stack,
@@ -1062,6 +1107,38 @@ impl Error {
                 "{len} elements from {start} do not fit in axis {axis}, which has {dim}"
             )?,
             ErrorKind::NoTensors => f.write_str("no tensors given")?,
+            ErrorKind::ZeroDelta => f.write_str("the delta is 0")?,
+            ErrorKind::RangeNaN => f.write_str("the count (limit - start) / delta is NaN")?,
+            ErrorKind::NotScalar { .. } if op == ShapeOp::Pad => write!(
+                f,
+                "the constant value has shape {rhs}; it holds one element"
+            )?,
+            ErrorKind::NotScalar { position } => write!(
+                f,
+                "the {} has shape {lhs}; start, limit and delta hold one element each",
+                ["start", "limit", "delta"]
+                    .get(position)
+                    .unwrap_or(&"input")
+            )?,
+            ErrorKind::PadsLength { len, axes } => write!(
+                f,
+                "{len} pads given for {axes} axes; each axis takes a begin and an end"
+            )?,
+            ErrorKind::PadCrop {
+                axis,
+                begin,
+                end,
+                dim,
+            } => write!(
+                f,
+                "pads {begin} and {end} remove more elements than axis {axis} has ({dim})"
+            )?,
+            ErrorKind::PadEmptyAxis { axis, mode } => write!(
+                f,
+                "axis {axis} has no elements to pad from in {} mode; only constant mode pads an \
+                 empty axis",
+                mode.name()
+            )?,
             ErrorKind::ZeroStep { axis } => write!(f, "the step along axis {axis} is 0")?,
             ErrorKind::SliceCount { given, rank } => {
                 write!(f, "{given} slices given for rank {rank}")?

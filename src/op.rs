@@ -163,7 +163,7 @@ impl AnyOp {
     }
 }
 
-/// A shape manipulation, for the shape methods of tensors and their errors (rules M1-M7).
+/// A shape manipulation, for the shape methods of tensors and their errors (rules M1-M13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShapeOp {
     /// The same elements under another shape (M1, M2).
@@ -188,6 +188,10 @@ pub enum ShapeOp {
     Gather,
     /// Elements chosen by an index per element along an axis (M11).
     GatherElements,
+    /// Evenly spaced values from a start up to a limit (M12).
+    Range,
+    /// Elements added around, or removed from, the ends of axes (M13).
+    Pad,
 }
 
 impl ShapeOp {
@@ -205,6 +209,8 @@ impl ShapeOp {
             ShapeOp::Split => "split",
             ShapeOp::Gather => "gather",
             ShapeOp::GatherElements => "gather_elements",
+            ShapeOp::Range => "range",
+            ShapeOp::Pad => "pad",
         }
     }
 }

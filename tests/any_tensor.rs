@@ -385,3 +385,83 @@ fn indexing_dispatches_with_indices_of_any_integer_type() {
     assert_eq!(one.clone().squeeze_all().shape(), &[3]);
     assert_eq!(one.squeeze_axes(&[-1]).unwrap().shape(), &[1, 3]);
 }
+
+/// Range from inputs of any numeric type chosen at run time, each of one element, is the
+/// typed range (M12); `bool` has none.
+#[test]
+fn m12_range_dispatches_on_every_numeric_type() {
+    for d in dtypes().into_iter().filter(|&d| d != DType::Bool) {
+        let of = |v: f64| AnyTensor::from(t(&[], &[v])).cast(d);
+        let r = AnyTensor::range(&of(1.0), &of(10.0), &of(4.0)).unwrap();
+        assert_eq!((r.dtype(), r.shape()), (d, &[3][..]), "{d:?}");
+        assert_eq!(bits(&r), [1.0f64, 5.0, 9.0].map(f64::to_bits), "{d:?}");
+        let e = AnyTensor::range(&of(1.0), &of(10.0), &of(0.0)).unwrap_err();
+        assert_eq!(e.to_string(), "cannot range: the delta is 0 (M12)");
+    }
+    let s = |v: i32| AnyTensor::from(t(&[], &[v]));
+    let e = AnyTensor::range(&s(0), &AnyTensor::from(t(&[], &[5i64])), &s(1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot compute range of i32 [] and i64 []: the element types differ"
+    );
+    let e = AnyTensor::range(&s(0), &s(5), &AnyTensor::from(t(&[0], &[0i32; 0]))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot range: the delta has shape [0]; start, limit and delta hold one element each (M12)"
+    );
+    assert_eq!(e.kind(), ErrorKind::NotScalar { position: 2 });
+    let b = AnyTensor::from(t(&[], &[true]));
+    assert_eq!(
+        AnyTensor::range(&b, &b, &b).unwrap_err().to_string(),
+        "cannot compute range of bool []: not defined for bool"
+    );
+}
+
+/// Pad of every element type chosen at run time is the typed pad (M13); the constant is a
+/// tensor of one element of the same type, or 0.
+#[test]
+fn m13_pad_dispatches_on_every_type() {
+    use shaped::rules::PadMode;
+    for d in dtypes() {
+        let x = AnyTensor::from(t(&[2, 2], &[1.0f64, 0.0, 1.0, 1.0])).cast(d);
+        let one = AnyTensor::from(t(&[], &[1.0f64])).cast(d);
+        let c = x.pad(&[0, 1, 0, 1], PadMode::Constant, Some(&one)).unwrap();
+        assert_eq!(c.dtype(), d);
+        assert_eq!(
+            bits(&c),
+            [1.0f64, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0].map(f64::to_bits),
+            "{d:?}"
+        );
+        let z = x.pad_axes(&[1, 0], &[0], PadMode::Constant, None).unwrap();
+        assert_eq!(
+            bits(&z),
+            [0.0f64, 0.0, 1.0, 0.0, 1.0, 1.0].map(f64::to_bits),
+            "{d:?}"
+        );
+        let w = x.pad_axes(&[0, 2], &[-1], PadMode::Wrap, None).unwrap();
+        assert_eq!(w.shape(), &[2, 4]);
+    }
+    let x = AnyTensor::from(t(&[2], &[1u8, 2]));
+    let e = x
+        .pad(
+            &[1, 1],
+            PadMode::Constant,
+            Some(&AnyTensor::from(t(&[2], &[0u8, 0]))),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot pad [2]: the constant value has shape [2]; it holds one element (M13)"
+    );
+    let e = x
+        .pad(
+            &[1, 1],
+            PadMode::Constant,
+            Some(&AnyTensor::from(t(&[], &[0i8]))),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot compute pad of u8 [2] and i8 []: the element types differ"
+    );
+}

@@ -25,6 +25,8 @@ pub mod targets {
     pub mod partial_shapes;
     #[path = "products.rs"]
     pub mod products;
+    #[path = "range_pad.rs"]
+    pub mod range_pad;
     #[path = "reductions.rs"]
     pub mod reductions;
     #[path = "shape_ops.rs"]

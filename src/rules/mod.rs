@@ -18,6 +18,9 @@
 //! | `reduce.rs` | R1-R6: reductions and the axes they take; `sum_to` (the adjoint of P1-P6, via B5) | [`reduce_axes`], [`reduce_shape`], [`sum_to_axes`], [`Axes`] |
 //! | `matmul.rs` | G1-G6: matrix products | [`matmul_shape`] with [`MatMulOptions`] |
 //! | `manipulate.rs` | M1-M7: reshape, insert/squeeze, permute, narrow, concat, stack | [`reshape_shape`], [`insert_axis_shape`], [`squeeze_shape`], [`permute_shape`], [`narrow_shape`], [`concat_shape`], [`stack_shape`] |
+//! | `index.rs` | M3, M8-M11: slices, split, gather, several axes squeezed | [`gather_shape`], [`gather_elements_check`], [`squeeze_all_shape`], [`Slice`] |
+//! | `range.rs` | M12: range | [`range_len`], [`RangeElement`] |
+//! | `pad.rs` | M13: pad | [`pad_shape`], [`PadMode`] |
 //!
 //! The kernels and the tensors take their output shapes and input placements from here and
 //! nowhere else. Nothing in this module allocates or panics.
@@ -30,9 +33,11 @@ mod manipulate;
 mod matmul;
 mod none;
 mod numpy;
+mod pad;
 pub mod partial;
 mod pdpd;
 mod primitive;
+mod range;
 mod reduce;
 mod select;
 mod shape_buf;
@@ -58,10 +63,16 @@ pub(crate) use numpy::checked_last_offset;
 pub use numpy::{
     broadcast_shapes_n, broadcast_strides, checked_element_count, numpy_dim, numpy_shape,
 };
+pub(crate) use pad::pad_source;
+pub use pad::{pad_shape, PadMode};
+#[cfg(feature = "alloc")]
+pub(crate) use pad::{resolve_pads, PadPlan};
 pub(crate) use pdpd::resolve_axis;
 pub use primitive::{
     binary_check_dst, binary_dst_shape, binary_in_place_fits, post_op_fits, BINARY_MAX_NDIMS,
 };
+pub(crate) use range::range_value;
+pub use range::{range_len, RangeElement};
 #[cfg(feature = "alloc")]
 pub(crate) use reduce::reduced_shape;
 pub use reduce::{reduce_axes, reduce_shape, sum_to_axes, Axes};

@@ -15,7 +15,7 @@ use super::dyn_tensor::DynTensor;
 use crate::cast::{CastElement, DType};
 use crate::error::{Error, ErrorKind, Operation};
 use crate::op::{AnyOp, BinaryOp, CompareOp, LogicalOp, ReduceOp, ShapeOp};
-use crate::rules::{AutoBroadcast, Axes, BroadcastToMode, MatMulOptions};
+use crate::rules::{AutoBroadcast, Axes, BroadcastToMode, MatMulOptions, PadMode, RangeElement};
 
 /// A tensor of any element type, known at run time (feature `any-tensor`): what an inference
 /// runtime holds when a model file says the type.
@@ -838,6 +838,115 @@ impl AnyTensor {
         }
     }
 
+    /// The tensor padded (M13, [`DynTensor::pad`]): `pads` holds every axis's begin, then
+    /// every axis's end; `value` is the constant, a tensor of one element of the same type
+    /// (ONNX's `constant_value`), or 0 (`false`) when `None`.
+    ///
+    /// ```
+    /// use shaped::{rules::PadMode, AnyTensor, DynTensor};
+    /// let x = AnyTensor::from(DynTensor::from_shape_vec([3], vec![1i8, 2, 3])?);
+    /// let nine = AnyTensor::from(DynTensor::scalar(9i8));
+    /// let p = x.pad(&[1, 2], PadMode::Constant, Some(&nine))?;
+    /// assert_eq!(p.typed::<i8>()?.as_slice(), &[9, 1, 2, 3, 9, 9]);
+    /// let e = x.pad(&[1, 2], PadMode::Constant, Some(&AnyTensor::from(DynTensor::scalar(9.0f32))));
+    /// assert_eq!(
+    ///     e.unwrap_err().to_string(),
+    ///     "cannot compute pad of i8 [3] and f32 []: the element types differ"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn pad(
+        &self,
+        pads: &[i64],
+        mode: PadMode,
+        value: Option<&AnyTensor>,
+    ) -> Result<AnyTensor, Error> {
+        self.padded(pads, None, mode, value)
+    }
+
+    /// [`pad`](Self::pad) of the axes of `axes` only (M13, [`DynTensor::pad_axes`]).
+    #[inline]
+    pub fn pad_axes(
+        &self,
+        pads: &[i64],
+        axes: &[i64],
+        mode: PadMode,
+        value: Option<&AnyTensor>,
+    ) -> Result<AnyTensor, Error> {
+        self.padded(pads, Some(axes), mode, value)
+    }
+
+    #[inline]
+    fn padded(
+        &self,
+        pads: &[i64],
+        axes: Option<&[i64]>,
+        mode: PadMode,
+        value: Option<&AnyTensor>,
+    ) -> Result<AnyTensor, Error> {
+        fn go<T: AnyElement + Default>(
+            t: &DynTensor<T>,
+            pads: &[i64],
+            axes: Option<&[i64]>,
+            mode: PadMode,
+            value: Option<&AnyTensor>,
+        ) -> Result<AnyTensor, Error> {
+            let value = match value {
+                None => T::default(),
+                Some(v) => {
+                    let v = other::<T>(t, v, AnyOp::Shape(ShapeOp::Pad))?;
+                    one(t, v, ShapeOp::Pad, 0)?
+                }
+            };
+            match axes {
+                None => t.pad(pads, mode, value),
+                Some(axes) => t.pad_axes(pads, axes, mode, value),
+            }
+            .map(T::wrap)
+        }
+        each!(self, |t| go(t, pads, axes, mode, value))
+    }
+
+    /// The values from `start` up to `limit` by `delta` (M12, [`DynTensor::range`]), each
+    /// given as a tensor of one element, all of one numeric type (ONNX's `Range` inputs).
+    ///
+    /// ```
+    /// use shaped::{AnyTensor, DynTensor};
+    /// let s = |v: i64| AnyTensor::from(DynTensor::scalar(v));
+    /// let r = AnyTensor::range(&s(1), &s(10), &s(4))?;
+    /// assert_eq!(r.typed::<i64>()?.as_slice(), &[1, 5, 9]);
+    /// let two = AnyTensor::from(DynTensor::from_shape_vec([2], vec![1i64, 2])?);
+    /// assert_eq!(
+    ///     AnyTensor::range(&s(1), &two, &s(1)).unwrap_err().to_string(),
+    ///     "cannot range: the limit has shape [2]; start, limit and delta hold one element each (M12)"
+    /// );
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn range(
+        start: &AnyTensor,
+        limit: &AnyTensor,
+        delta: &AnyTensor,
+    ) -> Result<AnyTensor, Error> {
+        fn go<T: AnyElement + RangeElement>(
+            first: &DynTensor<T>,
+            limit: &AnyTensor,
+            delta: &AnyTensor,
+        ) -> Result<AnyTensor, Error> {
+            let (op, any) = (ShapeOp::Range, AnyOp::Shape(ShapeOp::Range));
+            let start = one(first, first, op, 0)?;
+            let limit = one(first, other::<T>(first, limit, any)?, op, 1)?;
+            let delta = one(first, other::<T>(first, delta, any)?, op, 2)?;
+            DynTensor::range(start, limit, delta).map(T::wrap)
+        }
+        numeric!(
+            start,
+            Err(start.unsupported(AnyOp::Shape(ShapeOp::Range))),
+            |t| go(t, limit, delta)
+        )
+    }
+
     /// Tensors of one element type joined along `axis` (M6, [`DynTensor::concat`]); a part of
     /// another type is an error naming both.
     #[inline]
@@ -898,6 +1007,28 @@ fn other<'r, T: AnyElement>(
         };
         Error::new(kind, Operation::Compute, a.shape(), rhs.shape())
     })
+}
+
+/// The one element of `value`: a range's start, limit or delta (at `position`), or a pad's
+/// constant (of a pad of `a`). Else the error naming the shape.
+fn one<T: Copy>(
+    a: &DynTensor<T>,
+    value: &DynTensor<T>,
+    op: ShapeOp,
+    position: usize,
+) -> Result<T, Error> {
+    match value.as_slice() {
+        [v] => Ok(*v),
+        _ => {
+            let kind = ErrorKind::NotScalar { position };
+            let operation = Operation::Shape { op };
+            // A range names the input's shape; a pad names the data's, then the value's.
+            Err(match op {
+                ShapeOp::Pad => Error::new(kind, operation, a.shape(), value.shape()),
+                _ => Error::new(kind, operation, value.shape(), &[]),
+            })
+        }
+    }
 }
 
 /// Every part's typed tensor, all `T`s like `first`'s; else the error naming both types.

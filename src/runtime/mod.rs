@@ -42,11 +42,15 @@ pub(crate) mod kernels;
 pub(crate) mod manipulate;
 pub(crate) mod matmul;
 pub(crate) mod normalize;
+#[cfg(feature = "alloc")]
+mod pad;
 pub(crate) mod parallel;
 pub(crate) mod plan;
 mod prepared;
 #[cfg(feature = "alloc")]
 mod quantized;
+#[cfg(feature = "alloc")]
+mod range;
 pub(crate) mod reduce;
 pub(crate) mod select;
 // Only where there is a wider copy to choose: x86 with `std` to detect the CPU's features.

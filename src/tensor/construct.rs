@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use super::{Tensor, TensorView, TensorViewMut};
 use crate::element::Scalar;
 use crate::error::{Error, ErrorKind, Operation};
-use crate::rules::{self, ShapeBuf};
+use crate::rules::{self, RangeElement, ShapeBuf};
 use crate::runtime::ArrayRef;
 use crate::typed::dim::Const;
 use crate::typed::shape::{Shape, StaticShape};
@@ -89,6 +89,29 @@ impl<T> Tensor<T, ()> {
     pub fn scalar(value: T) -> Self {
         fits_inline!(Self);
         Tensor::from_parts(Owned::new(value), ())
+    }
+}
+
+/// # Construction: a range
+///
+/// A range whose count is the type (M12).
+impl<T: RangeElement, const N: usize, D: Build<T, (Const<N>,)>> Tensor<T, (Const<N>,), D> {
+    /// The `N` values `start`, `start + delta`, `start + 2 * delta`, ... (M12): what
+    /// `DynTensor::range` (feature `alloc`) gives for any limit whose count is `N`,
+    /// value for value. Integers compute `start + i * delta` wrapping, floats in `f64`,
+    /// rounded once as ONNX's reference rounds them; a delta of 0 gives `N` copies of `start`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![4]>::range(10, -3);
+    /// assert_eq!(t.as_slice(), &[10, 7, 4, 1]);
+    /// let f = Tensor::<f32, Shape![3]>::range(0.5, 0.25);
+    /// assert_eq!(f.as_slice(), &[0.5, 0.75, 1.0]);
+    /// ```
+    #[inline]
+    pub fn range(start: T, delta: T) -> Self {
+        fits_inline!(Self);
+        Self::from_fn(|[i]| rules::range_value(start, delta, i))
     }
 }
 

@@ -41,9 +41,9 @@ const fn swap_last_two(rank: usize) -> [usize; MAX_STATIC_RANK] {
 }
 
 /// The row-major offset of `index` under `strides`, the index along axis `a` mapped by `at`
-/// first: the source element of `step` (`i * STEP`) and `flip` (`n - 1 - i`).
+/// first: the source element of `step` (`i * STEP`), `flip` (`n - 1 - i`) and the pads.
 #[inline(always)]
-fn offset_along(
+pub(super) fn offset_along(
     index: &[usize],
     strides: &[usize],
     a: usize,
@@ -58,12 +58,13 @@ fn offset_along(
 }
 
 /// A static result of shape `Out` holding `data[at(index)]` at each multi-index, `data` being
-/// the `S::LEN` elements of a tensor of shape `S` (the gathers: `permute`, `narrow`). A large
-/// result is written out of line ([`fill_out_of_line`]); `at` names its constants inside
-/// rather than capturing them, since there a captured stride is a load and its index a bounds
-/// check (a head split's permute took 5.4 instructions an element that way).
+/// the `S::LEN` elements of a tensor of shape `S` (the gathers: `permute`, `narrow`, the
+/// pads). A large result is written out of line ([`fill_out_of_line`]); `at` names its
+/// constants inside rather than capturing them, since there a captured stride is a load and
+/// its index a bounds check (a head split's permute took 5.4 instructions an element that
+/// way).
 #[inline(always)]
-fn gathered<F, T, S, Out, G>(data: &[T], at: G) -> OwnedIn<F, T, Out>
+pub(super) fn gathered<F, T, S, Out, G>(data: &[T], at: G) -> OwnedIn<F, T, Out>
 where
     F: Family,
     T: Clone,

@@ -3,9 +3,10 @@
 //! One file per concern: `construct.rs` (making tensors), `access.rs` (reading and writing
 //! elements), `ops.rs` (operators and elementwise methods, static and mixed shapes alike),
 //! `math.rs` (unary math), `reduce.rs` (reductions over an axis, `sum_to`), `matmul.rs`
-//! (matrix products), `manipulate.rs` (reshapes and views), `result.rs` (where computed
-//! results are stored), `try_ops.rs` (the `try_*` methods that return a `Result`), `convert.rs` (between static,
-//! mixed, heap and runtime tensors), `cast.rs` (between element types), `fmt.rs` (`Display`, `Debug`).
+//! (matrix products), `manipulate.rs` (reshapes and views), `pad.rs` (padding one axis),
+//! `result.rs` (where computed results are stored), `try_ops.rs` (the `try_*` methods that
+//! return a `Result`), `convert.rs` (between static, mixed, heap and runtime tensors),
+//! `cast.rs` (between element types), `fmt.rs` (`Display`, `Debug`).
 
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
@@ -34,6 +35,8 @@ mod normalize;
 mod matmul;
 
 mod manipulate;
+
+mod pad;
 
 mod convert;
 

@@ -60,6 +60,9 @@ mod quantized;
 mod quantized_tflm;
 #[path = "../quantized_tflm_matmul.rs"]
 mod quantized_tflm_matmul;
+#[cfg(feature = "alloc")]
+#[path = "../range_pad.rs"]
+mod range_pad;
 #[path = "../reduce.rs"]
 mod reduce;
 #[path = "../residual_model.rs"]

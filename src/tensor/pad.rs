@@ -1,0 +1,153 @@
+//! Padding of typed tensors (rule M13), one axis by amounts fixed at compile time: the padded
+//! dim is computed at compile time, and padding an empty axis from its own elements is a
+//! compile error.
+//!
+//! One axis at a time, so that every amount is a const parameter of its own: padding several
+//! axes is padding each in turn, which gives what padding them together gives in every mode
+//! (each axis's source index depends on that axis alone; numpy's `pad` works axis by axis
+//! too). Removing elements, ONNX's negative pads, is [`narrow`](Tensor::narrow).
+
+use super::manipulate::{gathered, offset_along};
+use super::{OwnedIn, Tensor};
+use crate::rules::{pad_source, PadMode};
+use crate::typed::rules::{axis_index, PadAxis, PadFrom, Padded};
+use crate::typed::shape::{StaticShape, MAX_STATIC_RANK};
+use crate::typed::storage::{fits_inline, Data};
+use crate::util::row_major_strides;
+
+/// # Padding
+///
+/// One axis padded by amounts fixed at compile time, into a tensor stored like `self`. A
+/// generic caller writes the rules the methods name: `S: PadAxis<A, BEFORE, AFTER>`, and
+/// `PadFrom<A, BEFORE, AFTER>` for the modes that repeat the axis's elements.
+impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
+    /// `BEFORE` copies of `value` added before axis `A` and `AFTER` after it (M13, ONNX's `Pad`
+    /// and numpy's `pad` in `constant` mode): axis `A` becomes `N + BEFORE + AFTER`, computed
+    /// at compile time. Several axes are padded one after the other.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 2]>::from([[1, 2], [3, 4]]);
+    /// let y: Tensor<i32, Shape![3, 5]> = x.pad_constant::<1, 1, 2>(0).pad_constant::<0, 0, 1>(9);
+    /// assert_eq!(y.as_slice(), &[0, 1, 2, 0, 0, 0, 3, 4, 0, 0, 9, 9, 9, 9, 9]);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 2]>::zeros();
+    /// let y = x.pad_constant::<2, 1, 1>(0);              // no axis 2
+    /// ```
+    #[inline]
+    pub fn pad_constant<const A: isize, const BEFORE: usize, const AFTER: usize>(
+        &self,
+        value: T,
+    ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
+    where
+        S: PadAxis<A, BEFORE, AFTER>,
+        Padded<S, A, BEFORE, AFTER>: StaticShape,
+    {
+        fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
+        let data = &self.as_slice()[..S::LEN];
+        OwnedIn::<D::Family, T, Padded<S, A, BEFORE, AFTER>>::from_fn(|index| {
+            let index = index.as_ref();
+            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+            let a = const { axis_index(A, S::RANK) };
+            match pad_source(index[a], BEFORE, S::DIMS[a], PadMode::Constant) {
+                Some(i) => data[offset_along(index, &strides, a, |_| i)].clone(),
+                None => value.clone(),
+            }
+        })
+    }
+
+    /// Axis `A` extended by `BEFORE` copies of its first element and `AFTER` of its last (M13,
+    /// `edge` mode). An empty axis has no element to copy: padding it is a compile error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 2]>::from([[1, 2], [3, 4]]);
+    /// let y: Tensor<i32, Shape![2, 5]> = x.pad_edge::<-1, 2, 1>();
+    /// assert_eq!(y.as_slice(), &[1, 1, 1, 2, 2, 3, 3, 3, 4, 4]);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![2, 0]>::zeros();
+    /// let y = x.pad_edge::<1, 1, 0>();                    // nothing to copy
+    /// ```
+    #[inline]
+    pub fn pad_edge<const A: isize, const BEFORE: usize, const AFTER: usize>(
+        &self,
+    ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
+    where
+        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
+        Padded<S, A, BEFORE, AFTER>: StaticShape,
+    {
+        fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
+        self.padded_from::<A, BEFORE, AFTER>(PadMode::Edge)
+    }
+
+    /// Axis `A` extended by its reflection about its first and last elements, which are not
+    /// repeated (M13, `reflect` mode), as many times over as the amounts need (numpy's
+    /// `pad`); an axis of one element repeats it. An empty axis is a compile error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![3]>::from([1, 2, 3]);
+    /// let y: Tensor<i32, Shape![10]> = x.pad_reflect::<0, 2, 5>();
+    /// assert_eq!(y.as_slice(), &[3, 2, 1, 2, 3, 2, 1, 2, 3, 2]);
+    /// ```
+    #[inline]
+    pub fn pad_reflect<const A: isize, const BEFORE: usize, const AFTER: usize>(
+        &self,
+    ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
+    where
+        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
+        Padded<S, A, BEFORE, AFTER>: StaticShape,
+    {
+        fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
+        self.padded_from::<A, BEFORE, AFTER>(PadMode::Reflect)
+    }
+
+    /// Axis `A` extended as if it were periodic (M13, `wrap` mode): the elements before it
+    /// are its last ones, those after it its first ones, repeated as the amounts need. An
+    /// empty axis is a compile error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![3]>::from([1, 2, 3]);
+    /// let y: Tensor<i32, Shape![8]> = x.pad_wrap::<0, 4, 1>();
+    /// assert_eq!(y.as_slice(), &[3, 1, 2, 3, 1, 2, 3, 1]);
+    /// ```
+    #[inline]
+    pub fn pad_wrap<const A: isize, const BEFORE: usize, const AFTER: usize>(
+        &self,
+    ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
+    where
+        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
+        Padded<S, A, BEFORE, AFTER>: StaticShape,
+    {
+        fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
+        self.padded_from::<A, BEFORE, AFTER>(PadMode::Wrap)
+    }
+
+    /// Axis `A` padded from its own elements under `mode` (edge, reflect or wrap), into a
+    /// tensor of the shape the caller's bounds have proven.
+    #[inline(always)]
+    fn padded_from<const A: isize, const BEFORE: usize, const AFTER: usize>(
+        &self,
+        mode: PadMode,
+    ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
+    where
+        S: PadAxis<A, BEFORE, AFTER>,
+        Padded<S, A, BEFORE, AFTER>: StaticShape,
+    {
+        gathered::<D::Family, T, S, Padded<S, A, BEFORE, AFTER>, _>(self.as_slice(), |index| {
+            let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };
+            let a = const { axis_index(A, S::RANK) };
+            // Always `Some`: `PadFrom` has proven the axis has elements, or that it adds none
+            // (then the result is empty where the axis is, and nothing is read).
+            let i = pad_source(index[a], BEFORE, S::DIMS[a], mode).unwrap_or(0);
+            offset_along(index, &strides, a, |_| i)
+        })
+    }
+}
