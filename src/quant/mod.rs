@@ -52,12 +52,12 @@ pub(crate) mod params;
 pub(crate) mod per_axis;
 mod quantized;
 
+pub use crate::tensor::QuantizedAlong;
 pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 #[cfg(feature = "alloc")]
 pub use matmul::DynQMatMulPerChannel;
 pub use matmul::{QMatMul, QMatMulPerChannel};
 pub use params::{Activation, Quant, QuantElement, Rounding};
-pub use crate::tensor::QuantizedAlong;
 pub use per_axis::{AxisParams, DynPerAxis, PerAxis, QuantizedPerAxis};
 pub use quantized::Quantized;

@@ -86,10 +86,7 @@ impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// ```
     #[inline]
     #[track_caller]
-    pub fn matmul<S2, D2>(
-        &self,
-        rhs: &Tensor<T, S2, D2>,
-    ) -> Joined<T, D, D2, MatMulOutput<S, S2>>
+    pub fn matmul<S2, D2>(&self, rhs: &Tensor<T, S2, D2>) -> Joined<T, D, D2, MatMulOutput<S, S2>>
     where
         S2: Shape,
         D2: Data<T>,

@@ -51,8 +51,8 @@ mod try_ops;
 mod fmt;
 mod result;
 
-pub use matmul::{JoinOf, Joined};
 pub(crate) use matmul::SMALL_PRODUCT;
+pub use matmul::{JoinOf, Joined};
 pub use ops::{
     AssignPath, BroadcastWith, Check, KindBroadcast, KindUpdate, Operand, OperatorPath, PathOutput,
     SameElement, UpdateWith,
