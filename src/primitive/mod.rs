@@ -364,7 +364,7 @@ impl<'a, T: Real, P> Binary<'a, T, P> {
     /// ```
     ///
     /// The sources may be of other data types than the primitive's (O9), as for
-    /// [`run_mixed`](Binary::run_mixed): only their shapes and layouts count.
+    /// [`run_mixed_into`](Binary::run_mixed_into): only their shapes and layouts count.
     pub fn dst_for<XA, XB>(
         &self,
         src0: &(impl Source<XA> + ?Sized),
