@@ -74,7 +74,7 @@ pub use crate::tensor::Storable;
 /// traits are the bounds to write).
 pub use crate::tensor::{
     AssignPath, Check, JoinOf, Joined, KindBroadcast, KindUpdate, Operand, OperatorPath, OwnedIn,
-    PathOutput, ResultStorage, SameElement,
+    PathOutput, QuantizedAlong, ResultStorage, SameElement,
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::typed::dim::{Const, Dim, Dyn};

@@ -471,7 +471,7 @@ pub enum ErrorKind {
         /// The axis.
         axis: usize,
         /// The mode.
-        mode: crate::rules::PadMode,
+        mode: crate::op::PadMode,
     },
     /// A reduction with no identity (`max`, `min`, `argmax`, `argmin`) over an axis with no
     /// elements.

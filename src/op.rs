@@ -398,3 +398,37 @@ macro_rules! with_logical_op {
     }};
 }
 pub(crate) use with_logical_op;
+
+/// What fills the elements that padding adds (M13; ONNX's `Pad` modes, numpy's `pad`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PadMode {
+    /// A given value.
+    Constant,
+    /// The axis mirrored about its first and last elements, which are not repeated (`[1, 2, 3]`
+    /// padded by 2 on each side is `[3, 2, 1, 2, 3, 2, 1]`), as many times as the pad needs.
+    Reflect,
+    /// The first or last element of the axis, repeated.
+    Edge,
+    /// The axis repeated, as if it were periodic (`[1, 2, 3]` by 2 on each side is
+    /// `[2, 3, 1, 2, 3, 1, 2]`).
+    Wrap,
+}
+
+impl PadMode {
+    /// The mode's name in ONNX's `Pad` and numpy's `pad`: `"constant"`, `"reflect"`, `"edge"`,
+    /// `"wrap"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Reflect => "reflect",
+            PadMode::Edge => "edge",
+            PadMode::Wrap => "wrap",
+        }
+    }
+}
+
+impl core::fmt::Display for PadMode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}

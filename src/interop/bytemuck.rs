@@ -80,6 +80,7 @@ fn zero_sized(dims: &[usize]) -> Error {
     Error::new(kind, Operation::Layout, dims, &[])
 }
 
+/// # Bytes: a view of bytes (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<'a, T: Pod, S: StaticShape> TensorView<'a, T, S> {
     /// A view of `bytes` as a tensor of shape `S`, without a copy: weights in flash, a
@@ -110,6 +111,7 @@ impl<'a, T: Pod, S: StaticShape> TensorView<'a, T, S> {
     }
 }
 
+/// # Bytes: a writable view of bytes (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<'a, T: Pod, S: StaticShape> TensorViewMut<'a, T, S> {
     /// A writable view of `bytes` as a tensor of shape `S`, without a copy; the same checks as
@@ -121,6 +123,7 @@ impl<'a, T: Pod, S: StaticShape> TensorViewMut<'a, T, S> {
     }
 }
 
+/// # Bytes: a view of bytes, any shape type (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<'a, T: Pod, S: Shape> TensorView<'a, T, S> {
     /// A view of `bytes` as a tensor of `shape`, any shape type (`Dyn` dims included), without
@@ -145,6 +148,7 @@ impl<'a, T: Pod, S: Shape> TensorView<'a, T, S> {
     }
 }
 
+/// # Bytes: a writable view of bytes, any shape type (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<'a, T: Pod, S: Shape> TensorViewMut<'a, T, S> {
     /// A writable view of `bytes` as a tensor of `shape`, any shape type, without a copy.
@@ -159,6 +163,7 @@ impl<'a, T: Pod, S: Shape> TensorViewMut<'a, T, S> {
     }
 }
 
+/// # Bytes: the elements as bytes (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<T: Pod, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The elements as bytes, row-major, in the machine's byte order; no copy.
@@ -175,6 +180,7 @@ impl<T: Pod, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Bytes: the elements as writable bytes (feature `bytemuck`)
 #[cfg_attr(docsrs, doc(cfg(feature = "bytemuck")))]
 impl<T: Pod, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
     /// The elements as writable bytes, row-major, in the machine's byte order; no copy.

@@ -73,6 +73,7 @@ where
     }
 }
 
+/// # Interop: GenericArray (feature `generic-array`)
 #[cfg_attr(docsrs, doc(cfg(feature = "generic-array")))]
 impl<T, const N: usize, D: Data<T>> Tensor<T, (Const<N>,), D>
 where

@@ -115,6 +115,7 @@ impl<T: Scalar, D: Data<T>, const N: usize> From<&Tensor<T, (Const<N>,), D>> for
     }
 }
 
+/// # Interop: nalgebra views (feature `nalgebra`)
 #[cfg_attr(docsrs, doc(cfg(feature = "nalgebra")))]
 impl<T: Scalar, D: Data<T>, const R: usize, const C: usize> Tensor<T, (Const<R>, Const<C>), D> {
     /// The tensor's `R x C` row-major elements as the `C x R` nalgebra matrix they are in

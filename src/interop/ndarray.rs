@@ -60,6 +60,7 @@ fn not_contiguous(dims: &[usize]) -> Error {
     Error::new(ErrorKind::NotContiguous, NDARRAY, dims, &[])
 }
 
+/// # Interop: ndarray views (feature `ndarray`)
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The tensor as an ndarray view of the same shape; no copy. An error only for an empty
@@ -80,6 +81,7 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
+/// # Interop: writable ndarray views (feature `ndarray`)
 #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T, S: Shape, D: DataMut<T>> Tensor<T, S, D> {
     /// The tensor as a writable ndarray view of the same shape; no copy. Errors as

@@ -52,7 +52,6 @@ pub(crate) mod params;
 pub(crate) mod per_axis;
 mod quantized;
 
-pub use crate::tensor::QuantizedAlong;
 pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 #[cfg(feature = "alloc")]

@@ -59,6 +59,7 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
     }
 }
 
+/// # Quantization: from `f32`
 impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     /// Each value as `zero_point + round(x / scale)`, clamped to `E`'s range (Q10: TFLM's
     /// `QUANTIZE`, the division in `f32`, ties away from zero; NaN becomes the zero point).
@@ -154,6 +155,7 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Tensor<E, S, D> {
     }
 }
 
+/// # Per-axis quantization: from `f32`
 impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     /// Each value quantized with the parameters of its index along axis `A` (Q10 per index,
     /// Q16), whose static size must be `N`.

@@ -271,7 +271,7 @@ static_reductions! {
         "Whether some element along axis `A` is `true` (`false` for an empty axis, R3).";
 }
 
-/// # Means over an axis
+/// # Reductions over an axis: means
 ///
 /// The mean along axis `A` (R1, R2): for floats the pairwise sum over the count, NaN for an
 /// empty axis (R3); for integers the wrapping sum over the count, truncated toward zero
@@ -339,7 +339,7 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
     }
 }
 
-/// # Reductions from an initial value
+/// # Reductions over an axis: from an initial value
 ///
 /// `max` and `min` over axis `A` folded from `initial` (numpy's `initial=`, R3): an empty
 /// axis gives `initial`, a `Dyn` one too, so these have no `NonEmptyAxis` bound and never
