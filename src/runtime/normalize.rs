@@ -645,6 +645,7 @@ mod dyn_tensor {
     use crate::runtime::dyn_tensor::DynTensor;
 
     /// `axis` of `shape` resolved (negative from the end), or the reduction's error naming it.
+    #[cfg(any(feature = "std", feature = "libm"))]
     fn one_axis(shape: &[usize], axis: i64, op: ReduceOp) -> Result<usize, Error> {
         let mask = rules::reduce_axes(shape, &[axis], op)?;
         Ok(mask.trailing_zeros() as usize)
