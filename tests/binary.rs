@@ -1035,6 +1035,19 @@ mod mixed_types {
         }
     }
 
+    /// A random `[rows, cols]` src0 of `A` and a `[cols]` row of `B` for src1, their values
+    /// exact in every element type.
+    fn operands<A: Elem, B: Elem>(rng: &mut Rng) -> ([usize; 2], Vec<A>, Vec<B>) {
+        let dims = [3 + rng.below(5), 2 + rng.below(40)];
+        let a = (0..dims[0] * dims[1])
+            .map(|_| A::from_f32(rng.below(200) as f32 - 60.0))
+            .collect();
+        let b = (0..dims[1])
+            .map(|_| B::from_f32(rng.below(100) as f32 * 0.5))
+            .collect();
+        (dims, a, b)
+    }
+
     /// One mixed run against the contract (the `half` types come with the workspace's tests): each source loaded into `f32`, scaled, the algorithm
     /// and a ReLU and a per-row multiply computed in `f32`, one conversion at the store.
     fn mixed_case<A, B, D>(rng: &mut Rng)
@@ -1043,14 +1056,7 @@ mod mixed_types {
         B: Elem + shaped::primitive::DataType<f32>,
         D: Elem + shaped::primitive::DataType<f32>,
     {
-        let dims = [3 + rng.below(5), 2 + rng.below(40)];
-        let n = dims[0] * dims[1];
-        let a: Vec<A> = (0..n)
-            .map(|_| A::from_f32(rng.below(200) as f32 - 60.0))
-            .collect();
-        let b: Vec<B> = (0..dims[1])
-            .map(|_| B::from_f32(rng.below(100) as f32 * 0.5))
-            .collect();
+        let (dims, a, b) = operands::<A, B>(rng);
         let m: Vec<f32> = (0..dims[0]).map(|i| 0.25 + i as f32).collect();
         let (sa, sb) = (0.75f32, -1.5f32);
         let src0 = MemRef::new(dims, &a, Layout::RowMajor).unwrap();
@@ -1082,14 +1088,7 @@ mod mixed_types {
         A: Elem + shaped::primitive::DataType<f32>,
         B: Elem + shaped::primitive::DataType<f32>,
     {
-        let dims = [3 + rng.below(5), 2 + rng.below(40)];
-        let n = dims[0] * dims[1];
-        let a: Vec<A> = (0..n)
-            .map(|_| A::from_f32(rng.below(200) as f32 - 60.0))
-            .collect();
-        let b: Vec<B> = (0..dims[1])
-            .map(|_| B::from_f32(rng.below(100) as f32 * 0.5))
-            .collect();
+        let (dims, a, b) = operands::<A, B>(rng);
         let (sa, sb) = (0.75f32, -1.5f32);
         let src1 = MemRef::new([1, dims[1]], &b, Layout::RowMajor).unwrap();
         let prim = Binary::new(Alg::Sub)
