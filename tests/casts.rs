@@ -6,76 +6,20 @@
 use shaped::cast::{cast, cast_saturating, try_cast};
 use shaped::{CastElement, DynTensor, ErrorKind, Shape, Tensor};
 
-/// An element type of the data file: parsed from its text, compared by its bits.
-trait Val: CastElement + PartialEq + std::fmt::Debug {
-    fn parse(s: &str) -> Self;
-    fn bits(self) -> u64;
-}
+use crate::written::Written;
 
-macro_rules! int_val {
-    ($($t:ty)*) => {$(
-        impl Val for $t {
-            fn parse(s: &str) -> Self {
-                s.parse().unwrap()
-            }
-            fn bits(self) -> u64 {
-                self as u64
-            }
-        }
-    )*};
-}
-int_val!(i8 i16 i32 i64 u8 u16 u32 u64);
+/// An element type of the data file (read and compared by its bits) that casts.
+trait Val: CastElement + PartialEq + Written {}
 
-impl Val for bool {
-    fn parse(s: &str) -> Self {
-        s == "1"
-    }
-    fn bits(self) -> u64 {
-        self as u64
-    }
-}
-impl Val for f32 {
-    fn parse(s: &str) -> Self {
-        f32::from_bits(u32::from_str_radix(s, 16).unwrap())
-    }
-    fn bits(self) -> u64 {
-        self.to_bits() as u64
-    }
-}
-impl Val for f64 {
-    fn parse(s: &str) -> Self {
-        f64::from_bits(u64::from_str_radix(s, 16).unwrap())
-    }
-    fn bits(self) -> u64 {
-        self.to_bits()
-    }
-}
-#[cfg(feature = "half")]
-impl Val for shaped::f16 {
-    fn parse(s: &str) -> Self {
-        shaped::f16::from_bits(u16::from_str_radix(s, 16).unwrap())
-    }
-    fn bits(self) -> u64 {
-        self.to_bits() as u64
-    }
-}
-#[cfg(feature = "half")]
-impl Val for shaped::bf16 {
-    fn parse(s: &str) -> Self {
-        shaped::bf16::from_bits(u16::from_str_radix(s, 16).unwrap())
-    }
-    fn bits(self) -> u64 {
-        self.to_bits() as u64
-    }
-}
+impl<T: CastElement + PartialEq + Written> Val for T {}
 
 /// One line of the data through the runtime path; the bits must be numpy's. Returns the
 /// number of values checked.
 fn check<T: Val, U: Val>(from: &str, to: &str, input: &str, output: &str) -> usize {
-    let x: Vec<T> = input.split_whitespace().map(T::parse).collect();
+    let x: Vec<T> = input.split_whitespace().map(T::read).collect();
     let want: Vec<u64> = output
         .split_whitespace()
-        .map(|s| U::parse(s).bits())
+        .map(|s| U::read(s).bits())
         .collect();
     let bits = |v: &[U]| v.iter().map(|&u| u.bits()).collect::<Vec<_>>();
     let d = DynTensor::from_shape_vec([x.len()], x.clone()).unwrap();
@@ -310,7 +254,7 @@ fn c1_the_typed_paths_agree_with_the_runtime_path() {
             .find(|l| l.starts_with(&format!("{from} | {to} |")))
             .unwrap();
         let f: Vec<&str> = line.split(" | ").collect();
-        let x: Vec<T> = f[2].split_whitespace().map(T::parse).collect();
+        let x: Vec<T> = f[2].split_whitespace().map(T::read).collect();
         let bits = |v: &[U]| v.iter().map(|&u| u.bits()).collect::<Vec<_>>();
         let want = bits(
             DynTensor::from_shape_vec([x.len()], x.clone())

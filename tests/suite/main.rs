@@ -17,6 +17,8 @@ mod common;
 #[cfg(feature = "alloc")]
 #[path = "../common/tflm.rs"]
 mod tflm;
+#[path = "../common/written.rs"]
+mod written;
 
 #[path = "../agreement.rs"]
 mod agreement;
