@@ -473,21 +473,7 @@ pub fn broadcast_to_partial(
                     return Err(err(ErrorKind::AxesMappingOrder { index: index + 1 }));
                 }
             }
-            if let Some(dd) = dd {
-                // A scalar with a non-empty mapping counts as [1] (B5).
-                let rank = if dd.is_empty() && !axes_mapping.is_empty() {
-                    1
-                } else {
-                    dd.len()
-                };
-                if axes_mapping.len() != rank {
-                    let kind = ErrorKind::AxesMappingLength {
-                        len: axes_mapping.len(),
-                        rank,
-                    };
-                    return Err(err(kind));
-                }
-            }
+            mapping_length_fits(dd, axes_mapping.len()).map_err(err)?;
             if let Some(dt) = dt {
                 for (index, &axis) in axes_mapping.iter().enumerate() {
                     if axis >= dt.len() {
@@ -531,6 +517,24 @@ pub fn broadcast_to_partial(
                 err(kind)
             })
         }
+    }
+}
+
+/// An `explicit` mapping of `len` entries against the data's dims, when they are known: one
+/// entry per dim, a scalar with a non-empty mapping counting as `[1]` (B5).
+fn mapping_length_fits(data: Option<&[Interval]>, len: usize) -> Result<(), ErrorKind> {
+    let Some(dd) = data else {
+        return Ok(());
+    };
+    let rank = if dd.is_empty() && len > 0 {
+        1
+    } else {
+        dd.len()
+    };
+    if len == rank {
+        Ok(())
+    } else {
+        Err(ErrorKind::AxesMappingLength { len, rank })
     }
 }
 
@@ -583,16 +587,7 @@ pub fn broadcast_explicit_partial(
     let (dd, dt) = (data.dims(), target.dims());
     let op = Operation::BroadcastToExplicit;
     let err = |kind| partial_error(kind, op, dd, dt);
-    if let Some(dd) = dd {
-        let rank = if dd.is_empty() && len > 0 {
-            1
-        } else {
-            dd.len()
-        };
-        if len != rank {
-            return Err(err(ErrorKind::AxesMappingLength { len, rank }));
-        }
-    }
+    mapping_length_fits(dd, len).map_err(err)?;
     if let Some(dt) = dt {
         if len > dt.len() {
             let rank = dt.len();
