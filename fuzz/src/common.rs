@@ -261,6 +261,14 @@ pub fn count(dims: &[usize]) -> Option<usize> {
     Some(if dims.contains(&0) { 0 } else { nonzero })
 }
 
+/// A tensor of `shape` whose elements are their own row-major positions (`0, 1, 2, ...`, so
+/// each output element says where it was read), when `shape` has at most `max` elements; the
+/// targets that move data build their input so.
+pub fn positions(shape: &[usize], max: usize) -> Option<shaped::DynTensor<i64>> {
+    let n = count(shape).filter(|&n| n <= max)?;
+    Some(shaped::DynTensor::from_shape_vec(shape, (0..n as i64).collect()).unwrap())
+}
+
 /// Small element counts only: the targets that touch data keep buffers tiny.
 pub fn small(dims: &[usize], max: usize) -> bool {
     // Zero-size shapes with huge other dims are not small: building them is an overflow.

@@ -2,7 +2,7 @@
 //! types and any values (negative, extreme, past the axis): each output element against the
 //! data read at the index numpy's `take` and ONNX's `GatherElements` name, and every refusal
 //! against the first index out of range (position and value) or the shape rule's kind.
-use super::super::{count, indices, resolve, Input};
+use super::super::{count, indices, positions, resolve, Input};
 use shaped::rules::IndexElement;
 use shaped::{DynTensor, ErrorKind};
 
@@ -117,10 +117,9 @@ fn check<I: IndexElement + TryFrom<i64>>(
 pub fn run(bytes: &[u8]) {
     let mut input = Input::new(bytes);
     let shape = input.shape(3, false);
-    let Some(n) = count(&shape).filter(|&n| n <= 64) else {
+    let Some(t) = positions(&shape, 64) else {
         return;
     };
-    let t = DynTensor::from_shape_vec(&shape, (0..n as i64).collect()).unwrap();
     let elements = input.below(2) == 1;
     let axis = input.axis();
     let ishape = if elements && input.below(4) != 0 {

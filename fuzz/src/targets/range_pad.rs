@@ -5,7 +5,7 @@
 //! crops, then walks each output index back into the input one reflection or wrap at a time;
 //! the shape against `rules::pad_shape`; and constant padding undone by the negative pads of
 //! the same amounts.
-use super::super::{count, indices, resolve, Input};
+use super::super::{count, indices, positions, resolve, Input};
 use shaped::rules::{pad_shape, range_len, PadMode};
 use shaped::{DynTensor, ErrorKind};
 
@@ -151,11 +151,9 @@ fn pad(input: &mut Input<'_>) {
     if shape.len() > shaped::rules::MAX_RANK {
         return;
     }
-    let Some(n) = count(&shape) else { return };
-    if n > 256 {
+    let Some(x) = positions(&shape, 256) else {
         return;
-    }
-    let x = DynTensor::from_shape_vec(&shape, (0..n as i64).collect()).unwrap();
+    };
     let rank = shape.len();
     let mode = [
         PadMode::Constant,

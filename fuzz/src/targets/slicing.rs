@@ -4,7 +4,7 @@
 //! index by index as Python's `range(*slice.indices(n))` does; `DynView::slice`, which must
 //! take the same elements or refuse a backwards step; `split` and `split_equal` against the
 //! parts read back; `squeeze_axes` and `squeeze_all` against the rule.
-use super::super::{count, indices, Input};
+use super::super::{indices, positions, Input};
 use shaped::rules::Slice;
 use shaped::{DynTensor, ErrorKind};
 
@@ -60,11 +60,9 @@ pub fn run(bytes: &[u8]) {
     if shape.len() > shaped::rules::MAX_RANK {
         return;
     }
-    let Some(n) = count(&shape) else { return };
-    if n > 256 {
+    let Some(t) = positions(&shape, 256) else {
         return;
-    }
-    let t = DynTensor::from_shape_vec(&shape, (0..n as i64).collect()).unwrap();
+    };
     let rank = shape.len();
     match input.below(3) {
         0 => {
