@@ -18,7 +18,7 @@
 //! ```
 
 use super::dyn_tensor::DynTensor;
-use crate::element::Element;
+use crate::element::{Element, Ordered};
 use crate::error::Error;
 
 macro_rules! over_a_list {
@@ -52,14 +52,14 @@ over_a_list! {
     sum_axis sum_keepdims sum [Element];
     mean_axis mean_keepdims mean [crate::element::Mean];
     prod_axis prod_keepdims prod [Element];
-    max_axis max_keepdims max [PartialOrd + Copy + Send + Sync];
-    min_axis min_keepdims min [PartialOrd + Copy + Send + Sync];
+    max_axis max_keepdims max [Ordered];
+    min_axis min_keepdims min [Ordered];
 }
 
 macro_rules! from_initial {
     ($($axis_name:ident $keep_name:ident $full:ident;)*) => {
         /// One-axis reductions from an initial value, as on static tensors.
-        impl<T: PartialOrd + Copy + Send + Sync> DynTensor<T> {$(
+        impl<T: Ordered> DynTensor<T> {$(
             #[doc = concat!("[`", stringify!($full), "`](Self::", stringify!($full),
                 ") along one axis, the axis removed: `", stringify!($axis_name),
                 "::<A>(initial)` of a static tensor, the axis a value.")]
@@ -85,7 +85,7 @@ from_initial! {
 macro_rules! indices {
     ($($axis_name:ident $keep_name:ident $full:ident;)*) => {
         /// One-axis index reductions, as on static tensors.
-        impl<T: PartialOrd + Copy + Send + Sync> DynTensor<T> {$(
+        impl<T: Ordered> DynTensor<T> {$(
             #[doc = concat!("[`", stringify!($full), "`](Self::", stringify!($full),
                 ") with the axis removed: `", stringify!($axis_name),
                 "::<A>()` of a static tensor, the axis a value.")]

@@ -353,7 +353,7 @@ impl<T: Mean, S: Shape, D: Data<T>> Tensor<T, S, D> {
 /// let e = Tensor::<f32, Shape![2, 0]>::from([[], []]);
 /// assert_eq!(e.max_axis_initial::<1>(f32::NEG_INFINITY).as_slice(), &[f32::NEG_INFINITY; 2]);
 /// ```
-impl<T: PartialOrd + Copy + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
+impl<T: crate::element::Ordered, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The largest of `initial` and the elements along axis `A`, which is removed.
     #[inline]
     pub fn max_axis_initial<const A: isize>(
