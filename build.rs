@@ -209,7 +209,8 @@ fn manipulate_impls() -> String {
                 writeln!(
                     out,
                     "impl<{}, const BEFORE: usize, const AFTER: usize> PadFrom<{name}, BEFORE, AFTER> \
-                     for {own} where D{a}: PadFromDim<{own}, {name}, BEFORE, AFTER> {{}}",
+                     for {own} where {own}: PadStatic<{name}, BEFORE, AFTER>, \
+                     D{a}: PadFromDim<{own}, {name}, BEFORE, AFTER> {{}}",
                     params.join(", "),
                 )
                 .unwrap();

@@ -66,7 +66,10 @@
 //! # }
 //! ```
 
-pub use crate::tensor::{SelectOutput, Stored, Tensor, TensorView, WhereOutput};
+pub use crate::tensor::{
+    Chosen, SelectOutput, SelectShapes, Selected, Stored, Tensor, TensorView, Where, WhereOutput,
+    WhereShapes,
+};
 
 pub use crate::tensor::Storable;
 /// The machinery behind the operators and the result types: named in the signatures of
@@ -74,7 +77,7 @@ pub use crate::tensor::Storable;
 /// traits are the bounds to write).
 pub use crate::tensor::{
     AssignPath, Check, JoinOf, Joined, KindBroadcast, KindUpdate, Operand, OperatorPath, OwnedIn,
-    PathOutput, QuantizedAlong, ResultStorage, SameElement,
+    PathOutput, QuantizedAlong, ResultStorage, SameElement, StaticOperand, StorableProduct,
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::typed::dim::{Const, Dim, Dyn};

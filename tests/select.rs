@@ -272,6 +272,30 @@ fn w1_w2_static_shapes_agree_with_the_runtime_path() {
     assert_eq!(y.into_inner()[3], [0.5, 10.0, 0.5]);
 }
 
+/// W1 and W2 with a scalar for a value: the rank-0 tensor it stands for, on static and mixed
+/// shapes, as the runtime path gives it.
+#[test]
+fn w1_w2_a_scalar_value_is_a_rank_0_tensor() {
+    use shaped::{Shape, Tensor};
+    let cond = Tensor::<bool, Shape![2, 1]>::from([[true], [false]]);
+    let then = Tensor::<f32, Shape![3]>::from([1.0, 2.0, 3.0]);
+    let y: Tensor<f32, Shape![2, 3]> = cond.where_cond(&then, -1.5);
+    let zero_d = DynTensor::from_shape_vec([], vec![-1.5f32]).unwrap();
+    let want = DynTensor::where_cond(&cond.to_dyn(), &then.to_dyn(), &zero_d).unwrap();
+    assert_eq!(y.as_slice(), want.as_slice());
+    assert_eq!(y.as_slice(), &[1.0, 2.0, 3.0, -1.5, -1.5, -1.5]);
+
+    // Both values scalars: the condition's shape, on a mixed shape.
+    let c = Tensor::<bool, Shape![_]>::from_shape_vec([3], vec![false, true, true]).unwrap();
+    let y = c.where_cond(1u8, 0u8);
+    assert_eq!((y.shape(), y.as_slice()), ([3], &[0u8, 1, 1][..]));
+
+    // Select: the scalar takes the other value's shape, by value or by reference.
+    let c = Tensor::<bool, Shape![3]>::from([true, false, true]);
+    let y: Tensor<f32, Shape![3]> = c.select(7.0, then);
+    assert_eq!(y.as_slice(), &[7.0, 2.0, 7.0]);
+}
+
 /// W1 and W2 on mixed shapes (every dim `Dyn`): the runtime path's elements, and its error
 /// text as the panic message on a mismatch.
 #[test]

@@ -518,13 +518,11 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     #[inline]
     // The type is the joined shape in the joined storage family, each already an alias.
     #[allow(clippy::type_complexity)]
-    pub fn concat<const A: isize, S2, D2>(
+    pub fn concat<const A: isize, S2: StaticShape, D2: Data<T>>(
         &self,
         other: &Tensor<T, S2, D2>,
     ) -> OwnedIn<JoinOf<T, D, D2>, T, Concatenated<S, A, S2>>
     where
-        S2: StaticShape,
-        D2: Data<T>,
         S: Concat<A, S2, Output: StaticShape>,
     {
         fits_inline!(OwnedIn<JoinOf<T, D, D2>, T, Concatenated<S, A, S2>>);

@@ -29,20 +29,31 @@ pub type JoinOf<T, D, D2> = <<D as Data<T>>::Family as Family>::Join<<D2 as Data
 /// their [`JoinOf`] (inline when both are, and `O` is small enough; else on the heap).
 pub type Joined<T, D, D2, O> = Stored<JoinOf<T, D, D2>, T, O>;
 
+/// `Self` times `R` with the transposes `TA` and `TB` (G1-G6), into a result that can be stored:
+/// the bound of `matmul_t` and its named forms, a [`MatMulShapeT`] whose output is
+/// [`Storable`].
+pub trait StorableProduct<R: Shape, const TA: bool, const TB: bool>:
+    MatMulShapeT<R, TA, TB, Output: Storable>
+{
+}
+
+impl<S, R: Shape, const TA: bool, const TB: bool> StorableProduct<R, TA, TB> for S where
+    S: MatMulShapeT<R, TA, TB, Output: Storable>
+{
+}
+
 /// `matmul_t` with its transposes fixed, under a name: no placeholder arguments.
 macro_rules! transposed_products {
     ($($name:ident $ta:literal $tb:literal $doc:literal;)*) => {$(
         #[doc = $doc]
         #[inline]
         #[track_caller]
-        pub fn $name<S2, D2>(
+        pub fn $name<S2: Shape, D2: Data<T>>(
             &self,
             rhs: &Tensor<T, S2, D2>,
         ) -> Joined<T, D, D2, MatMulOutputT<S, S2, $ta, $tb>>
         where
-            S2: Shape,
-            D2: Data<T>,
-            S: MatMulShapeT<S2, $ta, $tb, Output: Storable>,
+            S: StorableProduct<S2, $ta, $tb>,
         {
             fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, $ta, $tb>>);
             self.matmul_t::<$ta, $tb, S2, D2>(rhs)
@@ -53,8 +64,8 @@ macro_rules! transposed_products {
 /// # Matrix products
 ///
 /// numpy's `matmul` (G1-G6) and its transposed forms, static and mixed. A generic caller writes
-/// `S: MatMulShape<W, Output = O>` (or [`MatMulShapeT`](crate::typed::rules::MatMulShapeT) for
-/// the transposed forms) and `O: Storable` ([`bounds`](crate::bounds)).
+/// `S: MatMulShape<W, Output = O>` and `O: Storable`, or [`StorableProduct`] for the transposed
+/// forms ([`bounds`](crate::bounds)).
 impl<T: Element, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// The matrix product, numpy's `matmul` (G1-G6): the last two dims multiply, the batch
     /// dims before them broadcast by NUMPY, a rank-1 left operand is a row and a rank-1 right
@@ -131,14 +142,12 @@ assert_eq!(y.as_slice(), &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0]);
     /// ```
     #[inline]
     #[track_caller]
-    pub fn matmul_t<const TA: bool, const TB: bool, S2, D2>(
+    pub fn matmul_t<const TA: bool, const TB: bool, S2: Shape, D2: Data<T>>(
         &self,
         rhs: &Tensor<T, S2, D2>,
     ) -> Joined<T, D, D2, MatMulOutputT<S, S2, TA, TB>>
     where
-        S2: Shape,
-        D2: Data<T>,
-        S: MatMulShapeT<S2, TA, TB, Output: Storable>,
+        S: StorableProduct<S2, TA, TB>,
     {
         fits_inline!(Stored<JoinOf<T, D, D2>, T, MatMulOutputT<S, S2, TA, TB>>);
         type Out<S, S2, const TA: bool, const TB: bool> = MatMulOutputT<S, S2, TA, TB>;

@@ -25,6 +25,11 @@ mod construct;
 mod access;
 
 pub(crate) mod ops;
+// Declared next to `ops` so that the rendered page lists the fallible forms and the selection
+// right after the elementwise operations they extend.
+mod try_ops;
+
+mod select;
 
 mod math;
 
@@ -45,20 +50,17 @@ mod cast;
 mod quantized;
 pub use quantized::QuantizedAlong;
 
-mod select;
-mod try_ops;
-
 mod fmt;
 mod result;
 
 pub(crate) use matmul::SMALL_PRODUCT;
-pub use matmul::{JoinOf, Joined};
+pub use matmul::{JoinOf, Joined, StorableProduct};
 pub use ops::{
     AssignPath, BroadcastWith, Check, KindBroadcast, KindUpdate, Operand, OperatorPath, PathOutput,
-    SameElement, UpdateWith,
+    SameElement, StaticOperand, UpdateWith,
 };
 pub use result::{ResultStorage, Storable, Stored};
-pub use select::{SelectOutput, WhereOutput};
+pub use select::{Chosen, SelectOutput, SelectShapes, Selected, Where, WhereOutput, WhereShapes};
 
 #[cfg(any(all(feature = "nalgebra", feature = "alloc"), feature = "ndarray"))]
 pub(crate) use construct::shape_for;

@@ -87,6 +87,11 @@ pub trait Operand: SealedOperand {
     fn shape_value(&self) -> Self::Shape;
 }
 
+/// An [`Operand`] of a static shape (or a scalar): what the `_into` forms take, whose
+/// destination's shape is known at compile time.
+pub trait StaticOperand: Operand<Shape: StaticShape> {}
+impl<R: Operand<Shape: StaticShape>> StaticOperand for R {}
+
 /// `Self` is the element type `T`: the one check of element types in an operation.
 #[diagnostic::on_unimplemented(
     message = "cannot combine `{Self}` elements with a tensor of `{T}`: the element types differ",
@@ -676,20 +681,17 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(buf, [11.0, 21.0, 12.0, 22.0]);
     /// ```
     #[inline(always)]
-    pub fn broadcast_with_into<U, R, V, E>(
+    pub fn broadcast_with_into<R: StaticOperand, V, E: DataMut<V>>(
         &self,
         rhs: R,
         out: &mut Tensor<V, BroadcastOutput<S, R::Shape>, E>,
-        f: impl FnMut(&T, &U) -> V,
+        f: impl FnMut(&T, &R::Elem) -> V,
     ) where
-        R: Operand<Shape: StaticShape>,
-        R::Elem: SameElement<U> + Sized,
         S: Broadcasts<R::Shape>,
-        E: DataMut<V>,
     {
-        kernel::zip_into::<T, U, V, S, R::Shape, BroadcastOutput<S, R::Shape>>(
+        kernel::zip_into::<T, R::Elem, V, S, R::Shape, BroadcastOutput<S, R::Shape>>(
             self.as_slice(),
-            elements_as::<U, R>(&rhs),
+            rhs.elements(),
             out.as_mut_slice(),
             f,
         );
@@ -722,9 +724,16 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         );
         Tensor::from_parts(data, Default::default())
     }
+}
 
+/// # Broadcasting to a shape
+///
+/// numpy's `broadcast_to` and OpenVINO's bidirectional Broadcast, the target a shape type:
+/// static shapes, checked at compile time (`try_broadcast_to` and `try_broadcast_bidirectional`
+/// take runtime dims).
+impl<T: Clone + Send + Sync, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// numpy's `broadcast_to` (B5, one-directional): the result has exactly the shape
-    /// `Target`. Each right-aligned dim of `self` must be 1 or the target's, and the target's
+    /// `To`. Each right-aligned dim of `self` must be 1 or the target's, and the target's
     /// rank at least `self`'s; anything else is a compile error.
     ///
     /// ```
@@ -740,14 +749,13 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// let bad = t.broadcast_to::<Shape![3]>(); // the target has a smaller rank
     /// ```
     #[inline(always)]
-    pub fn broadcast_to<Target>(&self) -> OwnedIn<D::Family, T, Target>
+    pub fn broadcast_to<To>(&self) -> OwnedIn<D::Family, T, To>
     where
-        Target: StaticShape,
-        S: BroadcastToShape<Target>,
-        T: Clone + Send + Sync,
+        To: StaticShape,
+        S: BroadcastToShape<To>,
     {
-        fits_inline!(OwnedIn<D::Family, T, Target>);
-        let data = kernel::zip::<D::Family, T, T, T, S, S, Target, _>(
+        fits_inline!(OwnedIn<D::Family, T, To>);
+        let data = kernel::zip::<D::Family, T, T, T, S, S, To, _>(
             self.as_slice(),
             self.as_slice(),
             Split(|x: &T, _: &T| x.clone()),
@@ -755,8 +763,8 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         Tensor::from_parts(data, Default::default())
     }
 
-    /// Bidirectional broadcasting (B1-B4) to the target shape `Target`: the output shape is the
-    /// NUMPY broadcast of the two shapes, so it may differ from `Target` where the target has
+    /// Bidirectional broadcasting (B1-B4) to the target shape `To`: the output shape is the
+    /// NUMPY broadcast of the two shapes, so it may differ from `To` where the target has
     /// 1s or a smaller rank.
     ///
     /// ```
@@ -766,16 +774,12 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(b[[0, 2, 3]], 3);
     /// ```
     #[inline(always)]
-    pub fn broadcast_bidirectional<Target>(
-        &self,
-    ) -> OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>
+    pub fn broadcast_bidirectional<To>(&self) -> OwnedIn<D::Family, T, BidirectionalOutput<S, To>>
     where
-        Target: StaticShape,
-        S: BroadcastShape<Target, Bidirectional, Output: StaticShape>,
-        T: Clone + Send + Sync,
+        S: BroadcastShape<To, Bidirectional, Output: StaticShape>,
     {
-        fits_inline!(OwnedIn<D::Family, T, BidirectionalOutput<S, Target>>);
-        let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, Target>, _>(
+        fits_inline!(OwnedIn<D::Family, T, BidirectionalOutput<S, To>>);
+        let data = kernel::zip::<D::Family, T, T, T, S, S, BidirectionalOutput<S, To>, _>(
             self.as_slice(),
             self.as_slice(),
             Split(|x: &T, _: &T| x.clone()),

@@ -10,7 +10,7 @@
 use super::manipulate::{gathered, offset_along};
 use super::{OwnedIn, Tensor};
 use crate::rules::{pad_source, PadMode};
-use crate::typed::rules::{axis_index, PadAxis, PadFrom, Padded};
+use crate::typed::rules::{axis_index, PadFrom, PadStatic, Padded};
 use crate::typed::shape::{StaticShape, MAX_STATIC_RANK};
 use crate::typed::storage::{fits_inline, Data};
 use crate::util::row_major_strides;
@@ -18,7 +18,7 @@ use crate::util::row_major_strides;
 /// # Padding
 ///
 /// One axis padded by amounts fixed at compile time, into a tensor stored like `self`. A
-/// generic caller writes the rules the methods name: `S: PadAxis<A, BEFORE, AFTER>`, and
+/// generic caller writes the rules the methods name: `S: PadStatic<A, BEFORE, AFTER>`, and
 /// `PadFrom<A, BEFORE, AFTER>` for the modes that repeat the axis's elements.
 impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
     /// `BEFORE` copies of `value` added before axis `A` and `AFTER` after it (M13, ONNX's `Pad`
@@ -43,8 +43,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         value: T,
     ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
     where
-        S: PadAxis<A, BEFORE, AFTER>,
-        Padded<S, A, BEFORE, AFTER>: StaticShape,
+        S: PadStatic<A, BEFORE, AFTER>,
     {
         fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
         let data = &self.as_slice()[..S::LEN];
@@ -79,8 +78,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         &self,
     ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
     where
-        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
-        Padded<S, A, BEFORE, AFTER>: StaticShape,
+        S: PadFrom<A, BEFORE, AFTER>,
     {
         fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
         self.padded_from::<A, BEFORE, AFTER>(PadMode::Edge)
@@ -101,8 +99,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         &self,
     ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
     where
-        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
-        Padded<S, A, BEFORE, AFTER>: StaticShape,
+        S: PadFrom<A, BEFORE, AFTER>,
     {
         fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
         self.padded_from::<A, BEFORE, AFTER>(PadMode::Reflect)
@@ -123,8 +120,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         &self,
     ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
     where
-        S: PadAxis<A, BEFORE, AFTER> + PadFrom<A, BEFORE, AFTER>,
-        Padded<S, A, BEFORE, AFTER>: StaticShape,
+        S: PadFrom<A, BEFORE, AFTER>,
     {
         fits_inline!(OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>);
         self.padded_from::<A, BEFORE, AFTER>(PadMode::Wrap)
@@ -138,8 +134,7 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         mode: PadMode,
     ) -> OwnedIn<D::Family, T, Padded<S, A, BEFORE, AFTER>>
     where
-        S: PadAxis<A, BEFORE, AFTER>,
-        Padded<S, A, BEFORE, AFTER>: StaticShape,
+        S: PadStatic<A, BEFORE, AFTER>,
     {
         gathered::<D::Family, T, S, Padded<S, A, BEFORE, AFTER>, _>(self.as_slice(), |index| {
             let strides = const { row_major_strides::<MAX_STATIC_RANK>(S::DIMS) };

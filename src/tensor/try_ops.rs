@@ -129,14 +129,12 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// If `f` panics part-way, the elements already made are leaked (the result is written in
     /// place).
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-    pub fn try_broadcast_with<U, S2, E, V>(
+    pub fn try_broadcast_with<U, S2: Shape, E: Data<U>, V>(
         &self,
         rhs: &Tensor<U, S2, E>,
         mut f: impl FnMut(&T, &U) -> V,
     ) -> Result<Tensor<V, NumpyOutput<S, S2>>, Error>
     where
-        S2: Shape,
-        E: Data<U>,
         S: BroadcastShape<S2, Numpy>,
     {
         fits_inline!(Tensor<V, NumpyOutput<S, S2>>);
@@ -242,83 +240,6 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         )
     }
 
-    /// numpy's `broadcast_to` (B5, one-directional) to a target shape type `Target` with the
-    /// runtime dims `target` (which must match `Target`'s static dims): the result has exactly
-    /// the target's shape.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let x = Tensor::<i32, Shape![_, 1]>::from_shape_vec([2, 1], vec![1, 2]).unwrap();
-    /// let y = x.try_broadcast_to::<Shape![_, 3]>([2, 3]).unwrap();
-    /// assert_eq!(y.as_slice(), &[1, 1, 1, 2, 2, 2]);
-    /// let e = x.try_broadcast_to::<Shape![_, 3]>([4, 3]).unwrap_err();
-    /// assert_eq!(e.to_string(), "cannot broadcast [2, 1] with [4, 3] (broadcast_to numpy): axis 0 has 2 vs 4");
-    /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-    pub fn try_broadcast_to<Target>(
-        &self,
-        target: impl AsRef<[usize]>,
-    ) -> Result<Tensor<T, Target>, Error>
-    where
-        Target: Shape,
-        S: BroadcastToShape<Target>,
-        T: Clone + Send + Sync,
-    {
-        fits_inline!(Tensor<T, Target>);
-        super::construct::shape_for::<Target>(target.as_ref())?;
-        self.try_broadcast_mode::<Target>(target.as_ref(), BroadcastToMode::Numpy)
-    }
-
-    /// Bidirectional broadcasting (B1-B4) to a target shape type `Target` with runtime dims
-    /// `target`: the NUMPY broadcast of both shapes.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let x = Tensor::<i32, Shape![_, 1]>::from_shape_vec([2, 1], vec![1, 2]).unwrap();
-    /// let y = x.try_broadcast_bidirectional::<Shape![_]>([3]).unwrap();
-    /// assert_eq!(y.shape(), [2, 3]);
-    /// assert_eq!(y.as_slice(), &[1, 1, 1, 2, 2, 2]);
-    /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-    pub fn try_broadcast_bidirectional<Target>(
-        &self,
-        target: impl AsRef<[usize]>,
-    ) -> Result<Tensor<T, BidirectionalOutput<S, Target>>, Error>
-    where
-        Target: Shape,
-        S: BroadcastShape<Target, Bidirectional>,
-        T: Clone + Send + Sync,
-    {
-        fits_inline!(Tensor<T, BidirectionalOutput<S, Target>>);
-        super::construct::shape_for::<Target>(target.as_ref())?;
-        self.try_broadcast_mode::<BidirectionalOutput<S, Target>>(
-            target.as_ref(),
-            BroadcastToMode::Bidirectional,
-        )
-    }
-
-    fn try_broadcast_mode<O: Shape>(
-        &self,
-        target: &[usize],
-        mode: BroadcastToMode<'_>,
-    ) -> Result<Tensor<T, O>, Error>
-    where
-        T: Clone + Send + Sync,
-    {
-        let da = self.shape();
-        let out_dims = rules::broadcast_to_shape(da.as_ref(), target, mode)?;
-        let count = element_count::<T>(&out_dims)?;
-        let data = ArrayRef::new(da.as_ref(), self.as_slice())?;
-        // SAFETY: `broadcast_apply` writes every element of its output when it returns Ok.
-        let out = unsafe {
-            filled_vec(count, &out_dims, |spare| {
-                let clone = kernels::Split(|x: &T, _: &T| MaybeUninit::new(x.clone()));
-                kernels::broadcast_apply(data, target, mode, spare, clone)
-            })?
-        };
-        finish::<T, O>(&out_dims, out)
-    }
-
     try_ops! {
         binary {
         try_add Add "`self + rhs` (integers wrap).";
@@ -345,5 +266,80 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         try_or | "Elementwise logical or.";
         try_xor ^ "Elementwise logical exclusive or.";
         }
+    }
+}
+
+/// # Broadcasting to a shape, checked at run time
+///
+/// The target a shape type with its runtime dims: what `broadcast_to` and
+/// `broadcast_bidirectional` do for shapes with `Dyn` dims, a mismatch returned as an error.
+#[cfg(feature = "alloc")]
+impl<T: Clone + Send + Sync, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// numpy's `broadcast_to` (B5, one-directional) to a target shape type `To` with the
+    /// runtime dims `target` (which must match `To`'s static dims): the result has exactly
+    /// the target's shape.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![_, 1]>::from_shape_vec([2, 1], vec![1, 2]).unwrap();
+    /// let y = x.try_broadcast_to::<Shape![_, 3]>([2, 3]).unwrap();
+    /// assert_eq!(y.as_slice(), &[1, 1, 1, 2, 2, 2]);
+    /// let e = x.try_broadcast_to::<Shape![_, 3]>([4, 3]).unwrap_err();
+    /// assert_eq!(e.to_string(), "cannot broadcast [2, 1] with [4, 3] (broadcast_to numpy): axis 0 has 2 vs 4");
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn try_broadcast_to<To>(&self, target: impl AsRef<[usize]>) -> Result<Tensor<T, To>, Error>
+    where
+        To: Shape,
+        S: BroadcastToShape<To>,
+    {
+        fits_inline!(Tensor<T, To>);
+        super::construct::shape_for::<To>(target.as_ref())?;
+        self.try_broadcast_mode::<To>(target.as_ref(), BroadcastToMode::Numpy)
+    }
+
+    /// Bidirectional broadcasting (B1-B4) to a target shape type `To` with runtime dims
+    /// `target`: the NUMPY broadcast of both shapes.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![_, 1]>::from_shape_vec([2, 1], vec![1, 2]).unwrap();
+    /// let y = x.try_broadcast_bidirectional::<Shape![_]>([3]).unwrap();
+    /// assert_eq!(y.shape(), [2, 3]);
+    /// assert_eq!(y.as_slice(), &[1, 1, 1, 2, 2, 2]);
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn try_broadcast_bidirectional<To: Shape>(
+        &self,
+        target: impl AsRef<[usize]>,
+    ) -> Result<Tensor<T, BidirectionalOutput<S, To>>, Error>
+    where
+        S: BroadcastShape<To, Bidirectional>,
+    {
+        fits_inline!(Tensor<T, BidirectionalOutput<S, To>>);
+        super::construct::shape_for::<To>(target.as_ref())?;
+        self.try_broadcast_mode::<BidirectionalOutput<S, To>>(
+            target.as_ref(),
+            BroadcastToMode::Bidirectional,
+        )
+    }
+
+    fn try_broadcast_mode<O: Shape>(
+        &self,
+        target: &[usize],
+        mode: BroadcastToMode<'_>,
+    ) -> Result<Tensor<T, O>, Error> {
+        let da = self.shape();
+        let out_dims = rules::broadcast_to_shape(da.as_ref(), target, mode)?;
+        let count = element_count::<T>(&out_dims)?;
+        let data = ArrayRef::new(da.as_ref(), self.as_slice())?;
+        // SAFETY: `broadcast_apply` writes every element of its output when it returns Ok.
+        let out = unsafe {
+            filled_vec(count, &out_dims, |spare| {
+                let clone = kernels::Split(|x: &T, _: &T| MaybeUninit::new(x.clone()));
+                kernels::broadcast_apply(data, target, mode, spare, clone)
+            })?
+        };
+        finish::<T, O>(&out_dims, out)
     }
 }

@@ -14,7 +14,7 @@ use typenum::{
     Unsigned, B1, U0, U1,
 };
 
-use super::pad::{PadAxis, PadDim, PadFrom, PadFromDim};
+use super::pad::{PadAxis, PadDim, PadFrom, PadFromDim, PadStatic};
 use crate::typed::dim::{Const, Dim, Dyn, ToUnsigned};
 use crate::typed::shape::Shape;
 

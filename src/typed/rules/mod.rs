@@ -10,7 +10,7 @@
 //! | `reduce.rs` | R1-R3 | [`RemoveAxis`], [`KeepAxis`], [`NonEmptyAxis`] |
 //! | `matmul.rs` | G1-G5 | [`MatMulShape`], [`MatMulOutput`] |
 //! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
-//! | `pad.rs` | M13 | [`PadAxis`], [`PadFrom`] |
+//! | `pad.rs` | M13 | [`PadAxis`], [`PadStatic`], [`PadFrom`] |
 //! | `quant.rs` | Q16 | [`PerAxisShape`] |
 //! | `dense.rs` | G7, Q19 | [`DenseShape`] |
 //!
@@ -45,7 +45,7 @@ pub use matmul::{
 };
 pub use none::{NoneDim, NoneShape, SameShape};
 pub use numpy::{BroadcastOutput, Broadcasts, Numpy, NumpyDimRule, NumpyOutput};
-pub use pad::{HasElements, PadAxis, PadDim, PadFrom, PadFromDim, Padded};
+pub use pad::{HasElements, PadAxis, PadDim, PadFrom, PadFromDim, PadStatic, Padded};
 pub use primitive::{
     BinaryDimRule, BinaryDst, BinaryOutput, BinaryShape, BinarySources, Cons, DstShape,
     InPlaceDimRule, InPlaceOnto, InPlaceShape, Nil, PostOpDimRule, PostOpOnto, PostOpShape,

@@ -9,7 +9,7 @@ use typenum::{Eq as TEq, Gr, IsEqual, IsGreater, Or, Sum, U0};
 
 use super::manipulate::ToConst;
 use crate::typed::dim::{Const, Dim, ToUnsigned};
-use crate::typed::shape::Shape;
+use crate::typed::shape::{Shape, StaticShape};
 
 /// `Self` with `BEFORE` elements added before axis `A` and `AFTER` after it: the shape of
 /// `pad_constant::<A, BEFORE, AFTER>()` and its kin (M13), axis `A` becoming
@@ -32,6 +32,22 @@ pub trait PadAxis<const A: isize, const BEFORE: usize, const AFTER: usize>: Shap
 /// `S` with axis `A` padded by `BEFORE` and `AFTER` ([`PadAxis`]).
 pub type Padded<S, const A: isize, const BEFORE: usize, const AFTER: usize> =
     <S as PadAxis<A, BEFORE, AFTER>>::Output;
+
+/// `Self` padded along axis `A` is a static shape: the bound of `pad_constant` (M13), a
+/// [`PadAxis`] whose output every dim of is known.
+#[diagnostic::on_unimplemented(
+    message = "axis {A} of shape `{Self}` cannot be padded by {BEFORE} and {AFTER} at compile time (M13)",
+    label = "the axis must exist, and the padded dim be in the static-dim table"
+)]
+pub trait PadStatic<const A: isize, const BEFORE: usize, const AFTER: usize>:
+    PadAxis<A, BEFORE, AFTER, Output: StaticShape>
+{
+}
+
+impl<S, const A: isize, const BEFORE: usize, const AFTER: usize> PadStatic<A, BEFORE, AFTER> for S where
+    S: PadAxis<A, BEFORE, AFTER, Output: StaticShape>
+{
+}
 
 /// The dim `Self + BEFORE + AFTER` (M13).
 #[doc(hidden)]
@@ -65,7 +81,10 @@ where
     message = "axis {A} is out of range for shape `{Self}` (M13)",
     label = "a static shape of rank R has the axes 0 to R - 1, and -R to -1 counted from the end"
 )]
-pub trait PadFrom<const A: isize, const BEFORE: usize, const AFTER: usize>: Shape {}
+pub trait PadFrom<const A: isize, const BEFORE: usize, const AFTER: usize>:
+    PadStatic<A, BEFORE, AFTER>
+{
+}
 
 /// A dim that is not 0, or pads that add nothing (M13).
 #[doc(hidden)]
