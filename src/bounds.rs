@@ -80,6 +80,7 @@ pub use crate::tensor::{
     PathOutput, QuantizedAlong, ResultStorage, SameElement, StaticOperand, StorableProduct,
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};
+pub use crate::tensor::{ConvBias, Pooled, QuantizedConv, QuantizedPooled};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
     BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, KeepDims, MatMulOutput,

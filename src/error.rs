@@ -135,6 +135,172 @@ pub enum Operation {
         /// The target element type.
         to: crate::cast::DType,
     },
+    /// A convolution or a pool (K1-K8): its first shape is the input, its second the filter
+    /// (a pool's: its window, height and width).
+    Window {
+        /// Which one.
+        op: WindowOp,
+    },
+}
+
+/// The operations over a sliding 2-D window ([`Operation::Window`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WindowOp {
+    /// TFLite's `CONV_2D`.
+    Conv2d,
+    /// TFLite's `DEPTHWISE_CONV_2D`.
+    DepthwiseConv2d,
+    /// TFLite's `AVERAGE_POOL_2D`.
+    AvgPool2d,
+    /// TFLite's `MAX_POOL_2D`.
+    MaxPool2d,
+}
+
+impl WindowOp {
+    /// The operation's name, as the methods spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WindowOp::Conv2d => "conv2d",
+            WindowOp::DepthwiseConv2d => "depthwise_conv2d",
+            WindowOp::AvgPool2d => "avg_pool2d",
+            WindowOp::MaxPool2d => "max_pool2d",
+        }
+    }
+}
+
+/// What is wrong with a convolution's or a pool's operands or window ([`ErrorKind::Window`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WindowProblem {
+    /// The input (`filter: false`) or the filter is not of rank 4 (K3).
+    Rank {
+        /// Whether it is the filter.
+        filter: bool,
+        /// Its rank.
+        rank: usize,
+    },
+    /// A kernel size of 0 along an axis (0 height, 1 width) (K2).
+    ZeroKernel {
+        /// The axis.
+        axis: usize,
+    },
+    /// A stride of 0 (K2).
+    ZeroStride {
+        /// The axis.
+        axis: usize,
+    },
+    /// A dilation of 0 (K2).
+    ZeroDilation {
+        /// The axis.
+        axis: usize,
+    },
+    /// VALID padding with a dilated kernel wider than the input (K1).
+    KernelTooLarge {
+        /// The axis.
+        axis: usize,
+        /// The dilated kernel's span, `(kernel - 1) * dilation + 1`.
+        span: usize,
+        /// The input's size there.
+        input: usize,
+    },
+    /// The filter's input channels are not the input's (K3).
+    Channels {
+        /// The input's channels.
+        input: usize,
+        /// The filter's.
+        filter: usize,
+    },
+    /// A depthwise filter whose channels are not a multiple of the input's (K4).
+    DepthMultiplier {
+        /// The input's channels.
+        input: usize,
+        /// The filter's channels.
+        filter: usize,
+    },
+    /// A depthwise filter whose first dim is not 1 (K4).
+    DepthwiseFilter {
+        /// Its first dim.
+        first: usize,
+    },
+    /// A bias whose length is not the output's channels (K3).
+    BiasLength {
+        /// The bias's length.
+        bias: usize,
+        /// The output channels.
+        channels: usize,
+    },
+    /// More products per output than an `i32` accumulator sums without overflow (K7).
+    Accumulator {
+        /// Products per output: kernel height x width x input channels.
+        terms: usize,
+    },
+    /// A size that does not fit in `usize` (K2).
+    Overflow,
+}
+
+impl fmt::Display for WindowProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let axis_name = |axis: usize| if axis == 0 { "height" } else { "width" };
+        match *self {
+            WindowProblem::Rank { filter, rank } => write!(
+                f,
+                "the {} has rank {rank}; it must have rank 4 ({}) (K3)",
+                if filter { "filter" } else { "input" },
+                if filter {
+                    "[out channels, height, width, in channels]"
+                } else {
+                    "NHWC"
+                }
+            ),
+            WindowProblem::ZeroKernel { axis } => write!(
+                f,
+                "the kernel's {} is 0; kernels, strides and dilations are at least 1 (K2)",
+                axis_name(axis)
+            ),
+            WindowProblem::ZeroStride { axis } => write!(
+                f,
+                "the stride along the {} is 0; kernels, strides and dilations are at least 1 (K2)",
+                axis_name(axis)
+            ),
+            WindowProblem::ZeroDilation { axis } => write!(
+                f,
+                "the dilation along the {} is 0; kernels, strides and dilations are at least 1 \
+                 (K2)",
+                axis_name(axis)
+            ),
+            WindowProblem::KernelTooLarge { axis, span, input } => write!(
+                f,
+                "the kernel spans {span} along the {} but the input has {input}; VALID padding \
+                 needs the input at least as large as the dilated kernel (K1)",
+                axis_name(axis)
+            ),
+            WindowProblem::Channels { input, filter } => write!(
+                f,
+                "the input has {input} channels but the filter takes {filter} (K3)"
+            ),
+            WindowProblem::DepthMultiplier { input, filter } => write!(
+                f,
+                "the filter's {filter} channels are not a multiple of the input's {input} (K4)"
+            ),
+            WindowProblem::DepthwiseFilter { first } => write!(
+                f,
+                "a depthwise filter is [1, height, width, channels]; its first dim is {first} \
+                 (K4)"
+            ),
+            WindowProblem::BiasLength { bias, channels } => write!(
+                f,
+                "a bias of {bias} values for {channels} output channels; it needs one per \
+                 channel (K3)"
+            ),
+            WindowProblem::Accumulator { terms } => write!(
+                f,
+                "{terms} products per output; an i32 accumulator sums at most 65536 of them \
+                 without overflow (K7)"
+            ),
+            WindowProblem::Overflow => f.write_str("a size overflows usize (K2)"),
+        }
+    }
 }
 
 impl fmt::Display for Operation {
@@ -161,6 +327,7 @@ impl fmt::Display for Operation {
             Operation::MatMul => f.write_str("matmul"),
             Operation::Dense => f.write_str("dense"),
             Operation::Cast { from, to } => write!(f, "cast from {from} to {to}"),
+            Operation::Window { op } => f.write_str(op.name()),
         }
     }
 }
@@ -490,6 +657,8 @@ pub enum ErrorKind {
     },
     /// Quantization parameters, or a value derived from them, outside the contract (Q1-Q7).
     Quant(QuantProblem),
+    /// A convolution's or a pool's operands or window outside the contract (K1-K8).
+    Window(WindowProblem),
 }
 
 /// What is wrong with quantization parameters ([`ErrorKind::Quant`]).
@@ -736,6 +905,20 @@ impl fmt::Display for Error {
         match self.kind {
             _ if self.partial.is_some() => {}
             ErrorKind::Quant(problem) => return write!(f, "invalid quantization: {problem}"),
+            ErrorKind::Window(problem) => {
+                return match op {
+                    Operation::Window {
+                        op: op @ (WindowOp::AvgPool2d | WindowOp::MaxPool2d),
+                    } => write!(f, "cannot {} {lhs} with window {rhs}: {problem}", op.name()),
+                    Operation::Window { op } => {
+                        write!(f, "cannot {} {lhs} with filter {rhs}: {problem}", op.name())
+                    }
+                    _ => write!(f, "{problem}"),
+                }
+            }
+            ErrorKind::ShapeMismatch if matches!(op, Operation::Window { .. }) => {
+                return write!(f, "destination {lhs} is not {rhs}, the {op} output (K1)")
+            }
             ErrorKind::LengthMismatch { expected, actual } => {
                 write!(
                     f,
@@ -908,6 +1091,7 @@ impl fmt::Display for Error {
         match self.kind {
             // Returned from the first match; here for exhaustiveness.
             ErrorKind::Quant(problem) => write!(f, "{problem}"),
+            ErrorKind::Window(problem) => write!(f, "{problem}"),
             ErrorKind::DimMismatch { axis, lhs, rhs } => {
                 write!(f, "axis {axis} has {lhs} vs {rhs}")?;
                 if let Operation::BinaryPostOp { .. } = op {

@@ -110,6 +110,7 @@ extern crate std;
 
 pub mod bounds;
 pub mod cast;
+pub mod conv;
 pub mod element;
 pub mod error;
 mod interop;

@@ -109,6 +109,23 @@ impl<'a, T> ArrayRef<'a, T> {
         self.shape
     }
 
+    /// The elements when they are row-major (no strides given, or the row-major ones).
+    pub(crate) fn row_major(&self) -> Option<&'a [T]> {
+        match self.strides {
+            Strides::RowMajor => Some(self.data),
+            Strides::Given(strides) => {
+                let mut step = 1usize;
+                for (&d, &s) in self.shape.iter().zip(strides).rev() {
+                    if d > 1 && s != step {
+                        return None;
+                    }
+                    step = step.checked_mul(d)?;
+                }
+                self.data.get(..step)
+            }
+        }
+    }
+
     /// A strided input whose shape and strides the caller keeps inside `data` (a
     /// [`DynView`](crate::runtime::DynView)'s own).
     #[cfg(feature = "alloc")]

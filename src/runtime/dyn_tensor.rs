@@ -295,6 +295,11 @@ impl<T> DynTensor<T> {
     }
 
     /// Made from parts whose lengths agree (the crate's own results).
+    /// The elements as a row-major input of the runtime kernels.
+    pub(crate) fn array(&self) -> crate::runtime::ArrayRef<'_, T> {
+        crate::runtime::ArrayRef::trusted(&self.shape, &self.data)
+    }
+
     pub(crate) fn from_parts(shape: &[usize], data: Vec<T>) -> Self {
         debug_assert_eq!(rules::checked_element_count(shape), Some(data.len()));
         DynTensor {

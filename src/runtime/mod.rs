@@ -31,6 +31,7 @@ mod array_ref;
 mod axis_forms;
 pub(crate) mod by_op;
 pub(crate) mod cast;
+mod conv;
 #[cfg(feature = "alloc")]
 mod dyn_shape;
 #[cfg(feature = "alloc")]
@@ -60,6 +61,9 @@ mod tiles;
 pub(crate) mod wide;
 
 pub use array_ref::ArrayRef;
+pub use conv::{
+    avg_pool2d_into, conv2d_into, depthwise_conv2d_into, max_pool2d_into, quantized_pool2d_into,
+};
 #[cfg(feature = "alloc")]
 pub use dyn_shape::DynView;
 #[cfg(feature = "alloc")]

@@ -31,6 +31,8 @@ mod try_ops;
 
 mod select;
 
+mod conv;
+
 mod math;
 
 mod reduce;
@@ -53,6 +55,7 @@ pub use quantized::QuantizedAlong;
 mod fmt;
 mod result;
 
+pub use conv::{ConvBias, Pooled, QuantizedConv, QuantizedPooled};
 pub(crate) use matmul::SMALL_PRODUCT;
 pub use matmul::{JoinOf, Joined, StorableProduct};
 pub use ops::{

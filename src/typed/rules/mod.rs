@@ -12,6 +12,7 @@
 //! | `manipulate.rs` | M1-M7 | [`ReshapeInto`], [`Flatten`], [`InsertAxis`], [`SqueezeAxis`], [`Permute`], [`Narrow`], [`Concat`] |
 //! | `pad.rs` | M13 | [`PadAxis`], [`PadStatic`], [`PadFrom`] |
 //! | `quant.rs` | Q16 | [`PerAxisShape`] |
+//! | `conv.rs` | K1-K4 | [`Conv2dShape`], [`DepthwiseShape`], [`PoolShape`], [`AxisOut`] |
 //! | `dense.rs` | G7, Q19 | [`DenseShape`] |
 //!
 //! How a dim pair is decided: both dims are mapped to typenum numbers
@@ -31,6 +32,10 @@ use crate::typed::shape::Shape;
 pub use broadcast_op::{
     Bidirectional, BidirectionalDimRule, BidirectionalOutput, BroadcastToDim, BroadcastToShape,
     OneWayDimRule, Stretched,
+};
+pub use conv::{
+    AxisOut, ChannelsMatch, Conv2dOutput, Conv2dShape, DepthMultiple, DepthwiseFirst,
+    DepthwiseOutput, DepthwiseShape, Divides, KernelFits, PoolOutput, PoolShape, WindowAtLeastOne,
 };
 pub use dense::DenseShape;
 pub use manipulate::{
@@ -307,6 +312,7 @@ macro_rules! for_each_rank {
 
 // Declared after the macros above, which are then in scope in each of these files.
 mod broadcast_op;
+mod conv;
 mod dense;
 mod manipulate;
 mod matmul;

@@ -1,0 +1,222 @@
+//! Prepared int8 convolutions (rule K7): the input's and output's parameters, the weights'
+//! per-channel scales, the activation and the rounding, with every channel's multiplier
+//! derived once (in `const` context when the parameters are constants).
+
+use super::quantized::{channel_multipliers, ConvFrame};
+use crate::error::{Error, QuantProblem};
+use crate::quant::elementwise::Requant;
+use crate::quant::params::quant_error;
+#[cfg(feature = "alloc")]
+use crate::quant::DynPerAxis;
+use crate::quant::{Activation, PerAxis, Quant, Rounding};
+
+/// A prepared int8 convolution with `N` output channels (K7): TFLM's `CONV_2D` and
+/// `DEPTHWISE_CONV_2D` with per-channel weights. The input is quantized per tensor by
+/// `input`, the weights per output channel by `weights` (every zero point 0, as TFLM's
+/// per-channel kernels read none), the output by `output`; channel `j`'s multiplier
+/// `input_scale * weight_scale[j] / output_scale` is derived once (Q3), and the fused
+/// activation clamps the output (Q7).
+///
+/// ```
+/// use shaped::conv::QConv2d;
+/// use shaped::quant::{Activation, PerAxis, Quant, Rounding};
+/// static SCALES: [f32; 2] = [0.5, 0.25];
+/// static ZEROS: [i32; 2] = [0, 0];
+/// const OP: QConv2d<'static, 2> = match QConv2d::new(
+///     Quant::new_const(0.5, -1),
+///     PerAxis::new_const(&SCALES, &ZEROS),
+///     Quant::new_const(0.25, 3),
+///     Activation::Relu6,
+///     Rounding::Double,
+/// ) {
+///     Ok(op) => op,
+///     Err(_) => panic!("valid parameters"),
+/// };
+/// assert_eq!(OP.output().zero_point(), 3);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QConv2d<'p, const N: usize> {
+    frame: ConvFrame,
+    input: Quant<i8>,
+    weights: PerAxis<'p, i8, N>,
+    output: Quant<i8>,
+    requant: [Requant; N],
+}
+
+impl<'p, const N: usize> QConv2d<'p, N> {
+    /// The convolution of an input quantized by `input` with weights quantized by `weights`
+    /// (one scale per output channel, zero points 0) into `output`, clamped by `activation`:
+    /// an error value when a weight zero point is not 0, or a multiplier or an activation
+    /// bound cannot be represented.
+    pub const fn new(
+        input: Quant<i8>,
+        weights: PerAxis<'p, i8, N>,
+        output: Quant<i8>,
+        activation: Activation,
+        rounding: Rounding,
+    ) -> Result<Self, Error> {
+        let mut requant = [Requant::ZERO; N];
+        if let Err(e) = channel_multipliers(
+            input,
+            weights.scales(),
+            weights.zero_points(),
+            output,
+            rounding,
+            &mut requant,
+        ) {
+            return Err(e);
+        }
+        match ConvFrame::new(input, output, activation, rounding) {
+            Ok(frame) => Ok(QConv2d {
+                frame,
+                input,
+                weights,
+                output,
+                requant,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The input's parameters it was prepared for.
+    pub const fn input(&self) -> Quant<i8> {
+        self.input
+    }
+
+    /// The weights' parameters it was prepared for.
+    pub const fn weights(&self) -> PerAxis<'p, i8, N> {
+        self.weights
+    }
+
+    /// The output's parameters.
+    pub const fn output(&self) -> Quant<i8> {
+        self.output
+    }
+
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        Parts {
+            frame: &self.frame,
+            requant: &self.requant,
+            input: self.input,
+            scales: self.weights.scales(),
+            zero_points: self.weights.zero_points(),
+        }
+    }
+}
+
+/// [`QConv2d`] for a number of channels known only at run time (a model read at run time):
+/// the multipliers derived once into a `Vec`. Feature `alloc`.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynQConv2d<'p> {
+    frame: ConvFrame,
+    input: Quant<i8>,
+    weights: DynPerAxis<'p, i8>,
+    output: Quant<i8>,
+    requant: alloc::vec::Vec<Requant>,
+}
+
+#[cfg(feature = "alloc")]
+impl<'p> DynQConv2d<'p> {
+    /// As [`QConv2d::new`], for any number of channels; also an error value when the
+    /// allocator refuses the multipliers' room.
+    pub fn new(
+        input: Quant<i8>,
+        weights: DynPerAxis<'p, i8>,
+        output: Quant<i8>,
+        activation: Activation,
+        rounding: Rounding,
+    ) -> Result<Self, Error> {
+        let mut requant = alloc::vec::Vec::new();
+        requant.try_reserve_exact(weights.len()).map_err(|_| {
+            Error::new(
+                crate::error::ErrorKind::OutOfMemory {
+                    bytes: weights
+                        .len()
+                        .saturating_mul(core::mem::size_of::<Requant>()),
+                },
+                crate::error::Operation::Quantize,
+                &[weights.len()],
+                &[],
+            )
+        })?;
+        requant.resize(weights.len(), Requant::ZERO);
+        channel_multipliers(
+            input,
+            weights.scales(),
+            weights.zero_points(),
+            output,
+            rounding,
+            &mut requant,
+        )?;
+        let frame = ConvFrame::new(input, output, activation, rounding)?;
+        Ok(DynQConv2d {
+            frame,
+            input,
+            weights,
+            output,
+            requant,
+        })
+    }
+
+    /// The input's parameters it was prepared for.
+    pub fn input(&self) -> Quant<i8> {
+        self.input
+    }
+
+    /// The weights' parameters it was prepared for.
+    pub fn weights(&self) -> DynPerAxis<'p, i8> {
+        self.weights
+    }
+
+    /// The output's parameters.
+    pub fn output(&self) -> Quant<i8> {
+        self.output
+    }
+
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        Parts {
+            frame: &self.frame,
+            requant: &self.requant,
+            input: self.input,
+            scales: self.weights.scales(),
+            zero_points: self.weights.zero_points(),
+        }
+    }
+}
+
+/// A prepared convolution's pieces, whichever form holds them.
+pub(crate) struct Parts<'a> {
+    pub(crate) frame: &'a ConvFrame,
+    pub(crate) requant: &'a [Requant],
+    pub(crate) input: Quant<i8>,
+    pub(crate) scales: &'a [f32],
+    pub(crate) zero_points: &'a [i32],
+}
+
+impl Parts<'_> {
+    /// The operands' parameters against the prepared ones (Q1): the input's, and the
+    /// weights' along `axis` (0 for a convolution's filter, 3 for a depthwise one).
+    pub(crate) fn check(
+        &self,
+        input: Quant<i8>,
+        scales: &[f32],
+        zero_points: &[i32],
+        axis: usize,
+        expected_axis: usize,
+    ) -> Result<(), Error> {
+        let same_scales = scales.len() == self.scales.len()
+            && scales
+                .iter()
+                .zip(self.scales)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+        if input != self.input
+            || !same_scales
+            || zero_points != self.zero_points
+            || axis != expected_axis
+        {
+            return Err(quant_error(QuantProblem::NotPrepared));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,494 @@
+//! Convolutions and pools on runtime shapes (rules K1-K8): the `_into` forms over
+//! [`ArrayRef`]s and caller buffers (no allocator), and the same operations as methods of
+//! [`DynTensor`] and of quantized `DynTensor`s, every mismatch an error value.
+
+use super::array_ref::ArrayRef;
+use crate::conv::float::{self, ConvFloat};
+use crate::conv::quantized as q;
+use crate::conv::{plan_conv, plan_pool, problem, ConvParams, Plan, QConv2d, Window2d};
+use crate::error::{Error, ErrorKind, Operation, WindowOp};
+use crate::quant::{Activation, Quant};
+
+/// The elements of `a`, row-major, or the error of a strided one.
+fn contiguous<'a, T>(a: &ArrayRef<'a, T>, op: WindowOp) -> Result<&'a [T], Error> {
+    a.row_major().ok_or_else(|| {
+        Error::new(
+            ErrorKind::NotContiguous,
+            Operation::Window { op },
+            a.shape(),
+            &[],
+        )
+    })
+}
+
+/// `out` checked against the plan's output length.
+fn check_out<T>(out: &[T], plan: &Plan, op: WindowOp) -> Result<(), Error> {
+    if out.len() != plan.len() {
+        return Err(Error::new(
+            ErrorKind::LengthMismatch {
+                expected: plan.len(),
+                actual: out.len(),
+            },
+            Operation::Window { op },
+            &plan.output,
+            &[],
+        ));
+    }
+    Ok(())
+}
+
+/// A bias's length against the plan, as the error of `op` on `input` and `filter`.
+fn bias_len<T>(bias: Option<&[T]>) -> Option<usize> {
+    bias.map(<[T]>::len)
+}
+
+/// CONV_2D on floats into `out` (K1-K5), no allocator: `input` `[n, h, w, c]`, `filter`
+/// `[out channels, kh, kw, c]`, `bias` one value per output channel or none. Returns the
+/// output's dims; `out` must hold exactly their count.
+///
+/// ```
+/// use shaped::conv::{ConvParams, Padding};
+/// use shaped::runtime::{conv2d_into, ArrayRef};
+/// let x = [1.0f32, 2.0, 3.0, 4.0]; // [1, 2, 2, 1]
+/// let w = [1.0f32, 1.0, 1.0, 1.0]; // [1, 2, 2, 1]
+/// let mut out = [0.0f32; 4];
+/// let dims = conv2d_into(
+///     ArrayRef::new(&[1, 2, 2, 1], &x)?,
+///     ArrayRef::new(&[1, 2, 2, 1], &w)?,
+///     Some(&[0.5]),
+///     &ConvParams::new(Padding::Same),
+///     &mut out,
+/// )?;
+/// assert_eq!(dims, [1, 2, 2, 1]);
+/// assert_eq!(out, [10.5, 6.5, 7.5, 4.5]);
+/// # Ok::<(), shaped::Error>(())
+/// ```
+pub fn conv2d_into<T: ConvFloat>(
+    input: ArrayRef<'_, T>,
+    filter: ArrayRef<'_, T>,
+    bias: Option<&[T]>,
+    params: &ConvParams,
+    out: &mut [T],
+) -> Result<[usize; 4], Error> {
+    float_conv_into(WindowOp::Conv2d, input, filter, bias, params, out)
+}
+
+/// DEPTHWISE_CONV_2D on floats into `out` (K1-K5), no allocator: `filter` is `[1, kh, kw, c *
+/// m]` for a depth multiplier `m`; output channel `c * m + k` convolves input channel `c`.
+pub fn depthwise_conv2d_into<T: ConvFloat>(
+    input: ArrayRef<'_, T>,
+    filter: ArrayRef<'_, T>,
+    bias: Option<&[T]>,
+    params: &ConvParams,
+    out: &mut [T],
+) -> Result<[usize; 4], Error> {
+    float_conv_into(WindowOp::DepthwiseConv2d, input, filter, bias, params, out)
+}
+
+fn float_conv_into<T: ConvFloat>(
+    op: WindowOp,
+    input: ArrayRef<'_, T>,
+    filter: ArrayRef<'_, T>,
+    bias: Option<&[T]>,
+    params: &ConvParams,
+    out: &mut [T],
+) -> Result<[usize; 4], Error> {
+    let plan = plan_conv(op, input.shape(), filter.shape(), bias_len(bias), params)?;
+    let (x, w) = (contiguous(&input, op)?, contiguous(&filter, op)?);
+    check_out(out, &plan, op)?;
+    let (g, dims) = (&plan.geometry, &plan.dims);
+    match op {
+        WindowOp::Conv2d => float::conv2d(x, dims, w, bias, g, Activation::None, out),
+        _ => float::depthwise_conv2d(x, dims, w, bias, g, Activation::None, out),
+    }
+    Ok(plan.output)
+}
+
+/// AVERAGE_POOL_2D on floats into `out` (K1, K2, K6), no allocator: the mean of each window's
+/// elements inside the input.
+pub fn avg_pool2d_into<T: ConvFloat>(
+    input: ArrayRef<'_, T>,
+    window: &Window2d,
+    out: &mut [T],
+) -> Result<[usize; 4], Error> {
+    let (plan, x) = pool_plan(WindowOp::AvgPool2d, &input, window, out.len())?;
+    float::avg_pool2d(x, &plan.dims, &plan.geometry, Activation::None, out);
+    Ok(plan.output)
+}
+
+/// MAX_POOL_2D on floats into `out` (K1, K2, K6), no allocator: the largest of each window's
+/// elements inside the input.
+pub fn max_pool2d_into<T: ConvFloat>(
+    input: ArrayRef<'_, T>,
+    window: &Window2d,
+    out: &mut [T],
+) -> Result<[usize; 4], Error> {
+    let (plan, x) = pool_plan(WindowOp::MaxPool2d, &input, window, out.len())?;
+    float::max_pool2d(x, &plan.dims, &plan.geometry, Activation::None, out);
+    Ok(plan.output)
+}
+
+fn pool_plan<'a, T>(
+    op: WindowOp,
+    input: &ArrayRef<'a, T>,
+    window: &Window2d,
+    out_len: usize,
+) -> Result<(Plan, &'a [T]), Error> {
+    let plan = plan_pool(op, input.shape(), window)?;
+    let x = contiguous(input, op)?;
+    if out_len != plan.len() {
+        return Err(Error::new(
+            ErrorKind::LengthMismatch {
+                expected: plan.len(),
+                actual: out_len,
+            },
+            Operation::Window { op },
+            &plan.output,
+            &[],
+        ));
+    }
+    Ok((plan, x))
+}
+
+/// An int8 pool (K8) into `out`: `input`'s integers under `quant`, the output under the same
+/// parameters (TFLM's pools keep them), clamped by `activation`.
+pub fn quantized_pool2d_into(
+    input: ArrayRef<'_, i8>,
+    quant: Quant<i8>,
+    window: &Window2d,
+    activation: Activation,
+    largest: bool,
+    out: &mut [i8],
+) -> Result<[usize; 4], Error> {
+    let op = if largest {
+        WindowOp::MaxPool2d
+    } else {
+        WindowOp::AvgPool2d
+    };
+    let (plan, x) = pool_plan(op, &input, window, out.len())?;
+    let clamp = activation
+        .range(quant, i32::from(i8::MIN), i32::from(i8::MAX))
+        .ok_or_else(|| {
+            crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
+        })?;
+    if largest {
+        q::max_pool2d(x, &plan.dims, &plan.geometry, clamp, out);
+    } else {
+        q::avg_pool2d(x, &plan.dims, &plan.geometry, clamp, out);
+    }
+    Ok(plan.output)
+}
+
+/// An int8 convolution with a prepared operation's parts, into `out`.
+pub(crate) fn quantized_conv_into(
+    parts: &crate::conv::prepared::Parts<'_>,
+    op: WindowOp,
+    input: ArrayRef<'_, i8>,
+    filter: ArrayRef<'_, i8>,
+    bias: Option<&[i32]>,
+    params: &ConvParams,
+    out: &mut [i8],
+) -> Result<[usize; 4], Error> {
+    let plan = plan_conv(op, input.shape(), filter.shape(), bias_len(bias), params)?;
+    let (x, w) = (contiguous(&input, op)?, contiguous(&filter, op)?);
+    if parts.requant.len() != plan.dims.out_channels {
+        return Err(crate::quant::params::quant_error(
+            crate::error::QuantProblem::PerAxisLength {
+                params: parts.requant.len(),
+                axis: if op == WindowOp::Conv2d { 0 } else { 3 },
+                dim: plan.dims.out_channels,
+            },
+        ));
+    }
+    let per_output = if op == WindowOp::Conv2d {
+        plan.dims.in_channels
+    } else {
+        1
+    };
+    q::check_terms(plan.geometry.kernel(), per_output)
+        .map_err(|p| problem(op, p, input.shape(), filter.shape()))?;
+    check_out(out, &plan, op)?;
+    let (g, dims, frame, rq) = (&plan.geometry, &plan.dims, parts.frame, parts.requant);
+    match op {
+        WindowOp::Conv2d => q::conv2d(x, dims, w, bias, g, frame, rq, out),
+        _ => q::depthwise_conv2d(x, dims, w, bias, g, frame, rq, out),
+    }
+    Ok(plan.output)
+}
+
+impl<const N: usize> QConv2d<'_, N> {
+    /// CONV_2D on `i8` into `out` (K7), no allocator: `input`'s integers taken as quantized
+    /// by [`input`](Self::input), `filter`'s (`[N, kh, kw, c]`) by
+    /// [`weights`](Self::weights), the bias at scale `input_scale * weight_scale[j]`; the
+    /// output quantized by [`output`](Self::output). Returns the output's dims.
+    pub fn conv2d_into(
+        &self,
+        input: ArrayRef<'_, i8>,
+        filter: ArrayRef<'_, i8>,
+        bias: Option<&[i32]>,
+        params: &ConvParams,
+        out: &mut [i8],
+    ) -> Result<[usize; 4], Error> {
+        let parts = self.parts();
+        quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
+    }
+
+    /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter` `[1, kh, kw, N]`.
+    pub fn depthwise_conv2d_into(
+        &self,
+        input: ArrayRef<'_, i8>,
+        filter: ArrayRef<'_, i8>,
+        bias: Option<&[i32]>,
+        params: &ConvParams,
+        out: &mut [i8],
+    ) -> Result<[usize; 4], Error> {
+        let parts = self.parts();
+        let op = WindowOp::DepthwiseConv2d;
+        quantized_conv_into(&parts, op, input, filter, bias, params, out)
+    }
+}
+
+#[cfg(feature = "alloc")]
+mod dynamic {
+    use super::*;
+    use crate::conv::DynQConv2d;
+    use crate::quant::{AxisParams, Quantized, QuantizedPerAxis};
+    use crate::runtime::dyn_tensor::DynTensor;
+    use crate::runtime::{element_count, try_vec};
+
+    /// A new buffer of the plan's output, filled by `run`.
+    fn filled<T: Copy + Default>(
+        dims: [usize; 4],
+        run: impl FnOnce(&mut [T]) -> Result<[usize; 4], Error>,
+    ) -> Result<DynTensor<T>, Error> {
+        let count = element_count::<T>(&dims)?;
+        let mut data = try_vec::<T>(count, &dims)?;
+        data.resize(count, T::default());
+        run(&mut data)?;
+        Ok(DynTensor::from_parts(&dims, data))
+    }
+
+    /// # Convolutions and pools
+    ///
+    /// TFLite's `CONV_2D`, `DEPTHWISE_CONV_2D`, `AVERAGE_POOL_2D` and `MAX_POOL_2D` on NHWC
+    /// tensors (K1-K6), in TFLite's float kernels' order.
+    impl<T: ConvFloat + Default> DynTensor<T> {
+        /// CONV_2D (K1-K5): `self` `[n, h, w, c]`, `filter` `[out channels, kh, kw, c]`, one
+        /// bias value per output channel or none. A fused activation is a clamp after:
+        /// `relu()`, or `clip` for ReLU6.
+        ///
+        /// ```
+        /// use shaped::conv::{ConvParams, Padding};
+        /// use shaped::DynTensor;
+        /// let x = DynTensor::from_shape_vec([1, 3, 3, 1], (1..=9).map(|v| v as f32).collect())?;
+        /// let w = DynTensor::from_shape_vec([2, 2, 2, 1], vec![1.0f32, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0])?;
+        /// let y = x.conv2d(&w, None, &ConvParams::new(Padding::Valid))?;
+        /// assert_eq!(y.shape(), &[1, 2, 2, 2]);
+        /// assert_eq!(y.as_slice(), &[6.0, 6.0, 8.0, 8.0, 12.0, 12.0, 14.0, 14.0]);
+        /// let e = x.conv2d(&w, None, &ConvParams::new(Padding::Valid).dilation([3, 1])).unwrap_err();
+        /// assert_eq!(
+        ///     e.to_string(),
+        ///     "cannot conv2d [1, 3, 3, 1] with filter [2, 2, 2, 1]: the kernel spans 4 along the \
+        ///      height but the input has 3; VALID padding needs the input at least as large as the \
+        ///      dilated kernel (K1)"
+        /// );
+        /// # Ok::<(), shaped::Error>(())
+        /// ```
+        pub fn conv2d(
+            &self,
+            filter: &DynTensor<T>,
+            bias: Option<&[T]>,
+            params: &ConvParams,
+        ) -> Result<DynTensor<T>, Error> {
+            self.float_conv(WindowOp::Conv2d, filter, bias, params)
+        }
+
+        /// DEPTHWISE_CONV_2D (K1-K5): `filter` `[1, kh, kw, c * m]`; output channel `c * m +
+        /// k` convolves input channel `c` with filter channel `c * m + k`.
+        pub fn depthwise_conv2d(
+            &self,
+            filter: &DynTensor<T>,
+            bias: Option<&[T]>,
+            params: &ConvParams,
+        ) -> Result<DynTensor<T>, Error> {
+            self.float_conv(WindowOp::DepthwiseConv2d, filter, bias, params)
+        }
+
+        fn float_conv(
+            &self,
+            op: WindowOp,
+            filter: &DynTensor<T>,
+            bias: Option<&[T]>,
+            params: &ConvParams,
+        ) -> Result<DynTensor<T>, Error> {
+            let plan = plan_conv(op, self.shape(), filter.shape(), bias_len(bias), params)?;
+            let (x, w) = (self.array(), filter.array());
+            filled(plan.output, |out| {
+                float_conv_into(op, x, w, bias, params, out)
+            })
+        }
+
+        /// AVERAGE_POOL_2D (K1, K2, K6): the mean of each window's elements inside `self`.
+        ///
+        /// ```
+        /// use shaped::conv::{Padding, Window2d};
+        /// use shaped::DynTensor;
+        /// let x = DynTensor::from_shape_vec([1, 2, 3, 1], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+        /// let y = x.avg_pool2d(&Window2d::new([2, 2], Padding::Same).stride([2, 2]))?;
+        /// assert_eq!(y.shape(), &[1, 1, 2, 1]);
+        /// assert_eq!(y.as_slice(), &[3.0, 4.5]); // the second window holds 3 and 6 only
+        /// # Ok::<(), shaped::Error>(())
+        /// ```
+        pub fn avg_pool2d(&self, window: &Window2d) -> Result<DynTensor<T>, Error> {
+            let plan = plan_pool(WindowOp::AvgPool2d, self.shape(), window)?;
+            filled(plan.output, |out| {
+                avg_pool2d_into(self.array(), window, out)
+            })
+        }
+
+        /// MAX_POOL_2D (K1, K2, K6): the largest of each window's elements inside `self`.
+        pub fn max_pool2d(&self, window: &Window2d) -> Result<DynTensor<T>, Error> {
+            let plan = plan_pool(WindowOp::MaxPool2d, self.shape(), window)?;
+            filled(plan.output, |out| {
+                max_pool2d_into(self.array(), window, out)
+            })
+        }
+    }
+
+    /// # Quantized pools
+    impl Quantized<DynTensor<i8>, i8> {
+        /// AVERAGE_POOL_2D on `i8` (K8), TFLM's rounding of the mean, clamped by `activation`
+        /// at the input's parameters, which the result keeps.
+        pub fn avg_pool2d(&self, window: &Window2d, activation: Activation) -> Result<Self, Error> {
+            self.pool(window, activation, false)
+        }
+
+        /// MAX_POOL_2D on `i8` (K8), clamped by `activation`; the result keeps the parameters.
+        pub fn max_pool2d(&self, window: &Window2d, activation: Activation) -> Result<Self, Error> {
+            self.pool(window, activation, true)
+        }
+
+        fn pool(
+            &self,
+            window: &Window2d,
+            activation: Activation,
+            largest: bool,
+        ) -> Result<Self, Error> {
+            let op = if largest {
+                WindowOp::MaxPool2d
+            } else {
+                WindowOp::AvgPool2d
+            };
+            let plan = plan_pool(op, self.values().shape(), window)?;
+            let q = self.quant();
+            let x = self.values().array();
+            let y = filled(plan.output, |out| {
+                quantized_pool2d_into(x, q, window, activation, largest, out)
+            })?;
+            Ok(Quantized::new(y, q))
+        }
+    }
+
+    fn quantized_dyn(
+        parts: &crate::conv::prepared::Parts<'_>,
+        op: WindowOp,
+        output: Quant<i8>,
+        x: &Quantized<DynTensor<i8>, i8>,
+        w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+        bias: Option<&[i32]>,
+        params: &ConvParams,
+    ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+        let wp = w.params().as_dyn();
+        let axis = if op == WindowOp::Conv2d { 0 } else { 3 };
+        parts.check(x.quant(), wp.scales(), wp.zero_points(), w.axis(), axis)?;
+        let (xs, ws) = (x.values(), w.values());
+        let plan = plan_conv(op, xs.shape(), ws.shape(), bias_len(bias), params)?;
+        let y = filled(plan.output, |out| {
+            quantized_conv_into(parts, op, xs.array(), ws.array(), bias, params, out)
+        })?;
+        Ok(Quantized::new(y, output))
+    }
+
+    impl<const N: usize> QConv2d<'_, N> {
+        /// CONV_2D on quantized runtime tensors (K7): `x` quantized by
+        /// [`input`](Self::input), `w` `[N, kh, kw, c]` quantized along axis 0 by
+        /// [`weights`](Self::weights) (an error value otherwise), the bias at scale
+        /// `input_scale * weight_scale[j]`.
+        pub fn conv2d_dyn(
+            &self,
+            x: &Quantized<DynTensor<i8>, i8>,
+            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+            let op = WindowOp::Conv2d;
+            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+        }
+
+        /// DEPTHWISE_CONV_2D on quantized runtime tensors (K7): `w` `[1, kh, kw, N]`
+        /// quantized along axis 3.
+        pub fn depthwise_conv2d_dyn(
+            &self,
+            x: &Quantized<DynTensor<i8>, i8>,
+            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+            let op = WindowOp::DepthwiseConv2d;
+            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+        }
+    }
+
+    impl DynQConv2d<'_> {
+        /// As [`QConv2d::conv2d_dyn`].
+        pub fn conv2d_dyn(
+            &self,
+            x: &Quantized<DynTensor<i8>, i8>,
+            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+            let op = WindowOp::Conv2d;
+            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+        }
+
+        /// As [`QConv2d::depthwise_conv2d_dyn`].
+        pub fn depthwise_conv2d_dyn(
+            &self,
+            x: &Quantized<DynTensor<i8>, i8>,
+            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+            let op = WindowOp::DepthwiseConv2d;
+            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+        }
+
+        /// CONV_2D into `out`, as [`QConv2d::conv2d_into`].
+        pub fn conv2d_into(
+            &self,
+            input: ArrayRef<'_, i8>,
+            filter: ArrayRef<'_, i8>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+            out: &mut [i8],
+        ) -> Result<[usize; 4], Error> {
+            let parts = self.parts();
+            quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
+        }
+
+        /// DEPTHWISE_CONV_2D into `out`, as [`QConv2d::depthwise_conv2d_into`].
+        pub fn depthwise_conv2d_into(
+            &self,
+            input: ArrayRef<'_, i8>,
+            filter: ArrayRef<'_, i8>,
+            bias: Option<&[i32]>,
+            params: &ConvParams,
+            out: &mut [i8],
+        ) -> Result<[usize; 4], Error> {
+            let parts = self.parts();
+            let op = WindowOp::DepthwiseConv2d;
+            quantized_conv_into(&parts, op, input, filter, bias, params, out)
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! Convolutions and pools on typed NHWC tensors (rules K1-K8): the output shape computed at
+//! compile time from static shapes and the window's options ([`Spec2d`]), a mismatch of
+//! static dims a compile error naming them and the rule; a `Dyn` dim is checked at run time
+//! and a mismatch panics with the error, as the operators do (`DynTensor::conv2d` and the
+//! `_into` forms return it).
+
+use super::matmul::{JoinOf, Joined};
+use super::result::{ResultStorage, Storable, Stored};
+use super::Tensor;
+use crate::conv::float::{self, ConvFloat};
+use crate::conv::quantized as q;
+use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d};
+use crate::error::{panic_with, Error, WindowOp};
+use crate::quant::{Activation, PerAxis, Quantized, QuantizedPerAxis};
+use crate::typed::dim::{Const, Dim};
+use crate::typed::rules::{
+    Conv2dOutput, Conv2dShape, DepthwiseOutput, DepthwiseShape, PoolOutput, PoolShape,
+};
+use crate::typed::shape::Shape;
+use crate::typed::storage::{fits_inline, Data, Family};
+
+/// A convolution's bias for `O` output channels (K3): `()` for none, a `&Tensor` of shape
+/// `[O]`, or a `&[T; N]` when `O` is `Const<N>`. Sealed.
+pub trait ConvBias<T, O: Dim>: private::Sealed<T, O> {
+    /// The values, if any.
+    fn values(&self) -> Option<&[T]>;
+}
+
+mod private {
+    pub trait Sealed<T, O> {}
+}
+
+impl<T, O: Dim> private::Sealed<T, O> for () {}
+impl<T, O: Dim> ConvBias<T, O> for () {
+    #[inline(always)]
+    fn values(&self) -> Option<&[T]> {
+        None
+    }
+}
+
+impl<T, O: Dim, D: Data<T>> private::Sealed<T, O> for &Tensor<T, (O,), D> {}
+impl<T, O: Dim, D: Data<T>> ConvBias<T, O> for &Tensor<T, (O,), D> {
+    #[inline(always)]
+    fn values(&self) -> Option<&[T]> {
+        Some(self.as_slice())
+    }
+}
+
+impl<T, const N: usize> private::Sealed<T, Const<N>> for &[T; N] {}
+impl<T, const N: usize> ConvBias<T, Const<N>> for &[T; N] {
+    #[inline(always)]
+    fn values(&self) -> Option<&[T]> {
+        Some(&self[..])
+    }
+}
+
+/// The result of a `KH` x `KW` pool of a tensor of shape `S` stored in `D`: stored like it,
+/// of shape [`PoolOutput`].
+pub type Pooled<T, S, D, const KH: usize, const KW: usize, P> =
+    Stored<<D as Data<T>>::Family, T, PoolOutput<S, KH, KW, P>>;
+
+/// The result of an int8 pool ([`Pooled`], quantized).
+pub type QuantizedPooled<S, D, const KH: usize, const KW: usize, P> =
+    Quantized<Pooled<i8, S, D, KH, KW, P>, i8>;
+
+/// The result of an int8 convolution of shape `O`, of operands stored in `D` and `E`.
+pub type QuantizedConv<D, E, O> = Quantized<Joined<i8, D, E, O>, i8>;
+
+/// The plan of a typed operation, or the panic of a `Dyn` dim that does not fit.
+#[track_caller]
+fn planned(plan: Result<Plan, Error>) -> Plan {
+    match plan {
+        Ok(p) => p,
+        Err(e) => panic_with(e),
+    }
+}
+
+/// # Convolutions and pools
+///
+/// TFLite's `CONV_2D`, `DEPTHWISE_CONV_2D`, `AVERAGE_POOL_2D` and `MAX_POOL_2D` on NHWC
+/// tensors of floats, in TFLite's float kernels' order (K1-K6). The window's options are a
+/// [`Spec2d`](crate::conv::Spec2d): [`SAME`](crate::conv::SAME) or
+/// [`VALID`](crate::conv::VALID), with `.stride::<H, W>()` and `.dilation::<H, W>()`. A fused
+/// activation is a clamp after: `relu()`, or `clip(0.0, 6.0)`.
+impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// CONV_2D (K1-K5): `self` `[n, h, w, c]` by `filter` `[out channels, kh, kw, c]`, plus
+    /// `bias` (`()` for none), the output's height and width computed at compile time.
+    ///
+    /// ```
+    /// use shaped::conv::{SAME, VALID};
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 5, 5, 2]>::splat(1.0);
+    /// let w = Tensor::<f32, Shape![4, 3, 3, 2]>::splat(0.5);
+    /// let y: Tensor<f32, Shape![1, 3, 3, 4]> = x.conv2d(&w, &[1.0; 4], SAME.stride::<2, 2>());
+    /// assert_eq!(y[[0, 1, 1, 0]], 10.0); // 9 taps x 2 channels x 0.5, plus 1
+    /// assert_eq!(y[[0, 0, 0, 0]], 5.0); // 4 taps inside the input
+    /// let v: Tensor<f32, Shape![1, 3, 3, 4]> = x.conv2d(&w, (), VALID);
+    /// assert_eq!(v[[0, 2, 2, 3]], 9.0);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use shaped::conv::VALID;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 2, 2, 3]>::splat(1.0);
+    /// let w = Tensor::<f32, Shape![4, 3, 3, 3]>::splat(0.5);
+    /// let y = x.conv2d(&w, (), VALID); // a 3x3 kernel over a 2x2 input (K1)
+    /// ```
+    #[track_caller]
+    pub fn conv2d<F: Shape, E: Data<T>, P: ConvSpec, B: ConvBias<T, S::Channels>>(
+        &self,
+        filter: &Tensor<T, F, E>,
+        bias: B,
+        spec: P,
+    ) -> Joined<T, D, E, Conv2dOutput<S, F, P>>
+    where
+        S: Conv2dShape<F, P, Output: Storable>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<JoinOf<T, D, E>, T, Conv2dOutput<S, F, P>>);
+        self.float_conv::<_, _, Conv2dOutput<S, F, P>, JoinOf<T, D, E>>(
+            WindowOp::Conv2d,
+            filter,
+            bias.values(),
+            P::params(),
+        )
+    }
+
+    /// DEPTHWISE_CONV_2D (K1-K5): `filter` `[1, kh, kw, c * m]`, output channel `c * m + k`
+    /// convolving input channel `c`; a multiplier that does not divide is a compile error for
+    /// static channels.
+    ///
+    /// ```
+    /// use shaped::conv::SAME;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 4, 4, 2]>::from_fn(|[_, _, _, c]| c as f32 + 1.0);
+    /// let w = Tensor::<f32, Shape![1, 3, 3, 4]>::splat(1.0); // multiplier 2
+    /// let y: Tensor<f32, Shape![1, 4, 4, 4]> = x.depthwise_conv2d(&w, (), SAME);
+    /// assert_eq!(&y.as_slice()[20..24], &[9.0, 9.0, 18.0, 18.0]); // [0, 1, 1, ..]: 9 taps
+    /// ```
+    #[track_caller]
+    pub fn depthwise_conv2d<F: Shape, E: Data<T>, P: ConvSpec, B: ConvBias<T, S::Channels>>(
+        &self,
+        filter: &Tensor<T, F, E>,
+        bias: B,
+        spec: P,
+    ) -> Joined<T, D, E, DepthwiseOutput<S, F, P>>
+    where
+        S: DepthwiseShape<F, P, Output: Storable>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<JoinOf<T, D, E>, T, DepthwiseOutput<S, F, P>>);
+        self.float_conv::<_, _, DepthwiseOutput<S, F, P>, JoinOf<T, D, E>>(
+            WindowOp::DepthwiseConv2d,
+            filter,
+            bias.values(),
+            P::params(),
+        )
+    }
+
+    #[track_caller]
+    fn float_conv<F: Shape, E: Data<T>, O: Storable, G: Family>(
+        &self,
+        op: WindowOp,
+        filter: &Tensor<T, F, E>,
+        bias: Option<&[T]>,
+        params: crate::conv::ConvParams,
+    ) -> Stored<G, T, O> {
+        let (xs, ws) = (self.shape(), filter.shape());
+        let bias_len = bias.map(<[T]>::len);
+        let plan = planned(plan_conv(op, xs.as_ref(), ws.as_ref(), bias_len, &params));
+        let (x, w) = (self.as_slice(), filter.as_slice());
+        <O::Kind as ResultStorage<O>>::filled::<G, T>(&plan.output, T::ZERO, |out| match op {
+            WindowOp::Conv2d => float::conv2d(
+                x,
+                &plan.dims,
+                w,
+                bias,
+                &plan.geometry,
+                Activation::None,
+                out,
+            ),
+            _ => float::depthwise_conv2d(
+                x,
+                &plan.dims,
+                w,
+                bias,
+                &plan.geometry,
+                Activation::None,
+                out,
+            ),
+        })
+    }
+
+    /// AVERAGE_POOL_2D over a `KH` x `KW` window (K1, K2, K6): the mean of each window's
+    /// elements inside `self`.
+    ///
+    /// ```
+    /// use shaped::conv::VALID;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 4, 4, 1]>::from_fn(|[_, h, w, _]| (h * 4 + w) as f32);
+    /// let y: Tensor<f32, Shape![1, 2, 2, 1]> = x.avg_pool2d::<2, 2, _>(VALID.stride::<2, 2>());
+    /// assert_eq!(y.as_slice(), &[2.5, 4.5, 10.5, 12.5]);
+    /// ```
+    #[track_caller]
+    pub fn avg_pool2d<const KH: usize, const KW: usize, P: ConvSpec>(
+        &self,
+        spec: P,
+    ) -> Pooled<T, S, D, KH, KW, P>
+    where
+        S: PoolShape<KH, KW, P, Output: Storable>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<D::Family, T, PoolOutput<S, KH, KW, P>>);
+        let plan = self.pool_plan::<KH, KW, P>(WindowOp::AvgPool2d);
+        let x = self.as_slice();
+        <<PoolOutput<S, KH, KW, P> as Shape>::Kind as ResultStorage<_>>::filled::<D::Family, T>(
+            &plan.output,
+            T::ZERO,
+            |out| float::avg_pool2d(x, &plan.dims, &plan.geometry, Activation::None, out),
+        )
+    }
+
+    /// MAX_POOL_2D over a `KH` x `KW` window (K1, K2, K6): the largest of each window's
+    /// elements inside `self`.
+    ///
+    /// ```
+    /// use shaped::conv::SAME;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 3, 3, 1]>::from_fn(|[_, h, w, _]| (h * 3 + w) as f32);
+    /// let y: Tensor<f32, Shape![1, 2, 2, 1]> = x.max_pool2d::<2, 2, _>(SAME.stride::<2, 2>());
+    /// assert_eq!(y.as_slice(), &[4.0, 5.0, 7.0, 8.0]);
+    /// ```
+    #[track_caller]
+    pub fn max_pool2d<const KH: usize, const KW: usize, P: ConvSpec>(
+        &self,
+        spec: P,
+    ) -> Pooled<T, S, D, KH, KW, P>
+    where
+        S: PoolShape<KH, KW, P, Output: Storable>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<D::Family, T, PoolOutput<S, KH, KW, P>>);
+        let plan = self.pool_plan::<KH, KW, P>(WindowOp::MaxPool2d);
+        let x = self.as_slice();
+        <<PoolOutput<S, KH, KW, P> as Shape>::Kind as ResultStorage<_>>::filled::<D::Family, T>(
+            &plan.output,
+            T::ZERO,
+            |out| float::max_pool2d(x, &plan.dims, &plan.geometry, Activation::None, out),
+        )
+    }
+}
+
+impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
+    /// The plan of a `KH` x `KW` pool under `P` over `self`'s shape.
+    #[track_caller]
+    fn pool_plan<const KH: usize, const KW: usize, P: ConvSpec>(&self, op: WindowOp) -> Plan {
+        let window = P::params().window([KH, KW]);
+        planned(plan_pool(op, self.shape().as_ref(), &window))
+    }
+}
+
+/// # Quantized pools
+///
+/// TFLM's integer `AVERAGE_POOL_2D` and `MAX_POOL_2D` (K8) on static and mixed tensors: the
+/// result keeps the input's parameters (TFLM's pools require equal ones).
+impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
+    /// AVERAGE_POOL_2D on `i8` (K8): TFLM's rounding of the mean, clamped by `activation`.
+    #[track_caller]
+    pub fn avg_pool2d<const KH: usize, const KW: usize, P: ConvSpec>(
+        &self,
+        spec: P,
+        activation: Activation,
+    ) -> Result<QuantizedPooled<S, D, KH, KW, P>, Error>
+    where
+        S: PoolShape<KH, KW, P, Output: Storable>,
+    {
+        self.pool::<KH, KW, P>(spec, activation, false)
+    }
+
+    /// MAX_POOL_2D on `i8` (K8), clamped by `activation`.
+    #[track_caller]
+    pub fn max_pool2d<const KH: usize, const KW: usize, P: ConvSpec>(
+        &self,
+        spec: P,
+        activation: Activation,
+    ) -> Result<QuantizedPooled<S, D, KH, KW, P>, Error>
+    where
+        S: PoolShape<KH, KW, P, Output: Storable>,
+    {
+        self.pool::<KH, KW, P>(spec, activation, true)
+    }
+
+    #[track_caller]
+    fn pool<const KH: usize, const KW: usize, P: ConvSpec>(
+        &self,
+        _: P,
+        activation: Activation,
+        largest: bool,
+    ) -> Result<QuantizedPooled<S, D, KH, KW, P>, Error>
+    where
+        S: PoolShape<KH, KW, P, Output: Storable>,
+    {
+        fits_inline!(Stored<D::Family, i8, PoolOutput<S, KH, KW, P>>);
+        let op = if largest {
+            WindowOp::MaxPool2d
+        } else {
+            WindowOp::AvgPool2d
+        };
+        let plan = self.values().pool_plan::<KH, KW, P>(op);
+        let quant = self.quant();
+        let clamp = activation
+            .range(quant, i32::from(i8::MIN), i32::from(i8::MAX))
+            .ok_or_else(|| {
+                crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
+            })?;
+        let x = self.values().as_slice();
+        let y = <<PoolOutput<S, KH, KW, P> as Shape>::Kind as ResultStorage<_>>::filled::<
+            D::Family,
+            i8,
+        >(&plan.output, 0, |out| {
+            if largest {
+                q::max_pool2d(x, &plan.dims, &plan.geometry, clamp, out)
+            } else {
+                q::avg_pool2d(x, &plan.dims, &plan.geometry, clamp, out)
+            }
+        });
+        Ok(Quantized::new(y, quant))
+    }
+}
+
+/// # Quantized convolutions
+///
+/// TFLM's per-channel `CONV_2D` and `DEPTHWISE_CONV_2D` (K7) on static and mixed tensors,
+/// the output shape computed at compile time as for floats.
+impl<'p, const N: usize> QConv2d<'p, N> {
+    /// CONV_2D on `i8` (K7): `x` quantized by [`input`](Self::input), `w` `[N, kh, kw, c]`
+    /// quantized along axis 0 by [`weights`](Self::weights), the bias (`()` for none) at scale
+    /// `input_scale * weight_scale[j]`; the output quantized by [`output`](Self::output). An
+    /// error value when the operands carry other parameters, or a kernel sums more than
+    /// [`MAX_ACCUMULATED_TERMS`](crate::conv::MAX_ACCUMULATED_TERMS) products.
+    #[track_caller]
+    #[allow(clippy::type_complexity)] // the `Result` is spelled out for the reader
+    pub fn conv2d<S, D, F, E, P, B>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        bias: B,
+        spec: P,
+    ) -> Result<QuantizedConv<D, E, Conv2dOutput<S, F, P>>, Error>
+    where
+        S: Conv2dShape<F, P, Output: Storable>,
+        F: Shape,
+        D: Data<i8>,
+        E: Data<i8>,
+        P: ConvSpec,
+        B: ConvBias<i32, S::Channels>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<JoinOf<i8, D, E>, i8, Conv2dOutput<S, F, P>>);
+        let y = self.typed::<_, _, _, _, Conv2dOutput<S, F, P>>(
+            WindowOp::Conv2d,
+            x,
+            w,
+            bias.values(),
+            P::params(),
+        )?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    /// DEPTHWISE_CONV_2D on `i8` (K7): `w` `[1, kh, kw, N]` quantized along axis 3.
+    #[track_caller]
+    #[allow(clippy::type_complexity)] // the `Result` is spelled out for the reader
+    pub fn depthwise_conv2d<S, D, F, E, P, B>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        bias: B,
+        spec: P,
+    ) -> Result<QuantizedConv<D, E, DepthwiseOutput<S, F, P>>, Error>
+    where
+        S: DepthwiseShape<F, P, Output: Storable>,
+        F: Shape,
+        D: Data<i8>,
+        E: Data<i8>,
+        P: ConvSpec,
+        B: ConvBias<i32, S::Channels>,
+    {
+        let _ = spec;
+        fits_inline!(Stored<JoinOf<i8, D, E>, i8, DepthwiseOutput<S, F, P>>);
+        let op = WindowOp::DepthwiseConv2d;
+        let y = self.typed::<_, _, _, _, DepthwiseOutput<S, F, P>>(
+            op,
+            x,
+            w,
+            bias.values(),
+            P::params(),
+        )?;
+        Ok(Quantized::new(y, self.output()))
+    }
+
+    #[track_caller]
+    fn typed<S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, O: Storable>(
+        &self,
+        op: WindowOp,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        bias: Option<&[i32]>,
+        params: crate::conv::ConvParams,
+    ) -> Result<Joined<i8, D, E, O>, Error> {
+        let parts = self.parts();
+        let axis = if op == WindowOp::Conv2d { 0 } else { 3 };
+        let wp = w.params();
+        parts.check(x.quant(), wp.scales(), wp.zero_points(), w.axis(), axis)?;
+        let (xs, ws) = (x.values().shape(), w.values().shape());
+        let (xs, ws) = (xs.as_ref(), ws.as_ref());
+        let plan = planned(plan_conv(op, xs, ws, bias.map(<[i32]>::len), &params));
+        let per_output = if op == WindowOp::Conv2d {
+            plan.dims.in_channels
+        } else {
+            1
+        };
+        q::check_terms(plan.geometry.kernel(), per_output).map_err(|p| problem(op, p, xs, ws))?;
+        let (xv, wv) = (x.values().as_slice(), w.values().as_slice());
+        let (frame, rq) = (parts.frame, parts.requant);
+        Ok(
+            <O::Kind as ResultStorage<O>>::filled::<JoinOf<i8, D, E>, i8>(&plan.output, 0, |out| {
+                if op == WindowOp::Conv2d {
+                    q::conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
+                } else {
+                    q::depthwise_conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
+                }
+            }),
+        )
+    }
+}
