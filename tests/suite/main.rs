@@ -17,6 +17,9 @@ mod common;
 #[cfg(feature = "alloc")]
 #[path = "../common/tflm.rs"]
 mod tflm;
+#[cfg(feature = "alloc")]
+#[path = "../common/tflm_conv.rs"]
+mod tflm_conv;
 #[path = "../common/written.rs"]
 mod written;
 
