@@ -11,7 +11,7 @@ use crate::conv::float::{self, ConvFloat};
 use crate::conv::quantized as q;
 use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d};
 use crate::error::{panic_with, Error, WindowOp};
-use crate::quant::{Activation, PerAxis, Quantized, QuantizedPerAxis};
+use crate::quant::{Activation, AxisParams, Quantized, QuantizedPerAxis};
 use crate::typed::dim::{Const, Dim};
 use crate::typed::rules::{
     Conv2dOutput, Conv2dShape, DepthwiseOutput, DepthwiseShape, PoolOutput, PoolShape,
@@ -332,7 +332,9 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
 ///
 /// TFLM's per-channel `CONV_2D` and `DEPTHWISE_CONV_2D` (K7) on static and mixed tensors,
 /// the output shape computed at compile time as for floats.
-impl<'p, const N: usize> QConv2d<'p, N> {
+macro_rules! typed_quantized_conv {
+    ($($prepared:ty, [$($gen:tt)*];)*) => {$(
+impl<$($gen)*> $prepared {
     /// CONV_2D on `i8` (K7): `x` quantized by [`input`](Self::input), `w` `[N, kh, kw, c]`
     /// quantized along axis 0 by [`weights`](Self::weights), the bias (`()` for none) at scale
     /// `input_scale * weight_scale[j]`; the output quantized by [`output`](Self::output). An
@@ -343,7 +345,7 @@ impl<'p, const N: usize> QConv2d<'p, N> {
     pub fn conv2d<S, D, F, E, P, B>(
         &self,
         x: &Quantized<Tensor<i8, S, D>, i8>,
-        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, impl AxisParams<i8>>,
         bias: B,
         spec: P,
     ) -> Result<QuantizedConv<D, E, Conv2dOutput<S, F, P>>, Error>
@@ -373,7 +375,7 @@ impl<'p, const N: usize> QConv2d<'p, N> {
     pub fn depthwise_conv2d<S, D, F, E, P, B>(
         &self,
         x: &Quantized<Tensor<i8, S, D>, i8>,
-        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, impl AxisParams<i8>>,
         bias: B,
         spec: P,
     ) -> Result<QuantizedConv<D, E, DepthwiseOutput<S, F, P>>, Error>
@@ -403,13 +405,13 @@ impl<'p, const N: usize> QConv2d<'p, N> {
         &self,
         op: WindowOp,
         x: &Quantized<Tensor<i8, S, D>, i8>,
-        w: &QuantizedPerAxis<Tensor<i8, F, E>, PerAxis<'p, i8, N>>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, impl AxisParams<i8>>,
         bias: Option<&[i32]>,
         params: crate::conv::ConvParams,
     ) -> Result<Joined<i8, D, E, O>, Error> {
         let parts = self.parts();
         let axis = if op == WindowOp::Conv2d { 0 } else { 3 };
-        let wp = w.params();
+        let wp = w.params().as_dyn();
         parts.check(x.quant(), wp.scales(), wp.zero_points(), w.axis(), axis)?;
         let (xs, ws) = (x.values().shape(), w.values().shape());
         let (xs, ws) = (xs.as_ref(), ws.as_ref());
@@ -432,4 +434,14 @@ impl<'p, const N: usize> QConv2d<'p, N> {
             }),
         )
     }
+}
+    )*};
+}
+
+typed_quantized_conv! {
+    QConv2d<'_, N>, [const N: usize];
+}
+#[cfg(feature = "alloc")]
+typed_quantized_conv! {
+    crate::conv::DynQConv2d<'_>, [];
 }

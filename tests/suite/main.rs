@@ -33,6 +33,9 @@ mod binary;
 mod blocked;
 #[path = "../casts.rs"]
 mod casts;
+#[cfg(feature = "alloc")]
+#[path = "../conv_tflm.rs"]
+mod conv_tflm;
 #[path = "../dynamic_rules.rs"]
 mod dynamic_rules;
 #[path = "../dynamic_tensor.rs"]
