@@ -907,6 +907,8 @@ impl fmt::Display for Error {
             ErrorKind::Quant(problem) => return write!(f, "invalid quantization: {problem}"),
             ErrorKind::Window(problem) => {
                 return match op {
+                    // A window resolved on its own (`Window2d::resolve`): no operands.
+                    _ if lhs.rank() == 0 && rhs.rank() == 0 => write!(f, "{problem}"),
                     Operation::Window {
                         op: op @ (WindowOp::AvgPool2d | WindowOp::MaxPool2d),
                     } => write!(f, "cannot {} {lhs} with window {rhs}: {problem}", op.name()),
@@ -914,7 +916,7 @@ impl fmt::Display for Error {
                         write!(f, "cannot {} {lhs} with filter {rhs}: {problem}", op.name())
                     }
                     _ => write!(f, "{problem}"),
-                }
+                };
             }
             ErrorKind::ShapeMismatch if matches!(op, Operation::Window { .. }) => {
                 return write!(f, "destination {lhs} is not {rhs}, the {op} output (K1)")

@@ -9,7 +9,7 @@
 //!   filter is `[out channels, kernel height, kernel width, in channels]`, a depthwise one
 //!   `[1, kernel height, kernel width, channels * multiplier]`; the bias has one value per
 //!   output channel.
-//! * [`QConv2d`] (and [`DynQConv2d`], feature `alloc`): a prepared int8 convolution, its
+//! * [`QConv2d`] (and `DynQConv2d`, feature `alloc`): a prepared int8 convolution, its
 //!   per-channel multipliers derived once (K7).
 //!
 //! The operations themselves are methods of the tensors: `Tensor::conv2d` and its kin, whose

@@ -34,6 +34,9 @@ mod blocked;
 #[path = "../casts.rs"]
 mod casts;
 #[cfg(feature = "alloc")]
+#[path = "../conv_rules.rs"]
+mod conv_rules;
+#[cfg(feature = "alloc")]
 #[path = "../conv_tflm.rs"]
 mod conv_tflm;
 #[path = "../dynamic_rules.rs"]

@@ -33,9 +33,17 @@ impl<const N: usize, const S: usize, const D: usize, P> AxisOut<Dyn, S, D, P> fo
     type Output = Dyn;
 }
 
-impl<const N: usize, const K: usize, const S: usize, const D: usize>
-    AxisOut<Const<K>, S, D, SamePadding> for Const<N>
+/// Whether kernel, stride and dilation are each at least 1, as typenum bits.
+type AtLeastOne<const K: usize, const S: usize, const D: usize> = (
+    typenum::Gr<U<K>, U0>,
+    typenum::Gr<U<S>, U0>,
+    typenum::Gr<U<D>, U0>,
+);
+
+impl<const N: usize, const K: usize, const S: usize, const D: usize, P> AxisOut<Const<K>, S, D, P>
+    for Const<N>
 where
+    P: PaddingKind,
     Const<N>: ToUnsigned,
     Const<K>: ToUnsigned,
     Const<S>: ToUnsigned,
@@ -43,11 +51,29 @@ where
     U<K>: IsGreater<U0>,
     U<S>: IsGreater<U0>,
     U<D>: IsGreater<U0>,
-    (
-        typenum::Gr<U<K>, U0>,
-        typenum::Gr<U<S>, U0>,
-        typenum::Gr<U<D>, U0>,
-    ): WindowAtLeastOne<K, S, D>,
+    AtLeastOne<K, S, D>: WindowOut<N, K, S, D, P>,
+{
+    type Output = <AtLeastOne<K, S, D> as WindowOut<N, K, S, D, P>>::Output;
+}
+
+/// The output size, for a window whose kernel, stride and dilation are each at least 1 (the
+/// bits `(B1, B1, B1)`); its message is the error of a 0 (K2). The size is computed only
+/// past that check, so a 0 is this one error.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a window with kernel {K}, stride {S} and dilation {D}: each must be at least 1 (K2)",
+    label = "a zero kernel, stride or dilation"
+)]
+pub trait WindowOut<const N: usize, const K: usize, const S: usize, const D: usize, P> {
+    /// The output size.
+    type Output: Dim;
+}
+
+impl<const N: usize, const K: usize, const S: usize, const D: usize>
+    WindowOut<N, K, S, D, SamePadding> for (B1, B1, B1)
+where
+    Const<N>: ToUnsigned,
+    Const<S>: ToUnsigned,
     U<S>: Sub<B1>,
     U<N>: Add<Sub1<U<S>>>,
     Sum<U<N>, Sub1<U<S>>>: Div<U<S>>,
@@ -60,37 +86,20 @@ where
 type Span<const K: usize, const D: usize> = Add1<Prod<Sub1<U<K>>, U<D>>>;
 
 impl<const N: usize, const K: usize, const S: usize, const D: usize>
-    AxisOut<Const<K>, S, D, ValidPadding> for Const<N>
+    WindowOut<N, K, S, D, ValidPadding> for (B1, B1, B1)
 where
     Const<N>: ToUnsigned,
     Const<K>: ToUnsigned,
     Const<S>: ToUnsigned,
     Const<D>: ToUnsigned,
-    U<K>: IsGreater<U0> + Sub<B1>,
-    U<S>: IsGreater<U0>,
-    U<D>: IsGreater<U0>,
-    (
-        typenum::Gr<U<K>, U0>,
-        typenum::Gr<U<S>, U0>,
-        typenum::Gr<U<D>, U0>,
-    ): WindowAtLeastOne<K, S, D>,
+    U<K>: Sub<B1>,
     Sub1<U<K>>: Mul<U<D>>,
     Prod<Sub1<U<K>>, U<D>>: Add<B1>,
     U<N>: IsGreaterOrEqual<Span<K, D>>,
-    typenum::GrEq<U<N>, Span<K, D>>: KernelFits<N, K, D, U<N>, Span<K, D>, U<S>>,
+    typenum::GrEq<U<N>, Span<K, D>>: KernelFits<N, K, S, D>,
 {
-    type Output =
-        <typenum::GrEq<U<N>, Span<K, D>> as KernelFits<N, K, D, U<N>, Span<K, D>, U<S>>>::Output;
+    type Output = <typenum::GrEq<U<N>, Span<K, D>> as KernelFits<N, K, S, D>>::Output;
 }
-
-/// Holds when kernel, stride and dilation are each at least 1; its message is the error (K2).
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "a window with kernel {K}, stride {S} and dilation {D}: each must be at least 1 (K2)",
-    label = "a zero kernel, stride or dilation"
-)]
-pub trait WindowAtLeastOne<const K: usize, const S: usize, const D: usize> {}
-impl<const K: usize, const S: usize, const D: usize> WindowAtLeastOne<K, S, D> for (B1, B1, B1) {}
 
 /// Holds (`B1`) when the input `N` is at least the dilated kernel's span under VALID padding,
 /// and gives the output size `(N - span) / S + 1`; its message is the error (K1).
@@ -100,20 +109,26 @@ impl<const K: usize, const S: usize, const D: usize> WindowAtLeastOne<K, S, D> f
     label = "VALID padding needs the input at least as large as the dilated kernel `(K - 1) * D + 1`",
     note = "SAME padding pads the input instead"
 )]
-pub trait KernelFits<const N: usize, const K: usize, const D: usize, UN, USpan, US> {
+pub trait KernelFits<const N: usize, const K: usize, const S: usize, const D: usize> {
     /// The output size.
     type Output: Dim;
 }
 
-impl<const N: usize, const K: usize, const D: usize, UN, USpan, US>
-    KernelFits<N, K, D, UN, USpan, US> for B1
+impl<const N: usize, const K: usize, const S: usize, const D: usize> KernelFits<N, K, S, D> for B1
 where
-    UN: Sub<USpan>,
-    Diff<UN, USpan>: Div<US>,
-    Quot<Diff<UN, USpan>, US>: Add<B1>,
-    Add1<Quot<Diff<UN, USpan>, US>>: ToConst,
+    Const<N>: ToUnsigned,
+    Const<K>: ToUnsigned,
+    Const<S>: ToUnsigned,
+    Const<D>: ToUnsigned,
+    U<K>: Sub<B1>,
+    Sub1<U<K>>: Mul<U<D>>,
+    Prod<Sub1<U<K>>, U<D>>: Add<B1>,
+    U<N>: Sub<Span<K, D>>,
+    Diff<U<N>, Span<K, D>>: Div<U<S>>,
+    Quot<Diff<U<N>, Span<K, D>>, U<S>>: Add<B1>,
+    Add1<Quot<Diff<U<N>, Span<K, D>>, U<S>>>: ToConst,
 {
-    type Output = <Add1<Quot<Diff<UN, USpan>, US>> as ToConst>::Output;
+    type Output = <Add1<Quot<Diff<U<N>, Span<K, D>>, U<S>>> as ToConst>::Output;
 }
 
 /// The input's channels `Self` are the filter's `C` (K3): equal static dims, or a `Dyn` one

@@ -35,7 +35,7 @@ pub use broadcast_op::{
 };
 pub use conv::{
     AxisOut, ChannelsMatch, Conv2dOutput, Conv2dShape, DepthMultiple, DepthwiseFirst,
-    DepthwiseOutput, DepthwiseShape, Divides, KernelFits, PoolOutput, PoolShape, WindowAtLeastOne,
+    DepthwiseOutput, DepthwiseShape, Divides, KernelFits, PoolOutput, PoolShape, WindowOut,
 };
 pub use dense::DenseShape;
 pub use manipulate::{
