@@ -3,6 +3,7 @@
 //! taps outside the input skipped), adds the bias, then clamps. Each product and each sum is
 //! rounded as TFLite's C++ rounds it, so the results are its bits.
 
+use super::blocked;
 use super::geometry::Geometry2d;
 use super::Nhwc;
 use crate::quant::Activation;
@@ -11,6 +12,7 @@ use crate::quant::Activation;
 pub trait ConvFloat:
     Copy
     + PartialOrd
+    + super::blocked::Lane
     + core::ops::Add<Output = Self>
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
@@ -24,6 +26,9 @@ pub trait ConvFloat:
     fn from_count(n: usize) -> Self;
     /// A fused activation's bounds (K6): `[0, inf)`, `[0, 6]`, `[-1, 1]`, or none.
     fn bounds(activation: Activation) -> (Self, Self);
+    /// Whether the value is finite.
+    #[doc(hidden)]
+    fn is_finite_value(self) -> bool;
 }
 
 mod private {
@@ -40,6 +45,10 @@ macro_rules! conv_float {
             #[inline(always)]
             fn from_count(n: usize) -> Self {
                 n as $t
+            }
+            #[inline(always)]
+            fn is_finite_value(self) -> bool {
+                self.is_finite()
             }
             fn bounds(activation: Activation) -> (Self, Self) {
                 match activation {
@@ -80,6 +89,11 @@ pub(crate) fn conv2d<T: ConvFloat>(
     let bounds = T::bounds(activation);
     let (ic, oc) = (dims.in_channels, dims.out_channels);
     let [kh, kw] = g.kernel();
+    if blocked::fits(kh * kw * ic) && blocked::all_finite(w) {
+        let b = |o: usize| bias.map_or(T::ZERO, |b| b[o]);
+        let store = |at: usize, o: usize, total: T| out[at * oc + o] = clamp(total + b(o), bounds);
+        return blocked::conv2d(dims, g, |i| x[i], |i| w[i], store);
+    }
     let mut at = 0;
     for n in 0..dims.batch {
         for oy in 0..g.output()[0] {
@@ -124,6 +138,11 @@ pub(crate) fn depthwise_conv2d<T: ConvFloat>(
 ) {
     let bounds = T::bounds(activation);
     let (ic, oc) = (dims.in_channels, dims.out_channels);
+    if ic == oc {
+        let b = |o: usize| bias.map_or(T::ZERO, |b| b[o]);
+        let store = |at: usize, o: usize, total: T| out[at * oc + o] = clamp(total + b(o), bounds);
+        return blocked::depthwise_conv2d(dims, g, |i| x[i], |i| w[i], store);
+    }
     let m = oc / ic.max(1);
     let kw = g.kernel()[1];
     let mut at = 0;

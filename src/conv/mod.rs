@@ -16,6 +16,7 @@
 //! output shape is computed at compile time from static shapes, and the same names on
 //! `DynTensor`, every mismatch an error value.
 
+pub(crate) mod blocked;
 pub(crate) mod float;
 mod geometry;
 pub(crate) mod prepared;

@@ -112,6 +112,14 @@ pub(crate) fn conv2d(
     let [kh, kw] = g.kernel();
     let [ih, iw] = g.input();
     let offset = frame.input_offset;
+    if super::blocked::fits(kh * kw * ic) {
+        let load = |i: usize| i32::from(x[i]) + offset;
+        let store = |at: usize, o: usize, acc: i32| {
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[o]));
+            out[at * oc + o] = frame.finish(acc, requant[o]);
+        };
+        return super::blocked::conv2d(dims, g, load, |i| i32::from(w[i]), store);
+    }
     let mut at = 0;
     for n in 0..dims.batch {
         for oy in 0..g.output()[0] {
@@ -168,10 +176,18 @@ pub(crate) fn depthwise_conv2d(
     out: &mut [i8],
 ) {
     let (ic, oc) = (dims.in_channels, dims.out_channels);
+    let offset = frame.input_offset;
+    if ic == oc {
+        let load = |i: usize| i32::from(x[i]) + offset;
+        let store = |at: usize, o: usize, acc: i32| {
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[o]));
+            out[at * oc + o] = frame.finish(acc, requant[o]);
+        };
+        return super::blocked::depthwise_conv2d(dims, g, load, |i| i32::from(w[i]), store);
+    }
     let m = oc / ic.max(1);
     let kw = g.kernel()[1];
     let [ih, iw] = g.input();
-    let offset = frame.input_offset;
     let mut at = 0;
     for n in 0..dims.batch {
         for oy in 0..g.output()[0] {
