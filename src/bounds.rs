@@ -81,6 +81,9 @@ pub use crate::tensor::{
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::tensor::{ConvBias, Pooled, QuantizedConv, QuantizedPooled};
+/// The int8 quantized results of the TFLM activations and means, and the shapes of the means
+/// over height and width (Q20-Q23).
+pub use crate::tensor::{MeanHw, MeanHwKeep, QuantizedI8};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
     BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, KeepDims, MatMulOutput,
