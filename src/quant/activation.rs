@@ -52,29 +52,30 @@ pub(crate) fn softmax_rank_error(shape: &[usize]) -> Error {
 }
 
 /// The integer bits of softmax's scaled input differences (TFLM's `kScaledDiffIntegerBits`):
-/// they are `Q5.26`.
+/// they are `Q_5`.
 const SOFTMAX_DIFF_BITS: u32 = 5;
 /// The integer bits of softmax's sum of exponentials (TFLM's `kAccumulationIntegerBits`):
-/// `Q12.19`.
+/// `Q_12`.
 const SOFTMAX_SUM_BITS: u32 = 12;
 /// The sum of exponentials from which TFLM's output exponent `bits over one + 23` passes 31:
-/// 512 in `Q12.19`. TFLM's kernel stops (`TFLITE_CHECK`) there.
+/// 512 in `Q_12`. TFLM's kernel stops (`TFLITE_CHECK`) there.
 const SOFTMAX_SUM_LIMIT: i64 = 1 << 28;
 
 /// A prepared int8 softmax along the last axis (Q20), TFLM's `SOFTMAX` (`reference_ops::Softmax`
 /// on `int8`, the gemmlowp fixed-point kernel): for each row, with `d = x - max(row)`,
 ///
 /// ```text
-/// e(d)  = exp_on_negative_values(srdhm(d * 2^shift, multiplier))   (Q5.26 in, Q0.31 out)
-/// sum   = the sum over the row of rdpot(e(d), 12), for every d >= diff_min   (Q12.19)
+/// e(d)  = exp_on_negative_values(srdhm(d * 2^shift, multiplier))   (Q_5 in, Q_0 out)
+/// sum   = the sum over the row of rdpot(e(d), 12), for every d >= diff_min   (Q_12)
 /// out   = clamp(rdpot(srdhm(1 / sum, e(d)), bits over one + 23) - 128)   for d >= diff_min,
 ///         -128 otherwise
 /// ```
 ///
 /// where `(multiplier, shift)` is `min(beta * s_in * 2^26, 2^31 - 1)` as a multiplier above one
 /// (Q3; TFLM's `PreprocessSoftmaxScaling`), `diff_min = -floor(31 * 2^26 / 2^shift)` (TFLM's
-/// `CalculateInputRadius`), and `1 / sum` is [`get_reciprocal`]. The input's zero point plays no
-/// part: only differences are used.
+/// `CalculateInputRadius`), `1 / sum` is [`get_reciprocal`], `srdhm` is
+/// [`saturating_rounding_doubling_high_mul`] (Q4) and `rdpot` [`rounding_divide_by_pot`] (Q5).
+/// The input's zero point plays no part: only differences are used.
 ///
 /// ```
 /// use shaped::quant::{QSoftmax, Quant};
@@ -153,7 +154,7 @@ impl QSoftmax {
         self.beta
     }
 
-    /// `exp(beta * s_in * d)` in `Q0.31` for a difference `d >= diff_min` from the row's
+    /// `exp(beta * s_in * d)` in `Q_0` for a difference `d >= diff_min` from the row's
     /// largest value.
     #[inline(always)]
     fn exp_of(&self, d: i32) -> i32 {
@@ -199,7 +200,7 @@ impl QSoftmax {
         for &x in input {
             let d = i32::from(x) - max;
             if d >= self.diff_min {
-                // Rescaled from Q0.31 to Q12.19: 12 bits fewer.
+                // Rescaled from Q_0 to Q_12: 12 bits fewer.
                 sum += i64::from(rounding_divide_by_pot(self.exp_of(d), SOFTMAX_SUM_BITS));
             }
         }
@@ -285,7 +286,7 @@ const fn activation_table(input: Quant<i8>, tanh_table: bool) -> Result<[i8; 256
         } else if x >= radius {
             i8::MAX
         } else {
-            // |x| < radius: x * 2^shift < 15 * 2^27, in Q4.27.
+            // |x| < radius: x * 2^shift < 15 * 2^27, in Q_4.
             let q4 = multiply_by_quantized_multiplier_double(x, multiplier, shift);
             let v = if tanh_table {
                 rounding_divide_by_pot(tanh(q4, 4), 31 - 7)
@@ -315,13 +316,13 @@ const fn table_index(x: i8) -> usize {
 /// with `x = q - z_in`, `-128` for `x <= -radius`, `127` for `x >= radius`, and otherwise
 ///
 /// ```text
-/// clamp(rdpot(logistic(rq(x, s_in * 2^27)), 23) - 128)     (Q4.27 in, Q0.31 out)
+/// clamp(rdpot(logistic(rq(x, s_in * 2^27)), 23) - 128)     (Q_4 in, Q_0 out)
 /// ```
 ///
-/// the requantization double rounding's (Q4, Q5) with the multiplier and shift of `s_in *
-/// 2^27`, `radius = floor(15 * 2^27 / 2^shift)`, and `logistic` gemmlowp's
-/// ([`fixedpoint::logistic`](super::fixedpoint::logistic)). Its 256 outputs are computed when
-/// it is prepared, so applying it is a table lookup.
+/// `rq` the double-rounding requantization (Q4, then `rdpot`, [`rounding_divide_by_pot`], Q5)
+/// with the multiplier and shift of `s_in * 2^27`, `radius = floor(15 * 2^27 / 2^shift)`, and
+/// `logistic` gemmlowp's ([`fixedpoint::logistic`](super::fixedpoint::logistic)). Its 256
+/// outputs are computed when it is prepared, so applying it is a table lookup.
 ///
 /// ```
 /// use shaped::quant::{QLogistic, Quant};
@@ -378,7 +379,7 @@ impl QLogistic {
 /// z_in`, `-128` for `x <= -radius`, `127` for `x >= radius`, and otherwise
 ///
 /// ```text
-/// clamp(rdpot(tanh(rq(x, s_in * 2^27)), 24))     (Q4.27 in, Q0.31 out)
+/// clamp(rdpot(tanh(rq(x, s_in * 2^27)), 24))     (Q_4 in, Q_0 out)
 /// ```
 ///
 /// with the input rescaling and radius of [`QLogistic`] and gemmlowp's `tanh`

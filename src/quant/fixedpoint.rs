@@ -588,7 +588,7 @@ mod tests {
             close(q0(tanh(a, 4)), real.tanh());
             assert_eq!(tanh(-a, 4), -tanh(a, 4));
         }
-        // 1.25 in Q12.19: 1 / 1.25 = 0.8 with no bits over one.
+        // 1.25 in Q_12: 1 / 1.25 = 0.8 with no bits over one.
         let (s, over) = get_reciprocal(5 << 17, 12);
         assert_eq!(over, 0);
         close(q0(s), 0.8);
