@@ -21,6 +21,8 @@
 //! | `matmul_nt(&w)`, `matmul_tn`, `matmul_tt`, `matmul_t::<TA, TB, _, _>` | `S: MatMulShapeT<W, TA, TB, Output = O>`, `O: Storable` | `Out<T, O>` ([`MatMulOutputT`]) |
 //! | `permute::<P>()`, `reversed()`, `transpose()` | `S: Permute<P>` / `Reverse` / `TransposeIf<true>` | the permuted shape, [`Transposed<S>`](Transposed) |
 //! | `concat::<A, _, _>(&r)`, `insert_axis`, `stack`, `narrow` | `S: Concat<A, R>` / `InsertAxis<A, N>` / `Narrow<A, START, LEN>` | [`Concatenated`], [`WithAxis`], [`Narrowed`] |
+//! | quantized int8 `softmax(beta)`, `logistic()`, `tanh()` | `S: Storable` | [`QuantizedI8<F, S>`](QuantizedI8) |
+//! | quantized int8 `mean_hw(out)`, `mean_hw_keepdims(out)` | `S: RemoveAxis<2>`, `WithoutAxis<S, 2>: RemoveAxis<1>`, `MeanHw<S>: Storable` (`KeepAxis<1>`, `KeepAxis<2>` and `MeanHwKeep<S>` kept) | `QuantizedI8<F, MeanHw<S>>` ([`MeanHw`], [`MeanHwKeep`]) |
 //!
 //! Where `S` is partly concrete (`(B, Const<N>)`), write each result shape as the rule makes
 //! it: `sum_axis::<-1>()` of `(B, Const<N>)` is `(B,)`, so the bound is `(B,): Storable`; the
@@ -81,6 +83,9 @@ pub use crate::tensor::{
 };
 pub use crate::tensor::{BroadcastWith, UpdateWith};
 pub use crate::tensor::{ConvBias, Pooled, QuantizedConv, QuantizedPooled};
+/// The int8 quantized results of the TFLM activations and means, and the shapes of the means
+/// over height and width (Q20-Q23).
+pub use crate::tensor::{MeanHw, MeanHwKeep, QuantizedI8};
 pub use crate::typed::dim::{Const, Dim, Dyn};
 pub use crate::typed::rules::{
     BroadcastToShape, Concat, Concatenated, Flatten, InsertAxis, KeepAxis, KeepDims, MatMulOutput,

@@ -727,6 +727,50 @@ pub enum QuantProblem {
         /// The output's columns.
         columns: usize,
     },
+    /// Output parameters other than the ones an operation's output always has (Q20-Q22).
+    FixedOutput {
+        /// The operation.
+        op: &'static str,
+        /// The rule's number (20 for Q20).
+        rule: u8,
+        /// The scale given, as bits.
+        scale_bits: u32,
+        /// The zero point given.
+        zero_point: i32,
+        /// The scale required, as bits.
+        want_scale_bits: u32,
+        /// The zero point required.
+        want_zero_point: i32,
+    },
+    /// A softmax whose `beta * input_scale * 2^26` is not above 1 (Q20).
+    SoftmaxScale {
+        /// That product's bits (`f64::from_bits` gives it back).
+        bits: u64,
+    },
+    /// A softmax row whose exponentials add up to 512 or more (Q20).
+    SoftmaxSum,
+    /// A logistic or tanh input scale for which TFLM's input radius is undefined (Q21, Q22).
+    ActivationScale {
+        /// The operation.
+        op: &'static str,
+        /// The rule's number.
+        rule: u8,
+        /// The input scale's bits.
+        scale_bits: u32,
+    },
+    /// A concatenation input whose parameters are not the output's (Q25).
+    ConcatParams {
+        /// The input's position.
+        input: usize,
+        /// Its scale, as bits.
+        scale_bits: u32,
+        /// Its zero point.
+        zero_point: i32,
+        /// The output's scale, as bits.
+        out_scale_bits: u32,
+        /// The output's zero point.
+        out_zero_point: i32,
+    },
 }
 
 impl fmt::Display for QuantProblem {
@@ -791,6 +835,53 @@ impl fmt::Display for QuantProblem {
                 f,
                 "a bias of {bias} values for {columns} output columns; it needs one per column \
                  (Q17)"
+            ),
+            QuantProblem::FixedOutput {
+                op,
+                rule,
+                scale_bits,
+                zero_point,
+                want_scale_bits,
+                want_zero_point,
+            } => write!(
+                f,
+                "the output of {op} has scale {} and zero point {want_zero_point}, not {} and \
+                 {zero_point} (Q{rule})",
+                f32::from_bits(want_scale_bits),
+                f32::from_bits(scale_bits)
+            ),
+            QuantProblem::SoftmaxScale { bits } => write!(
+                f,
+                "beta * input scale * 2^26 is {}; the softmax needs it above 1 (Q20)",
+                f64::from_bits(bits)
+            ),
+            QuantProblem::SoftmaxSum => f.write_str(
+                "a softmax row's exponentials add up to 512 or more, past TFLM's output shift \
+                 (Q20)",
+            ),
+            QuantProblem::ActivationScale {
+                op,
+                rule,
+                scale_bits,
+            } => write!(
+                f,
+                "the input scale {} of {op} is outside [2^-28, 2^35), where TFLM's input radius \
+                 is defined (Q{rule})",
+                f32::from_bits(scale_bits)
+            ),
+            QuantProblem::ConcatParams {
+                input,
+                scale_bits,
+                zero_point,
+                out_scale_bits,
+                out_zero_point,
+            } => write!(
+                f,
+                "input {input} has scale {} and zero point {zero_point}, the output {} and \
+                 {out_zero_point}; a concatenation copies bytes, so every input needs the \
+                 output's parameters (Q25)",
+                f32::from_bits(scale_bits),
+                f32::from_bits(out_scale_bits)
             ),
         }
     }

@@ -48,6 +48,16 @@ impl Requant {
         }
     }
 
+    /// A multiplier and shift as given (a derived one adjusted: MEAN's, Q23).
+    pub(crate) const fn from_parts(multiplier: i32, shift: i32) -> Requant {
+        Requant { multiplier, shift }
+    }
+
+    /// The multiplier and its shift.
+    pub(crate) const fn parts(self) -> (i32, i32) {
+        (self.multiplier, self.shift)
+    }
+
     /// `x` requantized. The multiplier is the derivation's, never negative, so the double
     /// rounding form without its saturating case gives the same result.
     #[inline(always)]

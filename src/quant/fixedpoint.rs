@@ -4,6 +4,15 @@
 //!
 //! All of them are `const fn`, total (no input panics or overflows in Rust's sense), and
 //! inline to a few instructions.
+//!
+//! The second half holds gemmlowp's fixed-point functions, which TFLM's int8 softmax,
+//! logistic and tanh kernels are built from (rules Q20-Q22): `exp` of a negative value, the
+//! reciprocal `1 / (1 + x)`, `(1 - x) / (1 + x)`, the logistic function and `tanh`. A value
+//! `Q_m` (`m` integer bits) is an `i32` `r` meaning `r / 2^(31 - m)`; a `Q_0` value is in
+//! `[-1, 1)` and its "one" is `i32::MAX`. Each function is the same sequence of steps as
+//! gemmlowp's, each step named here with its exact result, so the value is the same integer,
+//! every rounding included. Where gemmlowp's `int32` additions would overflow (they never do
+//! on the inputs the kernels give), these wrap.
 
 /// `round(a * b / 2^31)` with ties toward positive infinity, as `i32`: the high half of the
 /// doubled product (Q4), gemmlowp's `SaturatingRoundingDoublingHighMul` and Arm's `VQRDMULH`.
@@ -127,6 +136,241 @@ pub const fn multiply_by_quantized_multiplier_single(x: i32, multiplier: i32, sh
     let total = (31 - shift) as u32;
     let round = 1i64 << (total - 1);
     ((x as i64 * multiplier as i64 + round) >> total) as i32
+}
+
+/// `round((a + b) / 2)`, ties away from zero, as `i32` (gemmlowp's `RoundingHalfSum`, Arm's
+/// `VRHADD` on its signed form): `(a + b + s) / 2` in 64 bits with `s = 1` for `a + b >= 0`,
+/// else `-1`, and the division truncating toward zero. Always fits.
+#[inline(always)]
+pub const fn rounding_half_sum(a: i32, b: i32) -> i32 {
+    let sum = a as i64 + b as i64;
+    let sign = if sum >= 0 { 1 } else { -1 };
+    ((sum + sign) / 2) as i32
+}
+
+/// `x * 2^exponent` with saturation for `exponent > 0`, and [`rounding_divide_by_pot`] by
+/// `-exponent` for `exponent < 0` (gemmlowp's `SaturatingRoundingMultiplyByPOT`, and the
+/// rescaling of a fixed-point value between integer-bit counts, `Rescale`). Left shifts, for
+/// `exponent` in `1..=31`: with `t = 2^(31 - exponent) - 1`, `x > t` gives `i32::MAX`, `x < -t`
+/// gives `i32::MIN`, and otherwise the exact `x * 2^exponent`. A larger `exponent` is taken as
+/// 31, a smaller one than -31 as -31.
+#[inline(always)]
+pub const fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent == 0 {
+        return x;
+    }
+    if exponent < 0 {
+        return rounding_divide_by_pot(x, exponent.unsigned_abs());
+    }
+    let e = if exponent > 31 { 31 } else { exponent as u32 };
+    let threshold = ((1i64 << (31 - e)) - 1) as i32;
+    if x > threshold {
+        i32::MAX
+    } else if x < -threshold {
+        i32::MIN
+    } else {
+        // |x| <= 2^(31 - e) - 1: the product fits.
+        x << e
+    }
+}
+
+/// gemmlowp's `exp(-1/8)` in `Q_0`: `round(e^(-1/8) * 2^31)`.
+const EXP_MINUS_ONE_EIGHTH: i32 = 1_895_147_668;
+/// gemmlowp's `1/3` in `Q_0`.
+const ONE_THIRD: i32 = 715_827_883;
+/// gemmlowp's `48/17` in `Q_2`, the Newton-Raphson division's start.
+const FORTY_EIGHT_SEVENTEENTHS: i32 = 1_515_870_810;
+/// gemmlowp's `-32/17` in `Q_2`.
+const MINUS_THIRTY_TWO_SEVENTEENTHS: i32 = -1_010_580_540;
+/// gemmlowp's `exp(-2^k)` in `Q_0` for `k = -2..=4`, the factors of `exp` of a negative value
+/// by the bits of its integer and quarter parts.
+const EXP_OF_MINUS_POWERS: [i32; 7] = [
+    1_672_461_947,
+    1_302_514_674,
+    790_015_084,
+    290_630_308,
+    39_332_535,
+    720_401,
+    242,
+];
+
+/// `exp(a)` for `a` in `[-1/4, 0)`, `a` and the result in `Q_0` (gemmlowp's
+/// `exp_on_interval_between_negative_one_quarter_and_0_excl`): the Taylor expansion around
+/// `-1/8` to the fourth power, in these steps, `*` being
+/// [`saturating_rounding_doubling_high_mul`] and `/ 2^k` [`rounding_divide_by_pot`]:
+///
+/// ```text
+/// x  = a + 2^28                           (a + 1/8)
+/// x2 = x * x,  x3 = x2 * x,  x4 = x2 * x2
+/// t  = ((x4 / 2^2 + x3) * ONE_THIRD + x2) / 2^1
+/// result = EXP_MINUS_ONE_EIGHTH + EXP_MINUS_ONE_EIGHTH * (x + t)
+/// ```
+///
+/// with gemmlowp's constants `round(e^(-1/8) 2^31) = 1895147668` and `round(2^31 / 3) =
+/// 715827883`, the additions plain (they cannot overflow for `a` in the interval).
+#[inline(always)]
+pub const fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 {
+    let x = a.wrapping_add(1 << 28);
+    let x2 = saturating_rounding_doubling_high_mul(x, x);
+    let x3 = saturating_rounding_doubling_high_mul(x2, x);
+    let x4 = saturating_rounding_doubling_high_mul(x2, x2);
+    let x4_over_4 = rounding_divide_by_pot(x4, 2);
+    let cubic = saturating_rounding_doubling_high_mul(x4_over_4.wrapping_add(x3), ONE_THIRD);
+    let t = rounding_divide_by_pot(cubic.wrapping_add(x2), 1);
+    EXP_MINUS_ONE_EIGHTH.wrapping_add(saturating_rounding_doubling_high_mul(
+        EXP_MINUS_ONE_EIGHTH,
+        x.wrapping_add(t),
+    ))
+}
+
+/// `exp(a)` for `a <= 0` in `Q_m` (`m = integer_bits`, in `0..=26`), the result in `Q_0`
+/// (gemmlowp's `exp_on_negative_values`):
+///
+/// 1. With `q = 2^(28 - m)` (one quarter in `Q_m`): `r = (a & (q - 1)) - q`, the part of `a`
+///    in `[-1/4, 0)` that leaves `a - r` a multiple of `1/4`.
+/// 2. `result` = [`exp_on_interval_between_negative_one_quarter_and_0_excl`] of `r` rescaled
+///    to `Q_0` ([`saturating_rounding_multiply_by_pot`] by `m`).
+/// 3. With `d = r - a` (wrapping; `-(a - r)`, a multiple of `1/4` in `Q_m`), for `k = -2..=4`
+///    with `m > k`: where bit `31 - m + k` of `d` is set (the `2^k` part of `-a`),
+///    `result = result * exp(-2^k)` ([`saturating_rounding_doubling_high_mul`] by gemmlowp's
+///    `Q_0` constant for `exp(-2^k)`).
+/// 4. For `m > 5` only: `a < -32` (`a < -2^(36 - m)`) gives 0.
+/// 5. `a == 0` gives `i32::MAX` (one in `Q_0`).
+#[inline(always)]
+pub const fn exp_on_negative_values(a: i32, integer_bits: u32) -> i32 {
+    let m = if integer_bits > 26 { 26 } else { integer_bits };
+    let fractional = 31 - m;
+    let quarter = 1i32 << (fractional - 2);
+    let r = (a & (quarter - 1)).wrapping_sub(quarter);
+    let mut result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        saturating_rounding_multiply_by_pot(r, m as i32),
+    );
+    let remainder = r.wrapping_sub(a);
+    let mut k = -2i32;
+    while k <= 4 {
+        if (m as i32) > k {
+            let bit = (fractional as i32 + k) as u32;
+            if remainder & (1i32 << bit) != 0 {
+                let factor = EXP_OF_MINUS_POWERS[(k + 2) as usize];
+                result = saturating_rounding_doubling_high_mul(result, factor);
+            }
+        }
+        k += 1;
+    }
+    if m > 5 && a < -(1i32 << (36 - m)) {
+        result = 0;
+    }
+    if a == 0 {
+        result = i32::MAX;
+    }
+    result
+}
+
+/// The Newton-Raphson iterations of gemmlowp's divisions, on `h`, the half denominator
+/// `(1 + a) / 2` in `Q_0`: `x = 48/17 + h * (-32/17)` in `Q_2`, then three times
+/// `x = x + rescale(x * (1 - h * x))` (`1` being `2^29` in `Q_2`, each `*`
+/// [`saturating_rounding_doubling_high_mul`], the product of two `Q_2` values rescaled from
+/// `Q_4` to `Q_2` by [`saturating_rounding_multiply_by_pot`] by 2). `x` ends near `1 / h`.
+#[inline(always)]
+const fn newton_reciprocal(h: i32) -> i32 {
+    let mut x = FORTY_EIGHT_SEVENTEENTHS.wrapping_add(saturating_rounding_doubling_high_mul(
+        h,
+        MINUS_THIRTY_TWO_SEVENTEENTHS,
+    ));
+    let mut i = 0;
+    while i < 3 {
+        let hx = saturating_rounding_doubling_high_mul(h, x);
+        let one_minus_hx = (1i32 << 29).wrapping_sub(hx);
+        let step = saturating_rounding_doubling_high_mul(x, one_minus_hx);
+        x = x.wrapping_add(saturating_rounding_multiply_by_pot(step, 2));
+        i += 1;
+    }
+    x
+}
+
+/// `1 / (1 + a)` for `a` in `[0, 1)`, both in `Q_0` (gemmlowp's
+/// `one_over_one_plus_x_for_x_in_0_1`): `h = ` [`rounding_half_sum`]`(a, i32::MAX)`, the
+/// three Newton-Raphson steps of `newton_reciprocal` from `h`, giving `x` in `Q_2`, and the
+/// result `x / 2` read in `Q_1` and rescaled to `Q_0`: [`saturating_rounding_multiply_by_pot`]
+/// of `x` by 1.
+#[inline(always)]
+pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
+    saturating_rounding_multiply_by_pot(x, 1)
+}
+
+/// `(1 - a) / (1 + a)` for `a` in `[0, 1)`, both in `Q_0` (gemmlowp's
+/// `one_minus_x_over_one_plus_x_for_x_in_0_1`): as [`one_over_one_plus_x_for_x_in_0_1`] up to
+/// `x` in `Q_2`, then `x - 1` (`x - 2^29`) rescaled from `Q_2` to `Q_0`
+/// ([`saturating_rounding_multiply_by_pot`] by 2).
+#[inline(always)]
+pub const fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
+    saturating_rounding_multiply_by_pot(x.wrapping_sub(1 << 29), 2)
+}
+
+/// The logistic function `1 / (1 + exp(-a))` of `a` in `Q_m` (`m = integer_bits`, in
+/// `0..=26`), the result in `Q_0` (gemmlowp's `logistic`): with `p` =
+/// [`one_over_one_plus_x_for_x_in_0_1`]`(`[`exp_on_negative_values`]`(-|a|, m))`, the result
+/// is `p` for `a > 0`, `i32::MAX - p` for `a < 0` and `2^30` (one half) for `a == 0`. `-|a|`
+/// wraps for `i32::MIN`, as gemmlowp's negation does in practice.
+#[inline(always)]
+pub const fn logistic(a: i32, integer_bits: u32) -> i32 {
+    if a == 0 {
+        return 1 << 30;
+    }
+    let magnitude = if a > 0 { a } else { a.wrapping_neg() };
+    let p = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(
+        magnitude.wrapping_neg(),
+        integer_bits,
+    ));
+    if a > 0 {
+        p
+    } else {
+        i32::MAX.wrapping_sub(p)
+    }
+}
+
+/// `tanh(a)` of `a` in `Q_m` (`m = integer_bits`, in `0..=25`), the result in `Q_0`
+/// (gemmlowp's `tanh`): with `n = -|a|` and `t` =
+/// [`one_minus_x_over_one_plus_x_for_x_in_0_1`]`(`[`exp_on_negative_values`]`(n, m + 1))`
+/// (`exp(2n)`: `n` read with one more integer bit is `2n`), the result is `t` for `a > 0`,
+/// `-t` for `a < 0` and 0 for `a == 0`.
+#[inline(always)]
+pub const fn tanh(a: i32, integer_bits: u32) -> i32 {
+    if a == 0 {
+        return 0;
+    }
+    let n = if a < 0 { a } else { a.wrapping_neg() };
+    let t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1));
+    if a < 0 {
+        t.wrapping_neg()
+    } else {
+        t
+    }
+}
+
+/// TFLM's `GetReciprocal` for a positive `x` in `Q_m` (`m = integer_bits`): `(s, b)` with
+/// `1 / x ≈ s * 2^-b`, `s` in `Q_0`. With `h = ` the leading zeros of `x` (as `u32`), `b = m -
+/// h` (the bits of `x` above one) and `s = ` [`one_over_one_plus_x_for_x_in_0_1`] of `(x <<
+/// h) - 2^31` computed in `u32` (`x` normalized to `[1, 2)`, less one). For `x <= 0` the
+/// result is what these steps give on the bits (`x` is never so in the kernels).
+#[inline(always)]
+pub const fn get_reciprocal(x: i32, integer_bits: u32) -> (i32, i32) {
+    let bits = x as u32;
+    let headroom_plus_one = bits.leading_zeros();
+    let over_unit = integer_bits as i32 - headroom_plus_one as i32;
+    // `x > 0` has at most 31 leading zeros; 0 has 32, and shifts out to 0.
+    let normalized = if headroom_plus_one < 32 {
+        bits << headroom_plus_one
+    } else {
+        0
+    };
+    let shifted_minus_one = normalized.wrapping_sub(1 << 31) as i32;
+    (
+        one_over_one_plus_x_for_x_in_0_1(shifted_minus_one),
+        over_unit,
+    )
 }
 
 #[cfg(test)]
@@ -288,6 +532,70 @@ mod tests {
             multiply_by_quantized_multiplier_double_nonneg(i32::MIN, i32::MIN, 0),
             i32::MIN
         );
+    }
+
+    #[test]
+    fn half_sums_and_saturating_shifts() {
+        assert_eq!(rounding_half_sum(1, 2), 2);
+        assert_eq!(rounding_half_sum(-1, -2), -2);
+        assert_eq!(rounding_half_sum(-1, 2), 1);
+        assert_eq!(rounding_half_sum(i32::MAX, i32::MAX), i32::MAX);
+        assert_eq!(rounding_half_sum(i32::MIN, i32::MIN), i32::MIN);
+        assert_eq!(saturating_rounding_multiply_by_pot(3, 2), 12);
+        assert_eq!(saturating_rounding_multiply_by_pot(1 << 29, 2), i32::MAX);
+        assert_eq!(
+            saturating_rounding_multiply_by_pot((1 << 29) - 1, 2),
+            i32::MAX - 3
+        );
+        assert_eq!(saturating_rounding_multiply_by_pot(-(1 << 29), 2), i32::MIN);
+        assert_eq!(saturating_rounding_multiply_by_pot(-5, -1), -3);
+        assert_eq!(saturating_rounding_multiply_by_pot(1, 31), i32::MAX);
+        assert_eq!(saturating_rounding_multiply_by_pot(0, 31), 0);
+    }
+
+    /// The fixed-point functions near the real ones (their exact bytes are TFLM's, checked by
+    /// `tests/quantized_tflm_activations.rs`): within a few units of `2^-24`.
+    #[test]
+    fn fixed_point_functions_approximate_the_real_ones() {
+        let q0 = |v: i32| v as f64 / 2f64.powi(31);
+        let close = |got: f64, want: f64| assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+        assert_eq!(exp_on_negative_values(0, 5), i32::MAX);
+        for k in [1, 7, 100, 1 << 20, 1 << 26, 5 << 26, 15 << 26, 31 << 26] {
+            let a = -k;
+            close(
+                q0(exp_on_negative_values(a, 5)),
+                (a as f64 / 2f64.powi(26)).exp(),
+            );
+            close(
+                q0(exp_on_negative_values(a / 2, 4)),
+                (a as f64 / 2f64.powi(28)).exp(),
+            );
+        }
+        for x in [0.0, 0.1, 0.5, 0.75, 0.999] {
+            let raw = (x * 2f64.powi(31)) as i32;
+            close(q0(one_over_one_plus_x_for_x_in_0_1(raw)), 1.0 / (1.0 + x));
+            close(
+                q0(one_minus_x_over_one_plus_x_for_x_in_0_1(raw)),
+                (1.0 - x) / (1.0 + x),
+            );
+        }
+        assert_eq!(logistic(0, 4), 1 << 30);
+        assert_eq!(tanh(0, 4), 0);
+        for a in [1, 1000, 1 << 24, 1 << 27, 3 << 27, 15 << 27] {
+            let real = a as f64 / 2f64.powi(27);
+            close(q0(logistic(a, 4)), 1.0 / (1.0 + (-real).exp()));
+            close(q0(logistic(-a, 4)), 1.0 / (1.0 + real.exp()));
+            close(q0(tanh(a, 4)), real.tanh());
+            assert_eq!(tanh(-a, 4), -tanh(a, 4));
+        }
+        // 1.25 in Q_12: 1 / 1.25 = 0.8 with no bits over one.
+        let (s, over) = get_reciprocal(5 << 17, 12);
+        assert_eq!(over, 0);
+        close(q0(s), 0.8);
+        // 3.0, one bit over one: 1 / 3 = (2 / 3) * 2^-1.
+        let (s, over) = get_reciprocal(3 << 19, 12);
+        assert_eq!(over, 1);
+        close(q0(s), 2.0 / 3.0);
     }
 
     #[test]

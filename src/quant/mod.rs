@@ -1,5 +1,5 @@
 //! Quantized tensors: 8-bit elements with a scale and a zero point, and the arithmetic of
-//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q18 of `RULES.md`).
+//! TensorFlow Lite Micro on them, bit for bit (rules Q1-Q25 of `RULES.md`).
 //!
 //! A quantized tensor is [`Quantized`]: any tensor of `i8` or `u8` (static, mixed, a view,
 //! a `DynTensor`) with its [`Quant`] parameters. Its operations follow TFLM's integer
@@ -17,7 +17,11 @@
 //!   per-channel weights (Q18, [`QMatMulPerChannel`]);
 //! * quantize and dequantize (Q10), also per axis ([`PerAxis`], [`DynPerAxis`],
 //!   [`QuantizedPerAxis`]: one scale and zero point per index of an axis, its length checked
-//!   at compile time for an axis of static size, Q16).
+//!   at compile time for an axis of static size, Q16);
+//! * TFLM's int8 `SOFTMAX`, `LOGISTIC` and `TANH` (Q20-Q22: [`QSoftmax`], [`QLogistic`],
+//!   [`QTanh`], gemmlowp's fixed-point functions in [`fixedpoint`]), `MEAN` over height and
+//!   width (Q23, [`QMean`]), and `PAD`/`PADV2` and `CONCATENATION` (Q24, Q25), which copy
+//!   bytes: methods of the quantized tensors.
 //!
 //! The binary primitive also takes 8-bit sources and destinations
 //! ([`Binary::run_mixed_into`](crate::primitive::Binary::run_mixed_into)), under oneDNN's
@@ -43,20 +47,24 @@
 //! # Ok::<(), shaped::Error>(())
 //! ```
 
+pub(crate) mod activation;
 mod convert;
 pub mod elementwise;
 pub mod fixedpoint;
 pub(crate) mod matmul;
+pub(crate) mod mean;
 pub mod multiplier;
 pub(crate) mod params;
 pub(crate) mod per_axis;
 mod quantized;
 
+pub use activation::{QLogistic, QSoftmax, QTanh};
 pub use convert::{dequantize_value, quantize_value, saturate_round_half_even};
 pub use elementwise::{QAdd, QAddSub, QCompare, QExtreme, QMul, QRequant, QSub};
 #[cfg(feature = "alloc")]
 pub use matmul::DynQMatMulPerChannel;
 pub use matmul::{QMatMul, QMatMulPerChannel};
+pub use mean::QMean;
 pub use params::{Activation, Quant, QuantElement, Rounding};
 pub use per_axis::{AxisParams, DynPerAxis, PerAxis, QuantizedPerAxis};
 pub use quantized::Quantized;

@@ -51,6 +51,8 @@ mod prepared;
 #[cfg(feature = "alloc")]
 mod quantized;
 #[cfg(feature = "alloc")]
+mod quantized_nn;
+#[cfg(feature = "alloc")]
 mod range;
 pub(crate) mod reduce;
 pub(crate) mod select;

@@ -51,6 +51,8 @@ mod cast;
 
 mod quantized;
 pub use quantized::QuantizedAlong;
+mod quantized_nn;
+pub use quantized_nn::{MeanHw, MeanHwKeep, QuantizedI8};
 
 mod fmt;
 mod result;

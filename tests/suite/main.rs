@@ -69,6 +69,8 @@ mod properties;
 mod quantized;
 #[path = "../quantized_tflm.rs"]
 mod quantized_tflm;
+#[path = "../quantized_tflm_activations.rs"]
+mod quantized_tflm_activations;
 #[path = "../quantized_tflm_matmul.rs"]
 mod quantized_tflm_matmul;
 #[cfg(feature = "alloc")]
