@@ -24,4 +24,4 @@ macro_rules! replay_tests {
     )*};
 }
 
-replay_tests!(broadcast_shapes broadcast_to dyn_tensor strided_kernels binary_primitive reductions products shape_ops slicing gather casts blocked_layouts partial_shapes range_pad);
+replay_tests!(broadcast_shapes broadcast_to dyn_tensor strided_kernels binary_primitive reductions products shape_ops slicing gather casts blocked_layouts partial_shapes range_pad conv);

@@ -17,6 +17,8 @@ pub mod targets {
     pub mod broadcast_to;
     #[path = "casts.rs"]
     pub mod casts;
+    #[path = "conv.rs"]
+    pub mod conv;
     #[path = "dyn_tensor.rs"]
     pub mod dyn_tensor;
     #[path = "gather.rs"]
