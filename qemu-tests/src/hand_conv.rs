@@ -110,13 +110,20 @@ pub struct Requant<'a> {
     pub output_zero: i32,
     /// The activation's bounds.
     pub clamp: (i32, i32),
+    /// TFLM's single-rounding build (double rounding otherwise).
+    pub single: bool,
 }
 
 impl Requant<'_> {
     #[inline(always)]
     fn finish(&self, acc: i32, o: usize) -> i8 {
-        (requant(acc, self.multipliers[o]) + self.output_zero).clamp(self.clamp.0, self.clamp.1)
-            as i8
+        let (m, shift) = self.multipliers[o];
+        let scaled = if self.single {
+            shaped::quant::fixedpoint::multiply_by_quantized_multiplier_single(acc, m, shift)
+        } else {
+            requant(acc, (m, shift))
+        };
+        (scaled + self.output_zero).clamp(self.clamp.0, self.clamp.1) as i8
     }
 }
 

@@ -16,6 +16,8 @@
 //! output shape is computed at compile time from static shapes, and the same names on
 //! `DynTensor`, every mismatch an error value.
 
+#[cfg(shaped_arm_dsp)]
+mod dsp;
 pub(crate) mod float;
 mod geometry;
 pub(crate) mod prepared;

@@ -48,6 +48,12 @@ impl Requant {
         }
     }
 
+    /// The `Q31` multiplier and the shift.
+    #[cfg_attr(not(any(shaped_arm_dsp, test)), allow(dead_code))]
+    pub(crate) const fn parts(self) -> (i32, i32) {
+        (self.multiplier, self.shift)
+    }
+
     /// `x` requantized. The multiplier is the derivation's, never negative, so the double
     /// rounding form without its saturating case gives the same result.
     #[inline(always)]

@@ -83,6 +83,7 @@ fn run<const N: usize>(syst: &mut SYST, rate: &Rate, l: &Layer<N>) -> bool {
         multipliers: l.multipliers,
         output_zero: l.output_zero,
         clamp: (-128, 127),
+        single: false,
     };
     let hand = ticks(syst, || {
         if l.depthwise {
