@@ -475,5 +475,16 @@ fn main() {
         .collect();
     std::fs::write(format!("{dir}/reverse_table.rs"), reverse_table(&reverse))
         .expect("write the reverse table");
+    // The Arm DSP extension (`SMLAD`, `SXTB16`, ...: src/conv/dsp.rs): every ARMv7E-M core
+    // has it (the `thumbv7em` targets: Cortex-M4, M7). rustc's `target_feature = "dsp"` is
+    // an unstable feature, invisible to `cfg` on stable, so the target's name decides, or the
+    // feature where the toolchain shows it.
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    if arch == "arm" && (target.starts_with("thumbv7em") || features.split(',').any(|f| f == "dsp"))
+    {
+        println!("cargo:rustc-cfg=shaped_arm_dsp");
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -111,6 +111,9 @@ pub fn text<const N: usize>(value: impl fmt::Display) -> FixedBuf<N> {
 /// the same deterministic weights: its outputs are checked to the bit against the example's.
 pub mod hand_models;
 
+/// int8 convolutions by hand (TFLM's contract) and the layers `icount_conv.sh` measures.
+pub mod hand_conv;
+
 pub mod mlp {
     use shaped::layer::{Dense, Identity, Relu};
     use shaped::{Shape, Tensor};

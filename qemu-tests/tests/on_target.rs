@@ -39,6 +39,7 @@ fn main() -> ! {
     weights_in_flash(&mut r);
     serde_without_an_allocator(&mut r);
     quantized_int8_as_on_the_host(&mut r);
+    int8_convolutions_as_by_hand(&mut r);
     r.finish()
 }
 
@@ -1054,5 +1055,259 @@ fn per_axis_in_flash(r: &mut Report) {
         "per-axis quantize",
         x.quantize_per_axis::<1, i8, 3>(X).values().as_slice(),
         &[3i8, 25, -3, -10, 127, 127][..],
+    );
+}
+
+/// A convolution of pseudo-random data through `QConv2d` (`conv2d_into` or
+/// `depthwise_conv2d_into`), against the hand loop nest of `qemu_tests::hand_conv`: weights
+/// scaled by `wscale` per channel (over 1 for a left shift), the output `(0.5, zy)`.
+#[allow(clippy::too_many_arguments)]
+fn conv_case<const N: usize>(
+    r: &mut Report,
+    name: &str,
+    l: qemu_tests::hand_conv::Conv,
+    depthwise: bool,
+    (zx, zy): (i32, i32),
+    activation: shaped::quant::Activation,
+    rounding: shaped::quant::Rounding,
+    wscale: f32,
+) {
+    use qemu_tests::hand_conv;
+    use shaped::conv::QConv2d;
+    use shaped::quant::{multiplier::quantize_multiplier, PerAxis, Quant};
+    let (xs, ys) = (0.05f32, 0.5f32);
+    let scales: [f32; N] = core::array::from_fn(|j| wscale * (1.0 + (j % 5) as f32 * 0.25));
+    let zeros = [0i32; N];
+    let Ok(op) = QConv2d::new(
+        Quant::new_const(xs, zx),
+        PerAxis::new_const(&scales, &zeros),
+        Quant::new_const(ys, zy),
+        activation,
+        rounding,
+    ) else {
+        r.check(name, false);
+        return;
+    };
+    let multipliers: [(i32, i32); N] = core::array::from_fn(|j| {
+        quantize_multiplier(xs as f64 * scales[j] as f64 / ys as f64, rounding).unwrap_or((0, 0))
+    });
+    let mut state = 0x1234_5678u32 ^ (N as u32 * 0x9e37_79b9);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let [n, h, w, c] = l.input;
+    let filter = l.filter(depthwise);
+    let (xl, wl) = (n * h * w * c, filter.iter().product::<usize>());
+    let mut x = [0i8; 8192];
+    let mut wt = [0i8; 8192];
+    x[..xl].iter_mut().for_each(|v| *v = (next() >> 8) as i8);
+    wt[..wl].iter_mut().for_each(|v| *v = (next() >> 8) as i8);
+    let bias: [i32; N] = core::array::from_fn(|_| (next() % 40_000) as i32 - 20_000);
+    let len = l.output_len();
+    let (mut got, mut want) = ([0i8; 8192], [0i8; 8192]);
+    let clamp = activation
+        .range(op.output(), -128, 127)
+        .unwrap_or((-128, 127));
+    let q = hand_conv::Requant {
+        input_zero: zx,
+        multipliers: &multipliers,
+        output_zero: zy,
+        clamp,
+        single: rounding == shaped::quant::Rounding::Single,
+    };
+    let (Ok(xa), Ok(wa)) = (
+        ArrayRef::new(&l.input, &x[..xl]),
+        ArrayRef::new(&filter, &wt[..wl]),
+    ) else {
+        r.check(name, false);
+        return;
+    };
+    let dims = if depthwise {
+        hand_conv::depthwise_conv2d(&l, &x[..xl], &wt[..wl], &bias, &q, &mut want[..len]);
+        op.depthwise_conv2d_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
+    } else {
+        hand_conv::conv2d(&l, &x[..xl], &wt[..wl], &bias, &q, &mut want[..len]);
+        op.conv2d_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
+    };
+    let same = dims == Ok(l.output()) && got[..len] == want[..len];
+    if !same {
+        let first = (0..len).find(|&i| got[i] != want[i]);
+        cortex_m_semihosting::hprintln!("  {}: {:?}, first difference at {:?}", name, dims, first);
+    }
+    r.check(name, same);
+}
+
+/// int8 CONV_2D and DEPTHWISE_CONV_2D (TFLM's contract) equal to plain loop nests over shapes
+/// that reach every path of the kernels: input channels not a multiple of four, pixel and
+/// channel counts that are not multiples of four (down to one), rows longer than the
+/// gathered column (chunks) and more channels than a block, strides, dilations, SAME and
+/// VALID, a batch of two, an activation, single rounding, multipliers over one; for the
+/// depthwise kernel, channel counts that are and are not multiples of four, fewer than four,
+/// a multiplier of two, 3x3 and other kernels.
+fn int8_convolutions_as_by_hand(r: &mut Report) {
+    use qemu_tests::hand_conv::Conv;
+    use shaped::quant::{Activation, Rounding};
+    let conv = |input, kernel, out_channels, stride, dilation, same| Conv {
+        input,
+        kernel,
+        out_channels,
+        stride,
+        dilation,
+        same,
+    };
+    let (none, double) = (Activation::None, Rounding::Double);
+    let z = (12, -3);
+    conv_case::<32>(
+        r,
+        "conv2d int8 3x3 SAME 6x6x16 -> 32",
+        conv([1, 6, 6, 16], [3, 3], 32, [1, 1], [1, 1], true),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<3>(
+        r,
+        "conv2d int8 3x3 SAME 5x5x16 -> 3 (25 pixels, 3 channels)",
+        conv([1, 5, 5, 16], [3, 3], 3, [1, 1], [1, 1], true),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<8>(
+        r,
+        "conv2d int8 3x3 VALID stride 2 9x7x3 -> 8 (3 input channels)",
+        conv([1, 9, 7, 3], [3, 3], 8, [2, 2], [1, 1], false),
+        false,
+        (-128, 5),
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<5>(
+        r,
+        "conv2d int8 5x5 dilation 2 SAME 8x8x8 -> 5, ReLU",
+        conv([1, 8, 8, 8], [5, 5], 5, [1, 1], [2, 2], true),
+        false,
+        z,
+        Activation::Relu,
+        double,
+        0.004,
+    );
+    conv_case::<20>(
+        r,
+        "conv2d int8 3x3 SAME 4x5x40 -> 20 (rows of 360, two blocks)",
+        conv([1, 4, 5, 40], [3, 3], 20, [1, 1], [1, 1], true),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<7>(
+        r,
+        "conv2d int8 3x3 SAME 3x3x30 -> 7 (rows of 270, two chunks)",
+        conv([1, 3, 3, 30], [3, 3], 7, [1, 1], [1, 1], true),
+        false,
+        z,
+        none,
+        Rounding::Single,
+        0.004,
+    );
+    conv_case::<1>(
+        r,
+        "conv2d int8 1x1 1x1x1 -> 1",
+        conv([1, 1, 1, 1], [1, 1], 1, [1, 1], [1, 1], false),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<6>(
+        r,
+        "conv2d int8 1x1 batch 2 3x3x12 -> 6, multipliers over one",
+        conv([2, 3, 3, 12], [1, 1], 6, [1, 1], [1, 1], false),
+        false,
+        z,
+        none,
+        double,
+        8.0,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 3x3 SAME 9x9x8",
+        conv([1, 9, 9, 8], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<6>(
+        r,
+        "depthwise int8 3x3 VALID stride 2 9x8x6 (6 channels)",
+        conv([1, 9, 8, 6], [3, 3], 6, [2, 2], [1, 1], false),
+        true,
+        (-128, 0),
+        Activation::Relu6,
+        double,
+        0.01,
+    );
+    conv_case::<4>(
+        r,
+        "depthwise int8 5x5 dilation 2 SAME 7x9x4, single rounding",
+        conv([1, 7, 9, 4], [5, 5], 4, [1, 1], [2, 2], true),
+        true,
+        z,
+        none,
+        Rounding::Single,
+        0.01,
+    );
+    conv_case::<12>(
+        r,
+        "depthwise int8 3x3 dilation 2 SAME batch 2 4x70x12 (rows of 70)",
+        conv([2, 4, 70, 12], [3, 3], 12, [1, 1], [2, 2], true),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<3>(
+        r,
+        "depthwise int8 3x3 SAME 5x5x3 (3 channels)",
+        conv([1, 5, 5, 3], [3, 3], 3, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 3x3 SAME 5x5x4 multiplier 2",
+        conv([1, 5, 5, 4], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 3x3 SAME 4x4x8, multipliers over one",
+        conv([1, 4, 4, 8], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        20.0,
     );
 }

@@ -17,6 +17,8 @@
 //! `DynTensor`, every mismatch an error value.
 
 pub(crate) mod blocked;
+#[cfg(shaped_arm_dsp)]
+mod dsp;
 pub(crate) mod float;
 mod geometry;
 pub(crate) mod prepared;

@@ -53,6 +53,100 @@ impl ConvFrame {
         let v = r.apply(acc, self.rounding).wrapping_add(self.output_offset);
         v.max(self.min).min(self.max) as i8
     }
+
+    /// Whether the clamp is the whole `i8` range (no activation), which a kernel can apply
+    /// with constants.
+    #[cfg_attr(not(shaped_arm_dsp), allow(dead_code))]
+    pub(crate) fn full_range(&self) -> bool {
+        (self.min, self.max) == (i8::MIN as i32, i8::MAX as i32)
+    }
+
+    /// [`finish`](Self::finish) with the channel's requantization worked out beforehand.
+    #[cfg_attr(not(shaped_arm_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn finish_channel(&self, acc: i32, r: &ChannelRequant) -> i8 {
+        let v = r.apply(acc).wrapping_add(self.output_offset);
+        v.max(self.min).min(self.max) as i8
+    }
+}
+
+/// One output channel's requantization with its shifts and rounding constants worked out
+/// once, for a kernel that applies it to many sums: [`apply`](Self::apply) gives
+/// [`Requant::apply`]'s result for every sum (tests below). Double rounding (TFLM's default)
+/// becomes a shift, a multiply-accumulate and a compare; single rounding is left to
+/// [`Requant::apply`].
+#[cfg_attr(not(any(shaped_arm_dsp, test)), allow(dead_code))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChannelRequant {
+    requant: Requant,
+    /// Double rounding's left shift, `max(shift, 0)` (at most 30, Q3).
+    left: u32,
+    /// Double rounding's right shift, `max(-shift, 0)` taken to at most 31.
+    right: u32,
+    /// `2^right - 1`: the bits the right shift drops.
+    mask: i32,
+    /// `mask / 2`: a remainder above it (above it plus one below zero) rounds away.
+    half: i32,
+    double: bool,
+}
+
+#[cfg_attr(not(any(shaped_arm_dsp, test)), allow(dead_code))]
+impl ChannelRequant {
+    pub(crate) fn new(requant: Requant, rounding: Rounding) -> Self {
+        let shift = requant.parts().1;
+        let right = if shift < 0 {
+            shift.unsigned_abs().min(31)
+        } else {
+            0
+        };
+        let mask = ((1u32 << right) - 1) as i32;
+        ChannelRequant {
+            requant,
+            left: shift.max(0) as u32,
+            right,
+            mask,
+            half: mask >> 1,
+            double: matches!(rounding, Rounding::Double),
+        }
+    }
+
+    /// `x` requantized, as [`Requant::apply`] in the rounding it was made for: for double
+    /// rounding, `multiply_by_quantized_multiplier_double_nonneg` with its shifts and its
+    /// divide's mask and threshold taken from the table.
+    #[inline(always)]
+    pub(crate) fn apply(&self, x: i32) -> i32 {
+        if !self.double {
+            return self.apply_single(x);
+        }
+        let multiplier = self.requant.parts().0;
+        // `x * 2^left` wrapping, as `x.wrapping_mul(1 << left)`.
+        let shifted = x.wrapping_shl(self.left);
+        // |shifted * multiplier| <= 2^62 for a multiplier >= 0: no overflow in 64 bits.
+        let high = ((shifted as i64 * multiplier as i64 + (1 << 30)) >> 31) as i32;
+        // `rounding_divide_by_pot(high, right)`.
+        let threshold = self.half + (high < 0) as i32;
+        (high >> self.right) + ((high & self.mask) > threshold) as i32
+    }
+
+    /// [`apply`](Self::apply) for double rounding with no left shift (a real multiplier
+    /// below one, the usual case), `None` for any other: the same steps without the shift.
+    #[inline(always)]
+    pub(crate) fn right_only(&self) -> Option<impl Fn(i32) -> i32> {
+        let (multiplier, right, mask, half) =
+            (self.requant.parts().0, self.right, self.mask, self.half);
+        (self.double && self.left == 0).then_some(move |x: i32| {
+            let high = ((x as i64 * multiplier as i64 + (1 << 30)) >> 31) as i32;
+            let threshold = half + (high < 0) as i32;
+            (high >> right) + ((high & mask) > threshold) as i32
+        })
+    }
+
+    /// Single rounding, out of line: its 64-bit constants are not worth registers in a
+    /// kernel built for the default rounding.
+    #[inline(never)]
+    fn apply_single(&self, x: i32) -> i32 {
+        self.requant.apply(x, Rounding::Single)
+    }
 }
 
 /// The multiplier of output channel `j` (K7): `input_scale * weight_scale[j] / output_scale`,
@@ -97,8 +191,30 @@ pub(crate) const fn channel_multipliers(
 
 /// CONV_2D on `i8` (K7): `out = clamp(rq_o(bias[o] + sum over taps (i, j, c) of w[o, i, j, c]
 /// * (x - zp_in)) + zp_out)`, the products summed in 32 bits, then the bias.
+///
+/// On cores with the DSP extension, the kernel of `conv::dsp` (the same results); elsewhere,
+/// the loop nest below.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn conv2d(
+    x: &[i8],
+    dims: &Nhwc,
+    w: &[i8],
+    bias: Option<&[i32]>,
+    g: &Geometry2d,
+    frame: &ConvFrame,
+    requant: &[Requant],
+    out: &mut [i8],
+) {
+    #[cfg(shaped_arm_dsp)]
+    super::dsp::conv2d(x, dims, w, bias, g, frame, requant, out);
+    #[cfg(not(shaped_arm_dsp))]
+    conv2d_portable(x, dims, w, bias, g, frame, requant, out);
+}
+
+/// [`conv2d`] as a loop nest over outputs, taps and channels.
+#[cfg(not(shaped_arm_dsp))]
+#[allow(clippy::too_many_arguments)]
+fn conv2d_portable(
     x: &[i8],
     dims: &Nhwc,
     w: &[i8],
@@ -153,6 +269,7 @@ pub(crate) fn conv2d(
 }
 
 /// `sum of w[k] * (x[k] + offset)` in 32 bits: exact for the lengths K7 allows.
+#[cfg(not(shaped_arm_dsp))]
 #[inline(always)]
 fn dot_offset(x: &[i8], w: &[i8], offset: i32) -> i32 {
     let mut acc = 0i32;
@@ -175,6 +292,11 @@ pub(crate) fn depthwise_conv2d(
     requant: &[Requant],
     out: &mut [i8],
 ) {
+    // Multiplier 1 and at least four channels: the DSP kernel, where there is one.
+    #[cfg(shaped_arm_dsp)]
+    if super::dsp::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out) {
+        return;
+    }
     let (ic, oc) = (dims.in_channels, dims.out_channels);
     let offset = frame.input_offset;
     if ic == oc {
@@ -264,5 +386,61 @@ pub(crate) fn check_terms(kernel: [usize; 2], channels: usize) -> Result<(), Win
         Some(t) if t <= MAX_ACCUMULATED_TERMS => Ok(()),
         Some(terms) => Err(WindowProblem::Accumulator { terms }),
         None => Err(WindowProblem::Overflow),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table's requantization equals `Requant::apply` on sums of every size, for
+    /// multipliers of every shift the derivation makes (Q3: -31..=30), in both roundings.
+    #[test]
+    fn channel_requant_is_requant() {
+        let mut state = 0x2545_f491u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let mut reals = alloc::vec::Vec::new();
+        for e in (-40..32).step_by(if cfg!(miri) { 5 } else { 1 }) {
+            for frac in [0.5, 0.5000001, 0.61803, 0.75, 0.999999] {
+                reals.push(frac * 2f64.powi(e));
+            }
+        }
+        for rounding in [Rounding::Double, Rounding::Single] {
+            for &real in &reals {
+                let Ok(r) = Requant::new(real, rounding, false) else {
+                    continue;
+                };
+                let c = ChannelRequant::new(r, rounding);
+                let special = [
+                    0,
+                    1,
+                    -1,
+                    i32::MAX,
+                    i32::MIN,
+                    i32::MIN + 1,
+                    1 << 30,
+                    -(1 << 30),
+                ];
+                let mut xs = alloc::vec::Vec::from(special);
+                // Miri interprets: a few sums per multiplier there.
+                for _ in 0..if cfg!(miri) { 8 } else { 2000 } {
+                    xs.push(next() as i32);
+                    let (v, s) = (next() as i32, next() % 32);
+                    xs.push(v >> s);
+                }
+                let right_only = c.right_only();
+                for x in xs {
+                    assert_eq!(c.apply(x), r.apply(x, rounding), "{real} {x} {rounding:?}");
+                    if let Some(f) = &right_only {
+                        assert_eq!(f(x), r.apply(x, rounding), "{real} {x}");
+                    }
+                }
+            }
+        }
     }
 }

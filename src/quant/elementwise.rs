@@ -53,7 +53,7 @@ impl Requant {
         Requant { multiplier, shift }
     }
 
-    /// The multiplier and its shift.
+    /// The `Q31` multiplier and the shift.
     pub(crate) const fn parts(self) -> (i32, i32) {
         (self.multiplier, self.shift)
     }

@@ -117,6 +117,64 @@ impl<T: Report, const N: usize> Report for [T; N] {
     }
 }
 
+impl Report for u32 {
+    fn words(&self, out: &mut dyn FnMut(u32)) {
+        out(*self)
+    }
+}
+
+/// An int8 convolution's output as one word (FNV-1a over its bytes).
+fn fnv(bytes: &[i8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |h, &b| {
+        (h ^ b as u8 as u32).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// One of the convolution layers of `icount_conv.sh` (`qemu_tests::hand_conv::layers`),
+/// through `QConv2d::conv2d_into` / `depthwise_conv2d_into` or the hand loop nest.
+#[cfg(any(
+    feature = "qconv-shaped",
+    feature = "qconv-hand",
+    feature = "qdwconv-shaped",
+    feature = "qdwconv-hand"
+))]
+fn conv_layer<const N: usize, const DEPTHWISE: bool, const HAND: bool>(
+    conv: &qemu_tests::hand_conv::Conv,
+    (x, w, bias): (&[i8], &[i8], &[i32]),
+    op: &shaped::conv::QConv2d<'static, N>,
+    multipliers: &[(i32, i32)],
+    output_zero: i32,
+) -> Result<u32, shaped::Error> {
+    let (depthwise, hand) = (DEPTHWISE, HAND);
+    use qemu_tests::hand_conv;
+    let mut out = [0i8; 48 * 48 * 8];
+    let out = &mut out[..conv.output_len()];
+    if hand {
+        let q = hand_conv::Requant {
+            input_zero: hand_conv::layers::INPUT.1,
+            multipliers,
+            output_zero,
+            clamp: (-128, 127),
+            single: false,
+        };
+        if depthwise {
+            hand_conv::depthwise_conv2d(conv, x, w, bias, &q, out);
+        } else {
+            hand_conv::conv2d(conv, x, w, bias, &q, out);
+        }
+    } else {
+        let filter = conv.filter(depthwise);
+        let xa = shaped::runtime::ArrayRef::new(&conv.input, x)?;
+        let wa = shaped::runtime::ArrayRef::new(&filter, w)?;
+        if depthwise {
+            op.depthwise_conv2d_into(xa, wa, Some(bias), &conv.params(), out)?;
+        } else {
+            op.conv2d_into(xa, wa, Some(bias), &conv.params(), out)?;
+        }
+    }
+    Ok(fnv(out))
+}
+
 impl<T: Report> Report for Result<T, shaped::Error> {
     fn words(&self, out: &mut dyn FnMut(u32)) {
         match self {
@@ -346,6 +404,34 @@ fn main() -> ! {
     report(&Ok::<_, shaped::Error>(
         qemu_tests::hand_models::residual::forward(black_box(RESIDUAL_INPUT)),
     ));
+
+    #[cfg(feature = "qconv-none")]
+    report(&black_box(Ok::<_, shaped::Error>(0u32)));
+    #[cfg(any(feature = "qconv-shaped", feature = "qconv-hand"))]
+    report(&{
+        use qemu_tests::hand_conv::layers::conv3x3 as l;
+        let data = (
+            black_box(&l::X[..]),
+            black_box(&l::W[..]),
+            black_box(&l::B[..]),
+        );
+        const HAND: bool = cfg!(feature = "qconv-hand");
+        conv_layer::<32, false, HAND>(&l::CONV, data, &l::OP, &l::M, l::OUTPUT.1)
+    });
+
+    #[cfg(feature = "qdwconv-none")]
+    report(&black_box(Ok::<_, shaped::Error>(0u32)));
+    #[cfg(any(feature = "qdwconv-shaped", feature = "qdwconv-hand"))]
+    report(&{
+        use qemu_tests::hand_conv::layers::depthwise3x3 as l;
+        let data = (
+            black_box(&l::X[..]),
+            black_box(&l::W[..]),
+            black_box(&l::B[..]),
+        );
+        const HAND: bool = cfg!(feature = "qdwconv-hand");
+        conv_layer::<8, true, HAND>(&l::CONV, data, &l::OP, &l::M, l::OUTPUT.1)
+    });
 
     #[allow(unreachable_code)]
     {
