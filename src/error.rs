@@ -727,50 +727,82 @@ pub enum QuantProblem {
         /// The output's columns.
         columns: usize,
     },
-    /// Output parameters other than the ones an operation's output always has (Q20-Q22).
-    FixedOutput {
-        /// The operation.
-        op: &'static str,
-        /// The rule's number (20 for Q20).
-        rule: u8,
-        /// The scale given, as bits.
-        scale_bits: u32,
-        /// The zero point given.
-        zero_point: i32,
-        /// The scale required, as bits.
-        want_scale_bits: u32,
-        /// The zero point required.
-        want_zero_point: i32,
-    },
+    /// Output parameters other than the ones SOFTMAX's output always has (Q20). (The
+    /// problems from here on carry no values: a variant with data changed the error type's
+    /// layout, and a Cortex-M4 firmware's int8 dense layer then copied its `Result` through
+    /// `memcpy`, 536 bytes of `.text` to 1,304 at opt-level "s", `qemu-tests/code_size.sh`.)
+    SoftmaxOutput,
+    /// Output parameters other than the ones LOGISTIC's output always has (Q21).
+    LogisticOutput,
+    /// Output parameters other than the ones TANH's output always has (Q22).
+    TanhOutput,
     /// A softmax whose `beta * input_scale * 2^26` is not above 1 (Q20).
-    SoftmaxScale {
-        /// That product's bits (`f64::from_bits` gives it back).
-        bits: u64,
-    },
+    SoftmaxScale,
     /// A softmax row whose exponentials add up to 512 or more (Q20).
     SoftmaxSum,
-    /// A logistic or tanh input scale for which TFLM's input radius is undefined (Q21, Q22).
-    ActivationScale {
-        /// The operation.
-        op: &'static str,
-        /// The rule's number.
-        rule: u8,
-        /// The input scale's bits.
-        scale_bits: u32,
-    },
+    /// A logistic input scale for which TFLM's input radius is undefined (Q21).
+    LogisticScale,
+    /// A tanh input scale for which TFLM's input radius is undefined (Q22).
+    TanhScale,
     /// A concatenation input whose parameters are not the output's (Q25).
-    ConcatParams {
-        /// The input's position.
-        input: usize,
-        /// Its scale, as bits.
-        scale_bits: u32,
-        /// Its zero point.
-        zero_point: i32,
-        /// The output's scale, as bits.
-        out_scale_bits: u32,
-        /// The output's zero point.
-        out_zero_point: i32,
-    },
+    ConcatParams,
+}
+
+/// The int8 operations whose output parameters are fixed (Q20-Q22), in [`QuantProblem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FixedOp {
+    /// SOFTMAX (Q20).
+    Softmax,
+    /// LOGISTIC (Q21).
+    Logistic,
+    /// TANH (Q22).
+    Tanh,
+}
+
+impl FixedOp {
+    /// The problem of an output with other parameters than this operation's.
+    pub const fn output_problem(self) -> QuantProblem {
+        match self {
+            FixedOp::Softmax => QuantProblem::SoftmaxOutput,
+            FixedOp::Logistic => QuantProblem::LogisticOutput,
+            FixedOp::Tanh => QuantProblem::TanhOutput,
+        }
+    }
+
+    /// The problem of an input scale outside the operation's range (logistic and tanh).
+    pub const fn scale_problem(self) -> QuantProblem {
+        match self {
+            FixedOp::Logistic => QuantProblem::LogisticScale,
+            _ => QuantProblem::TanhScale,
+        }
+    }
+
+    fn output_text(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, rule, want_scale, want_zero_point) = self.contract();
+        write!(
+            f,
+            "the output of {name} must have scale {want_scale} and zero point {want_zero_point} \
+             (Q{rule})"
+        )
+    }
+
+    fn scale_text(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, rule, ..) = self.contract();
+        write!(
+            f,
+            "the input scale of {name} is outside [2^-28, 2^35), where TFLM's input radius is \
+             defined (Q{rule})"
+        )
+    }
+    /// The operation's name, its rule's number, and the output's scale and zero point.
+    pub const fn contract(self) -> (&'static str, u8, f32, i32) {
+        match self {
+            FixedOp::Softmax => ("softmax", 20, 1.0 / 256.0, -128),
+            FixedOp::Logistic => ("logistic", 21, 1.0 / 256.0, -128),
+            FixedOp::Tanh => ("tanh", 22, 1.0 / 128.0, 0),
+        }
+    }
 }
 
 impl fmt::Display for QuantProblem {
@@ -836,52 +868,21 @@ impl fmt::Display for QuantProblem {
                 "a bias of {bias} values for {columns} output columns; it needs one per column \
                  (Q17)"
             ),
-            QuantProblem::FixedOutput {
-                op,
-                rule,
-                scale_bits,
-                zero_point,
-                want_scale_bits,
-                want_zero_point,
-            } => write!(
-                f,
-                "the output of {op} has scale {} and zero point {want_zero_point}, not {} and \
-                 {zero_point} (Q{rule})",
-                f32::from_bits(want_scale_bits),
-                f32::from_bits(scale_bits)
-            ),
-            QuantProblem::SoftmaxScale { bits } => write!(
-                f,
-                "beta * input scale * 2^26 is {}; the softmax needs it above 1 (Q20)",
-                f64::from_bits(bits)
-            ),
+            QuantProblem::SoftmaxOutput => FixedOp::Softmax.output_text(f),
+            QuantProblem::LogisticOutput => FixedOp::Logistic.output_text(f),
+            QuantProblem::TanhOutput => FixedOp::Tanh.output_text(f),
+            QuantProblem::SoftmaxScale => {
+                f.write_str("beta * input scale * 2^26 must be above 1 for the softmax (Q20)")
+            }
             QuantProblem::SoftmaxSum => f.write_str(
                 "a softmax row's exponentials add up to 512 or more, past TFLM's output shift \
                  (Q20)",
             ),
-            QuantProblem::ActivationScale {
-                op,
-                rule,
-                scale_bits,
-            } => write!(
-                f,
-                "the input scale {} of {op} is outside [2^-28, 2^35), where TFLM's input radius \
-                 is defined (Q{rule})",
-                f32::from_bits(scale_bits)
-            ),
-            QuantProblem::ConcatParams {
-                input,
-                scale_bits,
-                zero_point,
-                out_scale_bits,
-                out_zero_point,
-            } => write!(
-                f,
-                "input {input} has scale {} and zero point {zero_point}, the output {} and \
-                 {out_zero_point}; a concatenation copies bytes, so every input needs the \
-                 output's parameters (Q25)",
-                f32::from_bits(scale_bits),
-                f32::from_bits(out_scale_bits)
+            QuantProblem::LogisticScale => FixedOp::Logistic.scale_text(f),
+            QuantProblem::TanhScale => FixedOp::Tanh.scale_text(f),
+            QuantProblem::ConcatParams => f.write_str(
+                "an input has other parameters than the output; a concatenation copies bytes, \
+                 so every input needs the output's parameters (Q25)",
             ),
         }
     }

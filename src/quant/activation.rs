@@ -13,29 +13,17 @@ use super::fixedpoint::{
 };
 use super::multiplier::quantize_multiplier;
 use super::params::{quant_error, Quant, Rounding};
-use crate::error::{Error, ErrorKind, Operation, QuantProblem};
+use crate::error::{Error, ErrorKind, FixedOp, Operation, QuantProblem};
 use crate::op::ReduceOp;
 
 /// The error of output parameters other than `want`, the ones `op`'s output always has.
-const fn check_output(
-    output: Quant<i8>,
-    want: Quant<i8>,
-    op: &'static str,
-    rule: u8,
-) -> Result<(), Error> {
+const fn check_output(output: Quant<i8>, want: Quant<i8>, op: FixedOp) -> Result<(), Error> {
     if output.scale().to_bits() == want.scale().to_bits()
         && output.zero_point() == want.zero_point()
     {
         return Ok(());
     }
-    Err(quant_error(QuantProblem::FixedOutput {
-        op,
-        rule,
-        scale_bits: output.scale().to_bits(),
-        zero_point: output.zero_point(),
-        want_scale_bits: want.scale().to_bits(),
-        want_zero_point: want.zero_point(),
-    }))
+    Err(quant_error(op.output_problem()))
 }
 
 /// The error of a softmax of a rank-0 tensor, which has no last axis.
@@ -106,7 +94,7 @@ impl QSoftmax {
     /// `beta * s_in * 2^26` (in `f64`) is not above 1, which TFLM refuses (a `beta` that is 0,
     /// negative or NaN among them).
     pub const fn new(input: Quant<i8>, beta: f32, output: Quant<i8>) -> Result<Self, Error> {
-        if let Err(e) = check_output(output, Self::OUTPUT, "softmax", 20) {
+        if let Err(e) = check_output(output, Self::OUTPUT, FixedOp::Softmax) {
             return Err(e);
         }
         // As TFLM: beta and the scale widened, multiplied in that order, then by 2^26, and
@@ -116,9 +104,7 @@ impl QSoftmax {
         let real = if product > max { max } else { product };
         // NaN is neither above 1 nor at most 1.
         if real.is_nan() || real <= 1.0 {
-            return Err(quant_error(QuantProblem::SoftmaxScale {
-                bits: real.to_bits(),
-            }));
+            return Err(quant_error(QuantProblem::SoftmaxScale));
         }
         // Above one and at most 2^31 - 1: a shift in 1..=31.
         let (multiplier, left_shift) = match quantize_multiplier(real, Rounding::Double) {
@@ -244,11 +230,7 @@ impl QSoftmax {
 /// renormalization, which an `f32` scale never needs) and the input radius `floor(15 * 2^27 /
 /// 2^shift)`, an error value where TFLM's radius is undefined (the shift outside `0..=62`: a
 /// scale outside `[2^-28, 2^35)`).
-const fn input_rescaling(
-    input: Quant<i8>,
-    op: &'static str,
-    rule: u8,
-) -> Result<(i32, i32, i32), Error> {
+const fn input_rescaling(input: Quant<i8>, op: FixedOp) -> Result<(i32, i32, i32), Error> {
     let real = input.scale() as f64 * (1u32 << 27) as f64;
     match quantize_multiplier(real, Rounding::Double) {
         // A shift of 0 to 62: the radius 15 * 2^27 / 2^shift, floored, fits in i32 (0 from a
@@ -257,23 +239,19 @@ const fn input_rescaling(
             let radius = (15i64 << 27) >> shift;
             Ok((multiplier, shift, radius as i32))
         }
-        _ => Err(quant_error(QuantProblem::ActivationScale {
-            op,
-            rule,
-            scale_bits: input.scale().to_bits(),
-        })),
+        _ => Err(quant_error(op.scale_problem())),
     }
 }
 
 /// The 256 outputs of an int8 logistic (`tanh: false`) or tanh for inputs quantized by `input`
 /// (Q21, Q22), indexed by the input byte's bits with the sign bit flipped (-128 first).
 const fn activation_table(input: Quant<i8>, tanh_table: bool) -> Result<[i8; 256], Error> {
-    let (op, rule) = if tanh_table {
-        ("tanh", 22)
+    let op = if tanh_table {
+        FixedOp::Tanh
     } else {
-        ("logistic", 21)
+        FixedOp::Logistic
     };
-    let (multiplier, shift, radius) = match input_rescaling(input, op, rule) {
+    let (multiplier, shift, radius) = match input_rescaling(input, op) {
         Ok(r) => r,
         Err(e) => return Err(e),
     };
@@ -347,7 +325,7 @@ impl QLogistic {
     /// bytes meaning 1/256 whatever the model says). An error value as well for an input scale
     /// outside `[2^-28, 2^35)`, where TFLM's input radius is undefined.
     pub const fn new(input: Quant<i8>, output: Quant<i8>) -> Result<Self, Error> {
-        if let Err(e) = check_output(output, Self::OUTPUT, "logistic", 21) {
+        if let Err(e) = check_output(output, Self::OUTPUT, FixedOp::Logistic) {
             return Err(e);
         }
         match activation_table(input, false) {
@@ -409,7 +387,7 @@ impl QTanh {
     /// whatever the model says). An error value as well for an input scale outside
     /// `[2^-28, 2^35)`, where TFLM's input radius is undefined.
     pub const fn new(input: Quant<i8>, output: Quant<i8>) -> Result<Self, Error> {
-        if let Err(e) = check_output(output, Self::OUTPUT, "tanh", 22) {
+        if let Err(e) = check_output(output, Self::OUTPUT, FixedOp::Tanh) {
             return Err(e);
         }
         match activation_table(input, true) {

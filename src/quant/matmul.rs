@@ -532,9 +532,14 @@ fn dot_products<E: QuantElement>(
             let (Some(y), Some(start)) = (b.get(bj..bj + k), start_of(bias, j)) else {
                 return;
             };
-            let acc = x.iter().zip(y).fold(start, |acc, (&p, &q)| {
-                acc.wrapping_add((p.to_i32() + a_offset) * (q.to_i32() + b_offset))
-            });
+            // Indices, not `zip`: at opt-level "s" without LTO, `Zip::new` stayed a call in
+            // some builds (the int8 dense firmware's kernel grew from 184 to 304 bytes).
+            let mut acc = start;
+            for kk in 0..k {
+                if let (Some(&p), Some(&q)) = (x.get(kk), y.get(kk)) {
+                    acc = acc.wrapping_add((p.to_i32() + a_offset) * (q.to_i32() + b_offset));
+                }
+            }
             *o = f.finish(op.column(j).apply(acc, f.rounding));
         }
     }
@@ -649,9 +654,12 @@ pub(crate) fn dense_rows<E: QuantElement, O: Slot<E>, const IN: usize, const OUT
                 Some(bias) => bias[j],
                 None => 0,
             };
-            let acc = x.iter().zip(&w[j]).fold(start, |acc, (&p, &q)| {
-                acc.wrapping_add((p.to_i32() + a_offset) * (q.to_i32() + b_offset))
-            });
+            // Indices, not `zip`, as in `dot_products`.
+            let mut acc = start;
+            for kk in 0..IN {
+                acc =
+                    acc.wrapping_add((x[kk].to_i32() + a_offset) * (w[j][kk].to_i32() + b_offset));
+            }
             y[j].set(f.finish(op.column(j).apply(acc, f.rounding)));
         }
     });

@@ -178,17 +178,11 @@ pub(crate) fn mean_blocks(shape: &[usize]) -> Result<(usize, usize, usize), Erro
     Ok((shape[0], shape[1] * shape[2], inner))
 }
 
-/// The error of a concatenation input `input` quantized by `q` where the output is quantized
-/// by `out` (Q25): TFLM copies the bytes, so they must be equal.
-pub(crate) fn check_concat<E>(input: usize, q: Quant<E>, out: Quant<E>) -> Result<(), Error> {
+/// The error of a concatenation input quantized by `q` where the output is quantized by `out`
+/// (Q25): TFLM copies the bytes, so they must be equal.
+pub(crate) fn check_concat<E>(q: Quant<E>, out: Quant<E>) -> Result<(), Error> {
     if q == out {
         return Ok(());
     }
-    Err(quant_error(QuantProblem::ConcatParams {
-        input,
-        scale_bits: q.scale().to_bits(),
-        zero_point: q.zero_point(),
-        out_scale_bits: out.scale().to_bits(),
-        out_zero_point: out.zero_point(),
-    }))
+    Err(quant_error(QuantProblem::ConcatParams))
 }

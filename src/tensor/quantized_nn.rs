@@ -320,7 +320,7 @@ impl<E: QuantElement, S: StaticShape, D: Data<E>> Quantized<Tensor<E, S, D>, E> 
     where
         S: Concat<A, S2, Output: StaticShape>,
     {
-        check_concat(1, other.quant(), self.quant())?;
+        check_concat(other.quant(), self.quant())?;
         Ok(Quantized::new(
             self.values().concat::<A, S2, D2>(other.values()),
             self.quant(),
