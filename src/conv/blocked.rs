@@ -205,22 +205,23 @@ fn conv2d_here<L: Lane>(
     }
 }
 
-/// `DEPTHWISE_CONV_2D` with multiplier 1, channels as lanes: `store(at, c, acc)` as for
+/// `DEPTHWISE_CONV_2D` with multiplier 1, channels as lanes: the input `x` and filter `w`,
+/// each element made a lane value by `load` and `weight`; `store(at, c, acc)` as for
 /// [`conv2d`], compiled for AVX2 where the CPU has it, as there.
 #[inline(always)]
-pub(crate) fn depthwise_conv2d<L: Lane>(
+pub(crate) fn depthwise_conv2d<S: Copy, L: Lane>(
     dims: &Nhwc,
     g: &Geometry2d,
-    load: impl Fn(usize) -> L,
-    weight: impl Fn(usize) -> L,
+    (x, w): (&[S], &[S]),
+    (load, weight): (impl Fn(S) -> L, impl Fn(S) -> L),
     store: impl FnMut(usize, usize, L),
 ) {
     #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just now.
-        return unsafe { depthwise_avx2(dims, g, load, weight, store) };
+        return unsafe { depthwise_avx2(dims, g, (x, w), (load, weight), store) };
     }
-    depthwise_here(dims, g, load, weight, store)
+    depthwise_here(dims, g, (x, w), (load, weight), store)
 }
 
 /// [`depthwise_here`] compiled for AVX2.
@@ -230,23 +231,23 @@ pub(crate) fn depthwise_conv2d<L: Lane>(
 #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn depthwise_avx2<L: Lane>(
+unsafe fn depthwise_avx2<S: Copy, L: Lane>(
     dims: &Nhwc,
     g: &Geometry2d,
-    load: impl Fn(usize) -> L,
-    weight: impl Fn(usize) -> L,
+    (x, w): (&[S], &[S]),
+    (load, weight): (impl Fn(S) -> L, impl Fn(S) -> L),
     store: impl FnMut(usize, usize, L),
 ) {
-    depthwise_here(dims, g, load, weight, store)
+    depthwise_here(dims, g, (x, w), (load, weight), store)
 }
 
 /// The loops of [`depthwise_conv2d`], compiled for the build's own target.
 #[inline(always)]
-fn depthwise_here<L: Lane>(
+fn depthwise_here<S: Copy, L: Lane>(
     dims: &Nhwc,
     g: &Geometry2d,
-    load: impl Fn(usize) -> L,
-    weight: impl Fn(usize) -> L,
+    (x, w): (&[S], &[S]),
+    (load, weight): (impl Fn(S) -> L, impl Fn(S) -> L),
     mut store: impl FnMut(usize, usize, L),
 ) {
     let c = dims.in_channels;
@@ -270,8 +271,15 @@ fn depthwise_here<L: Lane>(
                             let ix = (xbase + (j * dx) as isize) as usize;
                             let px = ((n * ih + iy) * iw + ix) * c + c0;
                             let pw = (i * kw + j) * c + c0;
-                            for (q, a) in acc[..width].iter_mut().enumerate() {
-                                *a = L::mul_add(*a, load(px + q), weight(pw + q));
+                            // Runs of the channels, so that the loop over them vectorizes
+                            // (an index per element kept a bounds check in it).
+                            let (Some(xs), Some(ws)) =
+                                (x.get(px..px + width), w.get(pw..pw + width))
+                            else {
+                                return;
+                            };
+                            for ((a, &xv), &wv) in acc[..width].iter_mut().zip(xs).zip(ws) {
+                                *a = L::mul_add(*a, load(xv), weight(wv));
                             }
                         }
                     }

@@ -141,7 +141,7 @@ pub(crate) fn depthwise_conv2d<T: ConvFloat>(
     if ic == oc {
         let b = |o: usize| bias.map_or(T::ZERO, |b| b[o]);
         let store = |at: usize, o: usize, total: T| out[at * oc + o] = clamp(total + b(o), bounds);
-        return blocked::depthwise_conv2d(dims, g, |i| x[i], |i| w[i], store);
+        return blocked::depthwise_conv2d(dims, g, (x, w), (|v| v, |v| v), store);
     }
     let m = oc / ic.max(1);
     let kw = g.kernel()[1];

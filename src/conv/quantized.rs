@@ -300,12 +300,13 @@ pub(crate) fn depthwise_conv2d(
     let (ic, oc) = (dims.in_channels, dims.out_channels);
     let offset = frame.input_offset;
     if ic == oc {
-        let load = |i: usize| i32::from(x[i]) + offset;
+        let load = |v: i8| i32::from(v) + offset;
         let store = |at: usize, o: usize, acc: i32| {
             let acc = acc.wrapping_add(bias.map_or(0, |b| b[o]));
             out[at * oc + o] = frame.finish(acc, requant[o]);
         };
-        return super::blocked::depthwise_conv2d(dims, g, load, |i| i32::from(w[i]), store);
+        let lanes = (load, |v: i8| i32::from(v));
+        return super::blocked::depthwise_conv2d(dims, g, (x, w), lanes, store);
     }
     let m = oc / ic.max(1);
     let kw = g.kernel()[1];
