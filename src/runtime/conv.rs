@@ -21,13 +21,13 @@ fn contiguous<'a, T>(a: &ArrayRef<'a, T>, op: WindowOp) -> Result<&'a [T], Error
     })
 }
 
-/// `out` checked against the plan's output length.
-fn check_out<T>(out: &[T], plan: &Plan, op: WindowOp) -> Result<(), Error> {
-    if out.len() != plan.len() {
+/// A destination of `out_len` elements checked against the plan's output length.
+fn check_out(out_len: usize, plan: &Plan, op: WindowOp) -> Result<(), Error> {
+    if out_len != plan.len() {
         return Err(Error::new(
             ErrorKind::LengthMismatch {
                 expected: plan.len(),
-                actual: out.len(),
+                actual: out_len,
             },
             Operation::Window { op },
             &plan.output,
@@ -95,7 +95,7 @@ fn float_conv_into<T: ConvFloat>(
 ) -> Result<[usize; 4], Error> {
     let plan = plan_conv(op, input.shape(), filter.shape(), bias_len(bias), params)?;
     let (x, w) = (contiguous(&input, op)?, contiguous(&filter, op)?);
-    check_out(out, &plan, op)?;
+    check_out(out.len(), &plan, op)?;
     let (g, dims) = (&plan.geometry, &plan.dims);
     match op {
         WindowOp::Conv2d => float::conv2d(x, dims, w, bias, g, Activation::None, out),
@@ -136,17 +136,7 @@ fn pool_plan<'a, T>(
 ) -> Result<(Plan, &'a [T]), Error> {
     let plan = plan_pool(op, input.shape(), window)?;
     let x = contiguous(input, op)?;
-    if out_len != plan.len() {
-        return Err(Error::new(
-            ErrorKind::LengthMismatch {
-                expected: plan.len(),
-                actual: out_len,
-            },
-            Operation::Window { op },
-            &plan.output,
-            &[],
-        ));
-    }
+    check_out(out_len, &plan, op)?;
     Ok((plan, x))
 }
 
@@ -207,7 +197,7 @@ pub(crate) fn quantized_conv_into(
     };
     q::check_terms(plan.geometry.kernel(), per_output)
         .map_err(|p| problem(op, p, input.shape(), filter.shape()))?;
-    check_out(out, &plan, op)?;
+    check_out(out.len(), &plan, op)?;
     let (g, dims, frame, rq) = (&plan.geometry, &plan.dims, parts.frame, parts.requant);
     match op {
         WindowOp::Conv2d => q::conv2d(x, dims, w, bias, g, frame, rq, out),
@@ -216,36 +206,51 @@ pub(crate) fn quantized_conv_into(
     Ok(plan.output)
 }
 
-impl<const N: usize> QConv2d<'_, N> {
-    /// CONV_2D on `i8` into `out` (K7), no allocator: `input`'s integers taken as quantized
-    /// by [`input`](Self::input), `filter`'s (`[N, kh, kw, c]`) by
-    /// [`weights`](Self::weights), the bias at scale `input_scale * weight_scale[j]`; the
-    /// output quantized by [`output`](Self::output). Returns the output's dims.
-    pub fn conv2d_into(
-        &self,
-        input: ArrayRef<'_, i8>,
-        filter: ArrayRef<'_, i8>,
-        bias: Option<&[i32]>,
-        params: &ConvParams,
-        out: &mut [i8],
-    ) -> Result<[usize; 4], Error> {
-        let parts = self.parts();
-        quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
-    }
+/// The `_into` forms of a prepared int8 convolution ([`QConv2d`] and `DynQConv2d`), one body
+/// for both: they differ only in where their multipliers are held.
+macro_rules! quantized_conv_into_forms {
+    ($($prepared:ty, [$($gen:tt)*];)*) => {$(
+        impl<$($gen)*> $prepared {
+            /// CONV_2D on `i8` into `out` (K7), no allocator: `input`'s integers taken as
+            /// quantized by [`input`](Self::input), `filter`'s (`[channels, kh, kw, c]`) by
+            /// [`weights`](Self::weights), the bias at scale `input_scale * weight_scale[j]`;
+            /// the output quantized by [`output`](Self::output). Returns the output's dims.
+            pub fn conv2d_into(
+                &self,
+                input: ArrayRef<'_, i8>,
+                filter: ArrayRef<'_, i8>,
+                bias: Option<&[i32]>,
+                params: &ConvParams,
+                out: &mut [i8],
+            ) -> Result<[usize; 4], Error> {
+                let parts = self.parts();
+                quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
+            }
 
-    /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter` `[1, kh, kw, N]`.
-    pub fn depthwise_conv2d_into(
-        &self,
-        input: ArrayRef<'_, i8>,
-        filter: ArrayRef<'_, i8>,
-        bias: Option<&[i32]>,
-        params: &ConvParams,
-        out: &mut [i8],
-    ) -> Result<[usize; 4], Error> {
-        let parts = self.parts();
-        let op = WindowOp::DepthwiseConv2d;
-        quantized_conv_into(&parts, op, input, filter, bias, params, out)
-    }
+            /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter`
+            /// `[1, kh, kw, channels]`.
+            pub fn depthwise_conv2d_into(
+                &self,
+                input: ArrayRef<'_, i8>,
+                filter: ArrayRef<'_, i8>,
+                bias: Option<&[i32]>,
+                params: &ConvParams,
+                out: &mut [i8],
+            ) -> Result<[usize; 4], Error> {
+                let parts = self.parts();
+                let op = WindowOp::DepthwiseConv2d;
+                quantized_conv_into(&parts, op, input, filter, bias, params, out)
+            }
+        }
+    )*};
+}
+
+quantized_conv_into_forms! {
+    QConv2d<'_, N>, [const N: usize];
+}
+#[cfg(feature = "alloc")]
+quantized_conv_into_forms! {
+    crate::conv::DynQConv2d<'_>, [];
 }
 
 #[cfg(feature = "alloc")]
@@ -409,86 +414,44 @@ mod dynamic {
         Ok(Quantized::new(y, output))
     }
 
-    impl<const N: usize> QConv2d<'_, N> {
-        /// CONV_2D on quantized runtime tensors (K7): `x` quantized by
-        /// [`input`](Self::input), `w` `[N, kh, kw, c]` quantized along axis 0 by
-        /// [`weights`](Self::weights) (an error value otherwise), the bias at scale
-        /// `input_scale * weight_scale[j]`.
-        pub fn conv2d_dyn(
-            &self,
-            x: &Quantized<DynTensor<i8>, i8>,
-            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
-            let op = WindowOp::Conv2d;
-            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
-        }
+    /// The runtime-tensor forms of a prepared int8 convolution, one body for [`QConv2d`]
+    /// and [`DynQConv2d`].
+    macro_rules! quantized_conv_dyn_forms {
+        ($($prepared:ty, [$($gen:tt)*];)*) => {$(
+            impl<$($gen)*> $prepared {
+                /// CONV_2D on quantized runtime tensors (K7): `x` quantized by
+                /// [`input`](Self::input), `w` `[channels, kh, kw, c]` quantized along axis 0
+                /// by [`weights`](Self::weights) (an error value otherwise), the bias at scale
+                /// `input_scale * weight_scale[j]`.
+                pub fn conv2d_dyn(
+                    &self,
+                    x: &Quantized<DynTensor<i8>, i8>,
+                    w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+                    bias: Option<&[i32]>,
+                    params: &ConvParams,
+                ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+                    let op = WindowOp::Conv2d;
+                    quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+                }
 
-        /// DEPTHWISE_CONV_2D on quantized runtime tensors (K7): `w` `[1, kh, kw, N]`
-        /// quantized along axis 3.
-        pub fn depthwise_conv2d_dyn(
-            &self,
-            x: &Quantized<DynTensor<i8>, i8>,
-            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
-            let op = WindowOp::DepthwiseConv2d;
-            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
-        }
+                /// DEPTHWISE_CONV_2D on quantized runtime tensors (K7): `w`
+                /// `[1, kh, kw, channels]` quantized along axis 3.
+                pub fn depthwise_conv2d_dyn(
+                    &self,
+                    x: &Quantized<DynTensor<i8>, i8>,
+                    w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
+                    bias: Option<&[i32]>,
+                    params: &ConvParams,
+                ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
+                    let op = WindowOp::DepthwiseConv2d;
+                    quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
+                }
+            }
+        )*};
     }
 
-    impl DynQConv2d<'_> {
-        /// As [`QConv2d::conv2d_dyn`].
-        pub fn conv2d_dyn(
-            &self,
-            x: &Quantized<DynTensor<i8>, i8>,
-            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
-            let op = WindowOp::Conv2d;
-            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
-        }
-
-        /// As [`QConv2d::depthwise_conv2d_dyn`].
-        pub fn depthwise_conv2d_dyn(
-            &self,
-            x: &Quantized<DynTensor<i8>, i8>,
-            w: &QuantizedPerAxis<DynTensor<i8>, impl AxisParams<i8>>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-        ) -> Result<Quantized<DynTensor<i8>, i8>, Error> {
-            let op = WindowOp::DepthwiseConv2d;
-            quantized_dyn(&self.parts(), op, self.output(), x, w, bias, params)
-        }
-
-        /// CONV_2D into `out`, as [`QConv2d::conv2d_into`].
-        pub fn conv2d_into(
-            &self,
-            input: ArrayRef<'_, i8>,
-            filter: ArrayRef<'_, i8>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-            out: &mut [i8],
-        ) -> Result<[usize; 4], Error> {
-            let parts = self.parts();
-            quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
-        }
-
-        /// DEPTHWISE_CONV_2D into `out`, as [`QConv2d::depthwise_conv2d_into`].
-        pub fn depthwise_conv2d_into(
-            &self,
-            input: ArrayRef<'_, i8>,
-            filter: ArrayRef<'_, i8>,
-            bias: Option<&[i32]>,
-            params: &ConvParams,
-            out: &mut [i8],
-        ) -> Result<[usize; 4], Error> {
-            let parts = self.parts();
-            let op = WindowOp::DepthwiseConv2d;
-            quantized_conv_into(&parts, op, input, filter, bias, params, out)
-        }
+    quantized_conv_dyn_forms! {
+        QConv2d<'_, N>, [const N: usize];
+        DynQConv2d<'_>, [];
     }
 }
