@@ -486,5 +486,27 @@ fn main() {
     {
         println!("cargo:rustc-cfg=shaped_arm_dsp");
     }
+    // AVX-512 (src/conv/x86.rs): its intrinsics are stable from Rust 1.89, above the crate's
+    // `rust-version`, so the kernels that use them build only where the compiler has them;
+    // they run only where the CPU has them too (checked at run time, feature `std`).
+    if arch == "x86_64" && rustc_minor().is_some_and(|m| m >= 89) {
+        println!("cargo:rustc-cfg=shaped_avx512");
+    }
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// The minor version of the `rustc` that builds the crate (`1.M.p`), if it says.
+fn rustc_minor() -> Option<u32> {
+    let rustc = std::env::var_os("RUSTC")?;
+    let out = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let version = text.split_whitespace().nth(1)?;
+    let mut parts = version.split('.');
+    match (parts.next(), parts.next()) {
+        (Some("1"), Some(minor)) => minor.parse().ok(),
+        _ => None,
+    }
 }

@@ -24,6 +24,10 @@ mod geometry;
 pub(crate) mod prepared;
 pub(crate) mod quantized;
 mod spec;
+// build.rs sets `shaped_avx512` only for a rustc that has the AVX-512 intrinsics (1.89).
+#[cfg(all(shaped_avx512, feature = "std", target_arch = "x86_64"))]
+#[clippy::msrv = "1.89"]
+mod x86;
 
 pub use float::ConvFloat;
 pub use geometry::{Geometry2d, Padding, Window2d};

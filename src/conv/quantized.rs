@@ -75,7 +75,10 @@ impl ConvFrame {
 /// [`Requant::apply`]'s result for every sum (tests below). Double rounding (TFLM's default)
 /// becomes a shift, a multiply-accumulate and a compare; single rounding is left to
 /// [`Requant::apply`].
-#[cfg_attr(not(any(shaped_arm_dsp, test)), allow(dead_code))]
+#[cfg_attr(
+    not(any(shaped_arm_dsp, test, all(shaped_avx512, feature = "std"))),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ChannelRequant {
     requant: Requant,
@@ -139,6 +142,15 @@ impl ChannelRequant {
             let threshold = half + (high < 0) as i32;
             (high >> right) + ((high & mask) > threshold) as i32
         })
+    }
+
+    /// Double rounding's constants for a vector kernel: the multiplier, the left and right
+    /// shifts, the dropped bits' mask and its half; `None` for single rounding.
+    #[cfg(all(shaped_avx512, feature = "std", target_arch = "x86_64"))]
+    pub(crate) fn double(&self) -> Option<(i32, u32, u32, i32, i32)> {
+        let m = self.requant.parts().0;
+        self.double
+            .then_some((m, self.left, self.right, self.mask, self.half))
     }
 
     /// Single rounding, out of line: its 64-bit constants are not worth registers in a
@@ -224,6 +236,10 @@ fn conv2d_portable(
     requant: &[Requant],
     out: &mut [i8],
 ) {
+    #[cfg(all(shaped_avx512, feature = "std", target_arch = "x86_64"))]
+    if super::x86::conv2d(x, dims, w, bias, g, frame, requant, out) {
+        return;
+    }
     let (ic, oc) = (dims.in_channels, dims.out_channels);
     let [kh, kw] = g.kernel();
     let [ih, iw] = g.input();
@@ -295,6 +311,10 @@ pub(crate) fn depthwise_conv2d(
     // Multiplier 1 and at least four channels: the DSP kernel, where there is one.
     #[cfg(shaped_arm_dsp)]
     if super::dsp::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out) {
+        return;
+    }
+    #[cfg(all(shaped_avx512, feature = "std", target_arch = "x86_64"))]
+    if super::x86::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out) {
         return;
     }
     let (ic, oc) = (dims.in_channels, dims.out_channels);
