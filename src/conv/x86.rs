@@ -1,19 +1,25 @@
-//! int8 `CONV_2D` and `DEPTHWISE_CONV_2D` on x86-64 CPUs with AVX-512 (with VNNI for
-//! `CONV_2D`), checked at run time (feature `std`): the same results as
-//! [`quantized`](super::quantized)'s loops, bit for bit (K7).
+//! int8 `CONV_2D` and `DEPTHWISE_CONV_2D` on x86-64 with SIMD, chosen at run time (feature
+//! `std`): the same results as [`quantized`](super::quantized)'s loops, bit for bit (K7).
 //!
-//! `CONV_2D` is a product of patches and filters. `VPDPBUSD` multiplies 64 unsigned bytes by
-//! 64 signed ones and adds each four products to a 32-bit lane, exactly. So each input byte
-//! `x` enters as `u = x + 128` (its top bit flipped) and each output channel's sum is
-//! `sum u * w + (input_offset - 128) * sum w`, the same integers as TFLM's
-//! `sum w * (x + input_offset)` (all of it modulo `2^32`, as TFLM's wrapping sum). A tap
-//! outside the input is `u = 128 - input_offset`, whose term is 0, as TFLM skips it. The lanes
-//! are 16 output channels: a tile of [`TILE`] output positions by 32 channels keeps 24
-//! accumulators in registers; the filter is packed by panels of 32 channels (four weights of
-//! a lane side by side) on the stack, so nothing is allocated.
+//! `CONV_2D` is a product of patches and filters, in exact integer arithmetic, so any order of
+//! the products gives TFLM's sum (modulo `2^32`, as TFLM's wrapping sum):
+//! * With AVX-512 VNNI, `VPDPBUSD` multiplies 64 unsigned bytes by 64 signed ones and adds each
+//!   four products to a 32-bit lane. Each input byte `x` enters as `u = x + 128` (its top bit
+//!   flipped) and each output channel's sum is `sum u * w + (input_offset - 128) * sum w`, the
+//!   same integers as `sum w * (x + input_offset)`. A tap outside the input is
+//!   `u = 128 - input_offset`, whose term is 0, as TFLM skips it. The lanes are 16 output
+//!   channels; a tile of [`TILE`] output positions by 32 channels keeps 16 accumulators in
+//!   registers (12 positions spilled 12 of them).
+//! * With AVX2 only, `VPMADDWD` multiplies 16 pairs of 16-bit values and adds each pair into
+//!   a 32-bit lane: the patch holds `x + input_offset`, 0 outside the input.
 //!
-//! The requantization runs on 16 lanes at once for double rounding (TFLM's default), as
-//! [`ChannelRequant::apply`] does per value; single rounding takes the scalar one.
+//! The filter is packed by panels of output channels on the stack (four or two weights of a
+//! lane side by side), so nothing is allocated; the requantization runs on the lanes at once
+//! for double rounding (TFLM's default), as [`ChannelRequant::apply`] does per value; single
+//! rounding takes the scalar one.
+//!
+//! `DEPTHWISE_CONV_2D` (multiplier 1, AVX-512): the channels are the lanes, each tap's
+//! weights widened once per block of 16 channels.
 //!
 //! Measured on the layers (`benches/conv.rs`, `benches/README.md`).
 
@@ -28,6 +34,10 @@ use crate::quant::Rounding;
 
 /// Output positions per tile of the `CONV_2D` kernel.
 const TILE: usize = 8;
+
+/// The most taps (kernel height times width) of the depthwise kernel, whose weights it keeps
+/// widened on the stack.
+const MAX_TAPS: usize = 64;
 
 /// Output channels per panel: two vectors of 16 lanes.
 const PANEL: usize = 32;
@@ -185,12 +195,20 @@ pub(crate) fn conv2d(
 ) -> bool {
     let [kh, kw] = g.kernel();
     let terms = kh * kw * dims.in_channels;
-    if terms == 0 || terms > MAX_TERMS || !has_vnni() {
+    if terms == 0 || terms > MAX_TERMS {
         return false;
     }
-    // SAFETY: the CPU has AVX-512 F, BW, VL and VNNI, checked just now.
-    unsafe { conv2d_vnni(x, dims, w, bias, g, frame, requant, out) };
-    true
+    if has_vnni() {
+        // SAFETY: the CPU has AVX-512 F, BW, VL and VNNI, checked just now.
+        unsafe { conv2d_vnni(x, dims, w, bias, g, frame, requant, out) };
+        return true;
+    }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just now.
+        unsafe { conv2d_avx2(x, dims, w, bias, g, frame, requant, out) };
+        return true;
+    }
+    false
 }
 
 /// The kernel of [`conv2d`].
@@ -206,12 +224,10 @@ fn conv2d_vnni(
     requant: &[Requant],
     out: &mut [i8],
 ) {
-    let (ic, oc) = (dims.in_channels, dims.out_channels);
+    let oc = dims.out_channels;
     let [kh, kw] = g.kernel();
-    let [ih, iw] = g.input();
     let [oh, ow] = g.output();
-    let [dy, dx] = g.dilations();
-    let terms = kh * kw * ic;
+    let terms = kh * kw * dims.in_channels;
     let quads = terms.div_ceil(4);
     let positions = dims.batch * oh * ow;
     // A tap outside the input: the byte whose term is 0 (`u - 128 + offset = 0`).
@@ -235,18 +251,9 @@ fn conv2d_vnni(
                 continue;
             }
             let row = &w[(o0 + l) * terms..(o0 + l + 1) * terms];
-            let whole = row.chunks_exact(4);
-            let rest = whole.remainder();
-            let mut last = [0u8; 4];
-            for (d, &v) in last.iter_mut().zip(rest) {
-                *d = v as u8;
-            }
-            let four =
-                |c: &[i8]| u32::from_le_bytes([c[0] as u8, c[1] as u8, c[2] as u8, c[3] as u8]);
-            let tail = (!rest.is_empty()).then_some(u32::from_le_bytes(last));
-            for (v, word) in words.zip(whole.map(four).chain(tail)) {
-                *v = word;
-            }
+            pack_lane(row, words, |[a, b, c, d]: [i8; 4]| {
+                u32::from_le_bytes([a as u8, b as u8, c as u8, d as u8])
+            });
             let sum: i32 = row.iter().map(|&v| i32::from(v)).sum();
             constant[l] = bias
                 .map_or(0, |b| b[o0 + l])
@@ -261,28 +268,8 @@ fn conv2d_vnni(
             let count = TILE.min(positions - start);
             // Gather the tile's patches.
             for p in 0..count {
-                let at = start + p;
-                let (n, rest) = (at / (oh * ow), at % (oh * ow));
-                let (oy, ox) = (rest / ow, rest % ow);
-                let (y0, y1, ybase) = g.taps(0, oy);
-                let (x0, x1, xbase) = g.taps(1, ox);
                 let row = &mut patch[p * stride..(p + 1) * stride];
-                for i in 0..kh {
-                    for j in 0..kw {
-                        let dst = &mut row[(i * kw + j) * ic..][..ic];
-                        if i < y0 || i >= y1 || j < x0 || j >= x1 {
-                            dst.fill(pad);
-                            continue;
-                        }
-                        let iy = (ybase + (i * dy) as isize) as usize;
-                        let ix = (xbase + (j * dx) as isize) as usize;
-                        let px = ((n * ih + iy) * iw + ix) * ic;
-                        for (d, &v) in dst.iter_mut().zip(&x[px..px + ic]) {
-                            *d = (v as u8) ^ 0x80;
-                        }
-                    }
-                }
-                row[terms..].fill(0);
+                gather(x, dims, g, start + p, row, pad, |v| (v as u8) ^ 0x80);
             }
             let (low, high) = constant.split_at(16);
             let constants = [low, high].map(|half| vector(half.try_into().unwrap_or(&[0; 16])));
@@ -311,6 +298,68 @@ fn conv2d_vnni(
         }
         o0 += channels;
     }
+}
+
+/// Packs one lane of a filter panel: `words` (every lane's stride apart) get the weights of
+/// `row` by groups of `G`, each group made a word by `word`, the last group padded with 0.
+#[inline(always)]
+fn pack_lane<'a, const G: usize>(
+    row: &[i8],
+    words: impl Iterator<Item = &'a mut u32>,
+    word: impl Fn([i8; G]) -> u32,
+) {
+    let whole = row.chunks_exact(G);
+    let mut last = [0i8; G];
+    last[..whole.remainder().len()].copy_from_slice(whole.remainder());
+    let tail = (!whole.remainder().is_empty()).then_some(last);
+    let groups = whole.map(|c| {
+        let mut g = [0i8; G];
+        g.copy_from_slice(c);
+        g
+    });
+    for (v, group) in words.zip(groups.chain(tail)) {
+        *v = word(group);
+    }
+}
+
+/// The patch of output position `at`: `row[k]` is tap `k` of TFLite's sum (kernel row,
+/// column, then input channel) made a patch value by `value`, `pad` for a tap outside the
+/// input, and the default (a zero term against the panel's zero weights) past the taps.
+#[inline(always)]
+fn gather<E: Copy + Default>(
+    x: &[i8],
+    dims: &Nhwc,
+    g: &Geometry2d,
+    at: usize,
+    row: &mut [E],
+    pad: E,
+    value: impl Fn(i8) -> E,
+) {
+    let ic = dims.in_channels;
+    let [kh, kw] = g.kernel();
+    let [ih, iw] = g.input();
+    let [oh, ow] = g.output();
+    let [dy, dx] = g.dilations();
+    let (n, rest) = (at / (oh * ow), at % (oh * ow));
+    let (oy, ox) = (rest / ow, rest % ow);
+    let (y0, y1, ybase) = g.taps(0, oy);
+    let (x0, x1, xbase) = g.taps(1, ox);
+    for i in 0..kh {
+        for j in 0..kw {
+            let dst = &mut row[(i * kw + j) * ic..][..ic];
+            if i < y0 || i >= y1 || j < x0 || j >= x1 {
+                dst.fill(pad);
+                continue;
+            }
+            let iy = (ybase + (i * dy) as isize) as usize;
+            let ix = (xbase + (j * dx) as isize) as usize;
+            let px = ((n * ih + iy) * iw + ix) * ic;
+            for (d, &v) in dst.iter_mut().zip(&x[px..px + ic]) {
+                *d = value(v);
+            }
+        }
+    }
+    row[kh * kw * ic..].fill(E::default());
 }
 
 /// The sums of a tile: `acc[p][b]` gains, for each quad `q`, the four products of position
@@ -346,7 +395,214 @@ fn tile<const B: usize>(
     }
 }
 
-/// `DEPTHWISE_CONV_2D` on `i8` with multiplier 1 (K7) if this CPU has AVX-512; `false`,
+/// Output positions per tile of the AVX2 `CONV_2D` kernel: 8 accumulators of its 16 registers.
+const TILE_AVX2: usize = 4;
+
+/// Output channels per panel of the AVX2 kernel: two vectors of 8 lanes.
+const PANEL_AVX2: usize = 16;
+
+/// The [`conv2d`] kernel for CPUs with AVX2 but not AVX-512 VNNI: `VPMADDWD` multiplies 16
+/// pairs of 16-bit values and adds each pair into a 32-bit lane, exactly, so the patch holds
+/// `x + input_offset` (a tap outside the input 0) and the filter panel pairs of weights.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2")]
+fn conv2d_avx2(
+    x: &[i8],
+    dims: &Nhwc,
+    w: &[i8],
+    bias: Option<&[i32]>,
+    g: &Geometry2d,
+    frame: &ConvFrame,
+    requant: &[Requant],
+    out: &mut [i8],
+) {
+    let oc = dims.out_channels;
+    let [kh, kw] = g.kernel();
+    let [oh, ow] = g.output();
+    let terms = kh * kw * dims.in_channels;
+    let pairs = terms.div_ceil(2);
+    let positions = dims.batch * oh * ow;
+    // `panel[(b * pairs + q) * 8 + l]`: weights `2q, 2q + 1` of channel `o0 + 8b + l`.
+    let mut panel = [0u32; PANEL_AVX2 * MAX_TERMS.div_ceil(2)];
+    let mut patch = [0i16; TILE_AVX2 * 2 * MAX_TERMS.div_ceil(2)];
+    let stride = 2 * pairs;
+    let offset = frame.input_offset;
+    let mut o0 = 0;
+    while o0 < oc {
+        let channels = PANEL_AVX2.min(oc - o0);
+        for l in 0..PANEL_AVX2 {
+            let (b, lane) = (l / 8, l % 8);
+            let words = panel[b * pairs * 8..].iter_mut().skip(lane).step_by(8);
+            if l >= channels {
+                words.take(pairs).for_each(|v| *v = 0);
+                continue;
+            }
+            let row = &w[(o0 + l) * terms..(o0 + l + 1) * terms];
+            pack_lane(row, words, |[a, b]: [i8; 2]| {
+                (a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)
+            });
+        }
+        let mut constant = [0i32; PANEL_AVX2];
+        if let Some(bias) = bias {
+            constant[..channels].copy_from_slice(&bias[o0..o0 + channels]);
+        }
+        let constants = [0, 8].map(|l| {
+            // SAFETY: `constant` holds 16 values; 32 readable bytes from `l` (0 or 8).
+            unsafe { _mm256_loadu_si256(constant[l..].as_ptr().cast()) }
+        });
+        let finish = [
+            finish_avx2_for(frame, requant, o0),
+            finish_avx2_for(frame, requant, o0 + 8),
+        ];
+        let mut start = 0;
+        while start < positions {
+            let count = TILE_AVX2.min(positions - start);
+            for p in 0..count {
+                let row = &mut patch[p * stride..(p + 1) * stride];
+                gather(x, dims, g, start + p, row, 0, |v| {
+                    (i32::from(v) + offset) as i16
+                });
+            }
+            let mut acc = [[_mm256_setzero_si256(); 2]; TILE_AVX2];
+            tile_avx2(&panel, &patch, pairs, &mut acc);
+            for (p, sums) in acc.iter().enumerate().take(count) {
+                let base = (start + p) * oc + o0;
+                for (b, &sum) in sums.iter().enumerate().take(channels.div_ceil(8)) {
+                    let v = _mm256_add_epi32(sum, constants[b]);
+                    let mut lanes = [0i32; 8];
+                    let dst = &mut out[base + 8 * b..base + channels];
+                    let width = dst.len().min(8);
+                    match &finish[b] {
+                        Some(f) => {
+                            let v = finish8(v, f);
+                            // SAFETY: `lanes` is 32 writable bytes; an unaligned store.
+                            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+                            for (d, &s) in dst[..width].iter_mut().zip(&lanes) {
+                                *d = s as i8;
+                            }
+                        }
+                        None => {
+                            // SAFETY: as above.
+                            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+                            let o = o0 + 8 * b;
+                            for (l, (d, &s)) in dst[..width].iter_mut().zip(&lanes).enumerate() {
+                                *d = frame.finish(s, requant[o + l]);
+                            }
+                        }
+                    }
+                }
+            }
+            start += count;
+        }
+        o0 += channels;
+    }
+}
+
+/// 8 output channels' requantization, clamp and offset, as AVX2 vectors ([`Finish`] on 8
+/// lanes).
+#[derive(Clone, Copy)]
+struct Finish8 {
+    multiplier: __m256i,
+    left: __m256i,
+    right: __m256i,
+    mask: __m256i,
+    half: __m256i,
+    offset: __m256i,
+    min: __m256i,
+    max: __m256i,
+}
+
+/// The requantization of channels `o0..o0 + 8` (those past `requant` as channel 0's), or
+/// `None` for single rounding.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish_avx2_for(frame: &ConvFrame, requant: &[Requant], o0: usize) -> Option<Finish8> {
+    if !matches!(frame.rounding, Rounding::Double) {
+        return None;
+    }
+    let mut lanes = [[0i32; 8]; 5];
+    for l in 0..8 {
+        let r = requant.get(o0 + l).or(requant.first())?;
+        let (m, left, right, mask, half) = ChannelRequant::new(*r, frame.rounding).double()?;
+        for (lane, v) in lanes
+            .iter_mut()
+            .zip([m, left as i32, right as i32, mask, half])
+        {
+            lane[l] = v;
+        }
+    }
+    // SAFETY: each row of `lanes` is 32 readable bytes; unaligned loads.
+    let [m, left, right, mask, half] =
+        lanes.map(|a| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) });
+    Some(Finish8 {
+        multiplier: m,
+        left,
+        right,
+        mask,
+        half,
+        offset: _mm256_set1_epi32(frame.output_offset),
+        min: _mm256_set1_epi32(frame.min),
+        max: _mm256_set1_epi32(frame.max),
+    })
+}
+
+/// [`finish16`] on 8 lanes with AVX2, each value left in its 32-bit lane. AVX2 has no 64-bit
+/// arithmetic shift; a logical one leaves the same low 32 bits.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish8(acc: __m256i, f: &Finish8) -> __m256i {
+    let shifted = _mm256_sllv_epi32(acc, f.left);
+    let nudge = _mm256_set1_epi64x(1 << 30);
+    let even = _mm256_add_epi64(_mm256_mul_epi32(shifted, f.multiplier), nudge);
+    let odd = _mm256_add_epi64(
+        _mm256_mul_epi32(
+            _mm256_srli_epi64::<32>(shifted),
+            _mm256_srli_epi64::<32>(f.multiplier),
+        ),
+        nudge,
+    );
+    let even = _mm256_srli_epi64::<31>(even);
+    let odd = _mm256_slli_epi64::<32>(_mm256_srli_epi64::<31>(odd));
+    let high = _mm256_blend_epi32::<0xAA>(even, odd);
+    let threshold = _mm256_add_epi32(f.half, _mm256_srli_epi32::<31>(high));
+    // All ones (-1) where the dropped bits round up.
+    let up = _mm256_cmpgt_epi32(_mm256_and_si256(high, f.mask), threshold);
+    let q = _mm256_sub_epi32(_mm256_srav_epi32(high, f.right), up);
+    let v = _mm256_add_epi32(q, f.offset);
+    _mm256_min_epi32(_mm256_max_epi32(v, f.min), f.max)
+}
+
+/// The sums of an AVX2 tile: `acc[p][b]` gains, for each pair `q`, position `p`'s taps
+/// `2q, 2q + 1` times lane channel `8b + l`'s weights.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn tile_avx2(
+    panel: &[u32; PANEL_AVX2 * MAX_TERMS.div_ceil(2)],
+    patch: &[i16; TILE_AVX2 * 2 * MAX_TERMS.div_ceil(2)],
+    pairs: usize,
+    acc: &mut [[__m256i; 2]; TILE_AVX2],
+) {
+    let stride = 2 * pairs;
+    for q in 0..pairs {
+        let mut ws = [_mm256_setzero_si256(); 2];
+        for (b, v) in ws.iter_mut().enumerate() {
+            let lanes = &panel[(b * pairs + q) * 8..][..8];
+            // SAFETY: `lanes` is 32 readable bytes; an unaligned load.
+            *v = unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) };
+        }
+        for (p, s) in acc.iter_mut().enumerate() {
+            let at = p * stride + 2 * q;
+            let pair = (patch[at] as u16 as u32) | ((patch[at + 1] as u16 as u32) << 16);
+            let u = _mm256_set1_epi32(pair as i32);
+            for b in 0..2 {
+                s[b] = _mm256_add_epi32(s[b], _mm256_madd_epi16(u, ws[b]));
+            }
+        }
+    }
+}
+
+/// `DEPTHWISE_CONV_2D` on `i8` with multiplier 1 (K7), at most [`MAX_TAPS`] taps, if this
+/// CPU has AVX-512; `false`,
 /// with `out` untouched, otherwise.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn depthwise_conv2d(
@@ -359,7 +615,8 @@ pub(crate) fn depthwise_conv2d(
     requant: &[Requant],
     out: &mut [i8],
 ) -> bool {
-    if dims.in_channels != dims.out_channels || !has_avx512() {
+    let [kh, kw] = g.kernel();
+    if dims.in_channels != dims.out_channels || kh * kw > MAX_TAPS || !has_avx512() {
         return false;
     }
     // SAFETY: the CPU has AVX-512 F, BW and VL, checked just now.
@@ -382,7 +639,7 @@ fn depthwise_avx512(
     out: &mut [i8],
 ) {
     let c = dims.in_channels;
-    let kw = g.kernel()[1];
+    let [kh, kw] = g.kernel();
     let [ih, iw] = g.input();
     let [oh, ow] = g.output();
     let [dy, dx] = g.dilations();
@@ -390,12 +647,6 @@ fn depthwise_avx512(
     let mut c0 = 0;
     while c0 < c {
         let width = 16.min(c - c0);
-        let finish = finish_for(frame, requant, c0);
-        let mut b = [0i32; 16];
-        if let Some(bias) = bias {
-            b[..width].copy_from_slice(&bias[c0..c0 + width]);
-        }
-        let b = vector(&b);
         let mask = first(width);
         let load = |s: &[i8]| {
             let s = &s[..width];
@@ -403,25 +654,34 @@ fn depthwise_avx512(
             // masked load reads (and faults on) no others.
             _mm512_cvtepi8_epi32(unsafe { _mm_maskz_loadu_epi8(mask, s.as_ptr()) })
         };
+        // The block's weights, one vector a tap, widened once.
+        let mut taps = [_mm512_setzero_si512(); MAX_TAPS];
+        for (t, v) in taps.iter_mut().enumerate().take(kh * kw) {
+            *v = load(&w[t * c + c0..]);
+        }
+        let finish = finish_for(frame, requant, c0);
+        let mut b = [0i32; 16];
+        if let Some(bias) = bias {
+            b[..width].copy_from_slice(&bias[c0..c0 + width]);
+        }
+        let b = vector(&b);
         let mut at = 0;
         for n in 0..dims.batch {
             for oy in 0..oh {
                 let (y0, y1, ybase) = g.taps(0, oy);
                 for ox in 0..ow {
                     let (x0, x1, xbase) = g.taps(1, ox);
-                    let mut acc = _mm512_setzero_si512();
+                    let mut acc = b;
                     for i in y0..y1 {
                         let iy = (ybase + (i * dy) as isize) as usize;
-                        for j in x0..x1 {
-                            let ix = (xbase + (j * dx) as isize) as usize;
-                            let px = ((n * ih + iy) * iw + ix) * c + c0;
-                            let pw = (i * kw + j) * c + c0;
+                        let ix = (xbase + (x0 * dx) as isize) as usize;
+                        let mut px = ((n * ih + iy) * iw + ix) * c + c0;
+                        for f in &taps[i * kw + x0..i * kw + x1] {
                             let v = _mm512_add_epi32(load(&x[px..]), offset);
-                            let f = load(&w[pw..]);
-                            acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(v, f));
+                            acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(v, *f));
+                            px += dx * c;
                         }
                     }
-                    let acc = _mm512_add_epi32(acc, b);
                     let o = at * c + c0;
                     store16(
                         &mut out[o..o + width],
@@ -525,7 +785,7 @@ mod tests {
         }
         let mut rng = Gen(0x9e37_79b9);
         let cases = if cfg!(miri) { 6 } else { 400 };
-        let mut ran = [0; 2];
+        let mut ran = [0; 3];
         for case in 0..cases {
             let depthwise = case % 2 == 1;
             let batch = 1 + rng.below(2);
@@ -587,8 +847,22 @@ mod tests {
             ran[depthwise as usize] += 1;
             let expected = reference(&x, &dims, &f, &bias, &g, &frame, &requant, depthwise);
             assert_eq!(out, expected, "case {case}: {dims:?} {g:?} {rounding:?}");
+            // The AVX2 kernel, which the dispatch above passes over where VNNI is.
+            if !depthwise && std::arch::is_x86_feature_detected!("avx2") {
+                out.fill(0);
+                // SAFETY: the CPU has AVX2, checked just now.
+                unsafe { conv2d_avx2(&x, &dims, &f, Some(&bias), &g, &frame, &requant, &mut out) };
+                assert_eq!(
+                    out, expected,
+                    "AVX2, case {case}: {dims:?} {g:?} {rounding:?}"
+                );
+                ran[2] += 1;
+            }
         }
-        // Both kernels ran (the convolution only where the CPU has VNNI).
-        assert!(ran[1] > 0 && (ran[0] > 0 || !has_vnni()), "{ran:?}");
+        // Every kernel ran (the convolution only where the CPU has VNNI).
+        assert!(
+            ran[1] > 0 && ran[2] > 0 && (ran[0] > 0 || !has_vnni()),
+            "{ran:?}"
+        );
     }
 }
