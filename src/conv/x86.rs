@@ -19,7 +19,9 @@
 //! rounding takes the scalar one.
 //!
 //! `DEPTHWISE_CONV_2D` (multiplier 1, AVX-512): the channels are the lanes, each tap's
-//! weights widened once per block of 16 channels.
+//! weights widened once per block of 16 channels; with at most 8 channels, two output
+//! positions whose windows are whole share a vector (the 48x48x8 layer, from 9-12x
+//! the loop nest to 11-22x in three interleaved runs on a loaded machine).
 //!
 //! Measured on the layers (`benches/conv.rs`, `benches/README.md`).
 
@@ -93,12 +95,24 @@ struct Finish {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn finish_for(frame: &ConvFrame, requant: &[Requant], o0: usize) -> Option<Finish> {
+    finish_period(frame, requant, o0, 16)
+}
+
+/// [`finish_for`] with lane `l` requantized as channel `o0 + l % period`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn finish_period(
+    frame: &ConvFrame,
+    requant: &[Requant],
+    o0: usize,
+    period: usize,
+) -> Option<Finish> {
     if !matches!(frame.rounding, Rounding::Double) {
         return None;
     }
     let mut lanes = [[0i32; 16]; 5];
     for l in 0..16 {
-        let r = requant.get(o0 + l).or(requant.first())?;
+        let r = requant.get(o0 + l % period).or(requant.first())?;
         let (m, left, right, mask, half) = ChannelRequant::new(*r, frame.rounding).double()?;
         for (lane, v) in lanes
             .iter_mut()
@@ -648,12 +662,13 @@ fn depthwise_avx512(
     while c0 < c {
         let width = 16.min(c - c0);
         let mask = first(width);
-        let load = |s: &[i8]| {
+        let half = |s: &[i8]| {
             let s = &s[..width];
             // SAFETY: the mask covers the first `width` bytes of `s`, all in bounds; a
             // masked load reads (and faults on) no others.
-            _mm512_cvtepi8_epi32(unsafe { _mm_maskz_loadu_epi8(mask, s.as_ptr()) })
+            unsafe { _mm_maskz_loadu_epi8(mask, s.as_ptr()) }
         };
+        let load = |s: &[i8]| _mm512_cvtepi8_epi32(half(s));
         // The block's weights, one vector a tap, widened once.
         let mut taps = [_mm512_setzero_si512(); MAX_TAPS];
         for (t, v) in taps.iter_mut().enumerate().take(kh * kw) {
@@ -665,12 +680,60 @@ fn depthwise_avx512(
             b[..width].copy_from_slice(&bias[c0..c0 + width]);
         }
         let b = vector(&b);
+        // At most 8 channels: the pairs' vectors, lanes `l` and `8 + l` channel `l`.
+        let twice = |v: __m128i| _mm512_cvtepi8_epi32(_mm_unpacklo_epi64(v, v));
+        let pair = (c <= 8).then(|| {
+            let mut taps = [_mm512_setzero_si512(); MAX_TAPS];
+            for (t, v) in taps.iter_mut().enumerate().take(kh * kw) {
+                *v = twice(half(&w[t * c..]));
+            }
+            let mut b = [0i32; 16];
+            if let Some(bias) = bias {
+                b[..c].copy_from_slice(&bias[..c]);
+                b[8..8 + c].copy_from_slice(&bias[..c]);
+            }
+            Pair {
+                taps,
+                bias: vector(&b),
+                finish: finish_period(frame, requant, 0, 8),
+            }
+        });
         let mut at = 0;
         for n in 0..dims.batch {
             for oy in 0..oh {
                 let (y0, y1, ybase) = g.taps(0, oy);
-                for ox in 0..ow {
+                let mut ox = 0;
+                while ox < ow {
                     let (x0, x1, xbase) = g.taps(1, ox);
+                    if let (Some(two), true) = (&pair, ox + 1 < ow) {
+                        let (x0b, x1b, xbase_b) = g.taps(1, ox + 1);
+                        if (x0, x1, x0b, x1b) == (0, kw, 0, kw) {
+                            // Both positions' windows are whole: one vector for both.
+                            let step = (xbase_b - xbase) as usize * c;
+                            let mut acc = two.bias;
+                            for i in y0..y1 {
+                                let iy = (ybase + (i * dy) as isize) as usize;
+                                let mut px = ((n * ih + iy) * iw + xbase as usize) * c;
+                                for f in &two.taps[i * kw..(i + 1) * kw] {
+                                    let v =
+                                        _mm_unpacklo_epi64(half(&x[px..]), half(&x[px + step..]));
+                                    let v = _mm512_add_epi32(_mm512_cvtepi8_epi32(v), offset);
+                                    acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(v, *f));
+                                    px += dx * c;
+                                }
+                            }
+                            let o = at * c;
+                            store_pair(
+                                &mut out[o..o + 2 * c],
+                                acc,
+                                two.finish.as_ref(),
+                                (frame, requant),
+                            );
+                            at += 2;
+                            ox += 2;
+                            continue;
+                        }
+                    }
                     let mut acc = b;
                     for i in y0..y1 {
                         let iy = (ybase + (i * dy) as isize) as usize;
@@ -690,10 +753,53 @@ fn depthwise_avx512(
                         (frame, requant, c0),
                     );
                     at += 1;
+                    ox += 1;
                 }
             }
         }
         c0 += width;
+    }
+}
+
+/// The depthwise kernel's form for at most 8 channels: two output positions a vector, lanes
+/// `0..8` and `8..16`, each tap's weights twice.
+struct Pair {
+    taps: [__m512i; MAX_TAPS],
+    bias: __m512i,
+    finish: Option<Finish>,
+}
+
+/// Writes two positions' outputs of `c = out.len() / 2` channels each, from lanes `0..c`
+/// and `8..8 + c` of `acc`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn store_pair(
+    out: &mut [i8],
+    acc: __m512i,
+    finish: Option<&Finish>,
+    (frame, requant): (&ConvFrame, &[Requant]),
+) {
+    let c = out.len() / 2;
+    let (a, b) = out.split_at_mut(c);
+    match finish {
+        Some(f) => {
+            let v = finish16(acc, f);
+            // SAFETY: each mask covers the first `c` bytes of its half of `out`, all in
+            // bounds; a masked store writes (and faults on) no others.
+            unsafe {
+                _mm_mask_storeu_epi8(a.as_mut_ptr(), first(c), v);
+                _mm_mask_storeu_epi8(b.as_mut_ptr(), first(c), _mm_bsrli_si128::<8>(v));
+            }
+        }
+        None => {
+            let mut sums = [0i32; 16];
+            // SAFETY: `sums` is 64 writable bytes; an unaligned store.
+            unsafe { _mm512_storeu_si512(sums.as_mut_ptr().cast(), acc) };
+            for (l, (p, q)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
+                *p = frame.finish(sums[l], requant[l]);
+                *q = frame.finish(sums[8 + l], requant[l]);
+            }
+        }
     }
 }
 
