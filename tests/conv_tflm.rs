@@ -446,3 +446,33 @@ fn k7_other_parameters_than_the_prepared_ones_are_an_error() {
          operation was prepared for (Q1)"
     );
 }
+
+/// A filter with other than the prepared number of output channels is an error naming both
+/// counts (Q16), on the static path as on the runtime one.
+#[test]
+fn k7_a_filter_with_other_channels_than_the_prepared_ones_names_both_counts() {
+    let scales = [0.5f32; 4];
+    let zeros = [0; 4];
+    let op = QConv2d::new(
+        Quant::new_const(0.5, 1),
+        PerAxis::new(&scales, &zeros).unwrap(),
+        Quant::new_const(0.25, -2),
+        Activation::None,
+        Rounding::Double,
+    )
+    .unwrap();
+    let x = Tensor::<i8, Shape![1, 3, 3, 2]>::splat(1).quantized(op.input());
+    let (scales8, zeros8) = ([0.5f32; 8], [0; 8]);
+    let w8 = PerAxis::new(&scales8, &zeros8).unwrap();
+    let w = Tensor::<i8, Shape![8, 1, 1, 2]>::splat(1).quantized_per_axis::<0, 8>(w8);
+    let text = "invalid quantization: 4 per-axis parameters for axis 0 of size 8; the axis \
+                needs one per index (Q16)";
+    let e = op.conv2d(&x, &w, (), VALID).unwrap_err();
+    assert_eq!(e.to_string(), text);
+    let mut out = [0i8; 9 * 8];
+    let xs = ArrayRef::new(&[1, 3, 3, 2], &[1i8; 18]).unwrap();
+    let ws = ArrayRef::new(&[8, 1, 1, 2], &[1i8; 16]).unwrap();
+    let params = ConvParams::new(Padding::Valid);
+    let e = op.conv2d_into(xs, ws, None, &params, &mut out).unwrap_err();
+    assert_eq!(e.to_string(), text);
+}

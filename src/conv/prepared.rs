@@ -205,6 +205,14 @@ impl Parts<'_> {
         axis: usize,
         expected_axis: usize,
     ) -> Result<(), Error> {
+        // A filter with other than the prepared number of output channels: its count named.
+        if scales.len() != self.scales.len() && axis == expected_axis {
+            return Err(quant_error(QuantProblem::PerAxisLength {
+                params: self.scales.len(),
+                axis,
+                dim: scales.len(),
+            }));
+        }
         let same_scales = scales.len() == self.scales.len()
             && scales
                 .iter()

@@ -215,6 +215,42 @@ macro_rules! quantized_conv_into_forms {
             /// quantized by [`input`](Self::input), `filter`'s (`[channels, kh, kw, c]`) by
             /// [`weights`](Self::weights), the bias at scale `input_scale * weight_scale[j]`;
             /// the output quantized by [`output`](Self::output). Returns the output's dims.
+            ///
+            /// A 3x3 SAME layer, 2 input channels to 2 output channels, from flat buffers:
+            ///
+            /// ```
+            /// use shaped::conv::{ConvParams, Padding, QConv2d};
+            /// use shaped::quant::{Activation, PerAxis, Quant, Rounding};
+            /// use shaped::runtime::ArrayRef;
+            ///
+            /// let (scales, zeros) = ([0.02f32, 0.01], [0, 0]);
+            /// let conv = QConv2d::new(
+            ///     Quant::new(0.5, -3)?,              // the input's scale and zero point
+            ///     PerAxis::new(&scales, &zeros)?,    // one weight scale per output channel
+            ///     Quant::new(0.25, 5)?,              // the output's
+            ///     Activation::Relu,
+            ///     Rounding::Double,
+            /// )?;
+            /// let input = [7i8; 4 * 4 * 2]; // [1, 4, 4, 2], NHWC
+            /// let filter = [1i8; 2 * 3 * 3 * 2]; // [2, 3, 3, 2]: out channels first
+            /// let (in_shape, filter_shape) = ([1, 4, 4, 2], [2, 3, 3, 2]);
+            /// let mut out = [0i8; 4 * 4 * 2];
+            /// let dims = conv.conv2d_into(
+            ///     ArrayRef::new(&in_shape, &input)?,
+            ///     ArrayRef::new(&filter_shape, &filter)?,
+            ///     Some(&[100, -100]), // i32, at scale input_scale * weight_scale[j]
+            ///     &ConvParams::new(Padding::Same),
+            ///     &mut out,
+            /// )?;
+            /// assert_eq!(dims, [1, 4, 4, 2]);
+            /// // The corner sums 4 taps: 4 * 2 * (7 + 3) + 100 = 180, times 0.5 * 0.02 / 0.25,
+            /// // 7.2, rounds to 7, plus the zero point 5.
+            /// assert_eq!(out[0], 12);
+            /// # Ok::<(), shaped::Error>(())
+            /// ```
+            ///
+            /// A shape held in variables is borrowed: bind it (`let s = [n, h, w, c];`) before
+            /// `ArrayRef::new(&s, ..)`.
             pub fn conv2d_into(
                 &self,
                 input: ArrayRef<'_, i8>,
