@@ -492,6 +492,15 @@ fn main() {
     if arch == "x86_64" && rustc_minor().is_some_and(|m| m >= 89) {
         println!("cargo:rustc-cfg=shaped_avx512");
     }
+    // A build optimized for size ("s" or "z", Cargo's OPT_LEVEL for this package): the
+    // Cortex-M kernels leave out two fast paths (src/conv/dsp.rs), 820 bytes of a depthwise
+    // convolution's firmware and 370 of a convolution's, for more instructions per MAC at
+    // "s" (the depthwise layer of qemu-tests/icount_conv.sh 6.4 -> 10.0, still under
+    // CMSIS-NN's 10.9 at -Os).
+    let opt_level = std::env::var("OPT_LEVEL").unwrap_or_default();
+    if opt_level == "s" || opt_level == "z" {
+        println!("cargo:rustc-cfg=shaped_opt_size");
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }
 

@@ -6,10 +6,11 @@
 # "z" and 3, each built with LTO and one codegen unit (profiles `size-<level>`) and without
 # LTO with Cargo's default codegen units (`size-<level>-nolto`); fails when, at "s", a network
 # of shaped's fused layers (the dense layer, the controller, the mlp, the int8 sine and
-# residual models) is over 1.5x the hand-fused loops' with or without LTO, or any of shaped's
-# forms of a kernel (operators, `_into`, layers) is over 1.5x the hand loops' without LTO (the
-# build a firmware gets that sets only its opt-level; the int8 convolutions are measured
-# only); then runs the `codesize` bin under QEMU
+# residual models) or the int8 convolution's `_into` form is over 1.5x the hand-written loops'
+# with or without LTO, or any of shaped's forms of a kernel (operators, `_into`, layers) is
+# over 1.5x the hand loops' without LTO (the build a firmware gets that sets only its
+# opt-level; the int8 depthwise convolution is measured only); then runs the `codesize` bin
+# under QEMU
 # to check that shaped and the hand-written loops agree (the int8 models with TFLM's outputs).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,12 +26,12 @@ kernels=(add mul qadd qdense controller mlp sine residual qconv qdwconv)
 declare -A whos=([add]="shaped into hand" [mul]="shaped into hand" [qadd]="shaped into hand"
   [qdense]="shaped into layer hand" [controller]="shaped layer hand" [mlp]="shaped layer hand"
   [sine]="layer hand" [residual]="layer hand" [qconv]="shaped hand" [qdwconv]="shaped hand")
-# Measured, not bounded: the int8 convolutions' `_into` forms (planning, error values, the
-# DSP kernels) against a plain loop nest with its shapes known; see README.md.
-measured_only=" qconv qdwconv "
-# Whole networks of fused layers: over 1.5x the hand-fused loops at "s" (with or without
-# LTO) fails the script.
-bounded=" qdense controller mlp sine residual "
+# Measured, not bounded: the int8 depthwise convolution's `_into` form (1.55x the plain loop
+# nest with LTO, 1.58x without); see README.md.
+measured_only=" qdwconv "
+# Whole networks of fused layers, and the int8 convolution's `_into` form against a plain
+# loop nest: over 1.5x the hand-written loops at "s" (with or without LTO) fails the script.
+bounded=" qdense controller mlp sine residual qconv "
 # CODE_SIZE_LEVELS="s" builds only the bounded level (CI: 62 firmware builds instead of 186).
 read -r -a levels <<<"${CODE_SIZE_LEVELS:-s z 3}"
 if [[ " ${levels[*]} " != *" s "* ]]; then
@@ -86,7 +87,7 @@ for k in "${kernels[@]}"; do
       hand=$(cell "$k" hand "$profile")
       ratios="$ratios $(awk -v s="$best" -v h="$hand" 'BEGIN { printf "%.2f", s / h }') |"
       if [[ "$bounded" == *" $k "* ]] && [ "$level" = s ] && [ $((best * 2)) -gt $((hand * 3)) ]; then
-        echo "$k: shaped's layers are over 1.5x the hand-fused loops at $profile" >&2
+        echo "$k: shaped's best form is over 1.5x the hand-written loops at $profile" >&2
         status=1
       fi
     done

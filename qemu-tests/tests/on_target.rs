@@ -1145,8 +1145,9 @@ fn conv_case<const N: usize>(
 /// channel counts that are not multiples of four (down to one), rows longer than the
 /// gathered column (chunks) and more channels than a block, strides, dilations, SAME and
 /// VALID, a batch of two, an activation, single rounding, multipliers over one; for the
-/// depthwise kernel, channel counts that are and are not multiples of four, fewer than four,
-/// a multiplier of two, 3x3 and other kernels.
+/// depthwise kernel, channel counts that are and are not multiples of four, fewer than four
+/// (down to one), multipliers of two and three, 3x3 and other kernels, more taps than the
+/// kernel unpacks.
 fn int8_convolutions_as_by_hand(r: &mut Report) {
     use qemu_tests::hand_conv::Conv;
     use shaped::quant::{Activation, Rounding};
@@ -1294,6 +1295,26 @@ fn int8_convolutions_as_by_hand(r: &mut Report) {
         r,
         "depthwise int8 3x3 SAME 5x5x4 multiplier 2",
         conv([1, 5, 5, 4], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<3>(
+        r,
+        "depthwise int8 3x3 VALID 6x6x1 multiplier 3 (3 output channels)",
+        conv([1, 6, 6, 1], [3, 3], 3, [1, 1], [1, 1], false),
+        true,
+        z,
+        none,
+        double,
+        0.01,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 9x9 SAME 10x10x8 (81 taps)",
+        conv([1, 10, 10, 8], [9, 9], 8, [1, 1], [1, 1], true),
         true,
         z,
         none,

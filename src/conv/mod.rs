@@ -18,7 +18,7 @@
 
 pub(crate) mod blocked;
 #[cfg(shaped_arm_dsp)]
-mod dsp;
+pub(crate) mod dsp;
 pub(crate) mod float;
 mod geometry;
 pub(crate) mod prepared;
@@ -109,6 +109,10 @@ impl Plan {
 }
 
 /// The error of `problem` in `op` on `input` with `other` (a filter, or a pool's window).
+/// Cold and out of line: an `Error` copies both shapes, about 150 bytes of code on Cortex-M
+/// wherever it is built.
+#[cold]
+#[inline(never)]
 pub(crate) fn problem(
     op: WindowOp,
     problem: WindowProblem,
@@ -144,54 +148,61 @@ pub(crate) fn plan_conv(
     bias: Option<usize>,
     params: &ConvParams,
 ) -> Result<Plan, Error> {
-    let fail = |p| problem(op, p, input, filter);
-    let ([n, h, w, c], [f0, kh, kw, f3]) = (rank4(input, false), rank4(filter, true));
-    let (n, h, w, c) = (
-        n.map_err(fail)?,
-        h.map_err(fail)?,
-        w.map_err(fail)?,
-        c.map_err(fail)?,
-    );
-    let (f0, kh, kw, f3) = (
-        f0.map_err(fail)?,
-        kh.map_err(fail)?,
-        kw.map_err(fail)?,
-        f3.map_err(fail)?,
-    );
+    plan_conv_as(op, input, filter, bias, params).map_err(|p| problem(op, p, input, filter))
+}
+
+/// [`plan_conv`] with the problem left for the caller to place (each check a small value, the
+/// error built once). In line: the plan is then built where its caller keeps it, not copied
+/// back (a Cortex-M firmware with a convolution's `_into` form: 70 bytes less).
+#[inline(always)]
+pub(crate) fn plan_conv_as(
+    op: WindowOp,
+    input: &[usize],
+    filter: &[usize],
+    bias: Option<usize>,
+    params: &ConvParams,
+) -> Result<Plan, WindowProblem> {
+    let rank = |filter: bool, dims: &[usize]| WindowProblem::Rank {
+        filter,
+        rank: dims.len(),
+    };
+    let &[n, h, w, c] = input else {
+        return Err(rank(false, input));
+    };
+    let &[f0, kh, kw, f3] = filter else {
+        return Err(rank(true, filter));
+    };
     let out_channels = if op == WindowOp::DepthwiseConv2d {
         if f0 != 1 {
-            return Err(fail(WindowProblem::DepthwiseFilter { first: f0 }));
+            return Err(WindowProblem::DepthwiseFilter { first: f0 });
         }
         // 0 input channels take only a 0-channel filter (a multiple of 0).
         if (c == 0 && f3 != 0) || (c != 0 && f3 % c != 0) {
-            return Err(fail(WindowProblem::DepthMultiplier {
+            return Err(WindowProblem::DepthMultiplier {
                 input: c,
                 filter: f3,
-            }));
+            });
         }
         f3
     } else {
         if f3 != c {
-            return Err(fail(WindowProblem::Channels {
+            return Err(WindowProblem::Channels {
                 input: c,
                 filter: f3,
-            }));
+            });
         }
         f0
     };
     if let Some(b) = bias {
         if b != out_channels {
-            return Err(fail(WindowProblem::BiasLength {
+            return Err(WindowProblem::BiasLength {
                 bias: b,
                 channels: out_channels,
-            }));
+            });
         }
     }
-    let geometry = params
-        .window([kh, kw])
-        .resolve_as([h, w], op)
-        .map_err(fail)?;
-    let output = output_dims(n, geometry.output(), out_channels).map_err(fail)?;
+    let geometry = params.window([kh, kw]).resolve_as([h, w], op)?;
+    let output = output_dims(n, geometry.output(), out_channels)?;
     Ok(Plan {
         dims: Nhwc {
             batch: n,
@@ -206,36 +217,24 @@ pub(crate) fn plan_conv(
 /// Checks a pool (`op` is `AvgPool2d` or `MaxPool2d`) of `input` over `window` (K1, K2), and
 /// plans it.
 pub(crate) fn plan_pool(op: WindowOp, input: &[usize], window: &Window2d) -> Result<Plan, Error> {
-    let fail = |p| problem(op, p, input, &window.kernel());
-    let [n, h, w, c] = rank4(input, false);
-    let (n, h, w, c) = (
-        n.map_err(fail)?,
-        h.map_err(fail)?,
-        w.map_err(fail)?,
-        c.map_err(fail)?,
-    );
-    let geometry = window.resolve_as([h, w], op).map_err(fail)?;
-    let output = output_dims(n, geometry.output(), c).map_err(fail)?;
-    Ok(Plan {
-        dims: Nhwc {
-            batch: n,
-            in_channels: c,
-            out_channels: c,
-        },
-        geometry,
-        output,
-    })
-}
-
-/// The four dims of a rank-4 shape, or each the rank error.
-fn rank4(dims: &[usize], filter: bool) -> [Result<usize, WindowProblem>; 4] {
-    match dims {
-        &[a, b, c, d] => [Ok(a), Ok(b), Ok(c), Ok(d)],
-        _ => {
-            [Err(WindowProblem::Rank {
-                filter,
-                rank: dims.len(),
-            }); 4]
-        }
-    }
+    let plan = || {
+        let &[n, h, w, c] = input else {
+            return Err(WindowProblem::Rank {
+                filter: false,
+                rank: input.len(),
+            });
+        };
+        let geometry = window.resolve_as([h, w], op)?;
+        let output = output_dims(n, geometry.output(), c)?;
+        Ok(Plan {
+            dims: Nhwc {
+                batch: n,
+                in_channels: c,
+                out_channels: c,
+            },
+            geometry,
+            output,
+        })
+    };
+    plan().map_err(|p| problem(op, p, input, &window.kernel()))
 }

@@ -93,6 +93,12 @@ impl<'p, const N: usize> QConv2d<'p, N> {
         self.output
     }
 
+    /// What the kernels read: the frame and the multipliers (the `_into` forms check no
+    /// operand parameters, so they pass on nothing else).
+    pub(crate) fn kernel_parts(&self) -> (&ConvFrame, &[Requant]) {
+        (&self.frame, &self.requant)
+    }
+
     pub(crate) fn parts(&self) -> Parts<'_> {
         Parts {
             frame: &self.frame,
@@ -172,6 +178,12 @@ impl<'p> DynQConv2d<'p> {
     /// The output's parameters.
     pub fn output(&self) -> Quant<i8> {
         self.output
+    }
+
+    /// What the kernels read: the frame and the multipliers (the `_into` forms check no
+    /// operand parameters, so they pass on nothing else).
+    pub(crate) fn kernel_parts(&self) -> (&ConvFrame, &[Requant]) {
+        (&self.frame, &self.requant)
     }
 
     pub(crate) fn parts(&self) -> Parts<'_> {

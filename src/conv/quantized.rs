@@ -48,6 +48,7 @@ impl ConvFrame {
     }
 
     /// A sum requantized, offset, clamped and stored (K7).
+    #[cfg_attr(shaped_arm_dsp, allow(dead_code))]
     #[inline(always)]
     pub(crate) fn finish(&self, acc: i32, r: Requant) -> i8 {
         let v = r.apply(acc, self.rounding).wrapping_add(self.output_offset);
@@ -56,7 +57,7 @@ impl ConvFrame {
 
     /// Whether the clamp is the whole `i8` range (no activation), which a kernel can apply
     /// with constants.
-    #[cfg_attr(not(shaped_arm_dsp), allow(dead_code))]
+    #[cfg_attr(any(not(shaped_arm_dsp), shaped_opt_size), allow(dead_code))]
     pub(crate) fn full_range(&self) -> bool {
         (self.min, self.max) == (i8::MIN as i32, i8::MAX as i32)
     }
@@ -133,6 +134,7 @@ impl ChannelRequant {
 
     /// [`apply`](Self::apply) for double rounding with no left shift (a real multiplier
     /// below one, the usual case), `None` for any other: the same steps without the shift.
+    #[cfg_attr(shaped_opt_size, allow(dead_code))]
     #[inline(always)]
     pub(crate) fn right_only(&self) -> Option<impl Fn(i32) -> i32> {
         let (multiplier, right, mask, half) =
@@ -297,6 +299,9 @@ fn dot_offset(x: &[i8], w: &[i8], offset: i32) -> i32 {
 
 /// DEPTHWISE_CONV_2D on `i8` (K7): output channel `c * m + k` sums
 /// `w[0, i, j, c * m + k] * (x[.., c] - zp_in)` over the taps, then the bias, then as CONV_2D.
+///
+/// On cores with the DSP extension, the kernel of `conv::dsp` (every shape); elsewhere, the
+/// blocked kernel or the loop nest below.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn depthwise_conv2d(
     x: &[i8],
@@ -308,11 +313,26 @@ pub(crate) fn depthwise_conv2d(
     requant: &[Requant],
     out: &mut [i8],
 ) {
-    // Multiplier 1 and at least four channels: the DSP kernel, where there is one.
     #[cfg(shaped_arm_dsp)]
-    if super::dsp::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out) {
-        return;
-    }
+    super::dsp::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out);
+    #[cfg(not(shaped_arm_dsp))]
+    depthwise_portable(x, dims, w, bias, g, frame, requant, out);
+}
+
+/// [`depthwise_conv2d`] as the blocked kernel (multiplier 1) or a loop nest over outputs and
+/// taps.
+#[cfg(not(shaped_arm_dsp))]
+#[allow(clippy::too_many_arguments)]
+fn depthwise_portable(
+    x: &[i8],
+    dims: &Nhwc,
+    w: &[i8],
+    bias: Option<&[i32]>,
+    g: &Geometry2d,
+    frame: &ConvFrame,
+    requant: &[Requant],
+    out: &mut [i8],
+) {
     #[cfg(all(shaped_avx512, feature = "std", target_arch = "x86_64"))]
     if super::x86::depthwise_conv2d(x, dims, w, bias, g, frame, requant, out) {
         return;

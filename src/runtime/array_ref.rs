@@ -46,8 +46,11 @@ impl<'a, T> ArrayRef<'a, T> {
         if shape.len() > MAX_RANK {
             return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
         }
-        let expected =
-            rules::checked_element_count(shape).ok_or_else(|| layout(ErrorKind::Overflow))?;
+        // Not `ok_or_else(..)?`: that built the error in a `Result` of its own and copied it
+        // (a `memcpy` call linked into a Cortex-M firmware).
+        let Some(expected) = rules::checked_element_count(shape) else {
+            return Err(layout(ErrorKind::Overflow));
+        };
         if expected != data.len() {
             let kind = ErrorKind::LengthMismatch {
                 expected,

@@ -5,8 +5,10 @@
 use super::array_ref::ArrayRef;
 use crate::conv::float::{self, ConvFloat};
 use crate::conv::quantized as q;
-use crate::conv::{plan_conv, plan_pool, problem, ConvParams, Plan, QConv2d, Window2d};
-use crate::error::{Error, ErrorKind, Operation, WindowOp};
+use crate::conv::quantized::ConvFrame;
+use crate::conv::{plan_conv, plan_conv_as, plan_pool, ConvParams, Plan, QConv2d, Window2d};
+use crate::error::{Error, ErrorKind, Operation, QuantProblem, WindowOp, WindowProblem};
+use crate::quant::elementwise::Requant;
 use crate::quant::{Activation, Quant};
 
 /// The elements of `a`, row-major, or the error of a strided one.
@@ -169,40 +171,124 @@ pub fn quantized_pool2d_into(
     Ok(plan.output)
 }
 
-/// An int8 convolution with a prepared operation's parts, into `out`.
-pub(crate) fn quantized_conv_into(
-    parts: &crate::conv::prepared::Parts<'_>,
+/// Why an int8 convolution's operands were refused, before the error value is built: the
+/// checks pass this small value on and [`refused`] builds the `Error` once. (On Cortex-M an
+/// `Error` built in line costs about 150 bytes of copies; built at each check, they were most
+/// of the 7.3 kB the `_into` form's checks took in a firmware at opt-level "s".)
+#[derive(Clone, Copy)]
+enum Refusal {
+    Window(WindowProblem),
+    /// The input (`filter: false`) or the filter is strided.
+    NotContiguous {
+        filter: bool,
+    },
+    Quant(QuantProblem),
+    /// A destination of `actual` elements for an output of `dims`.
+    Output {
+        dims: [usize; 4],
+        actual: usize,
+    },
+}
+
+/// The error of `refusal` in `op` on `input` with `filter` (one `Error::new` for all of them).
+#[cold]
+#[inline(never)]
+fn refused(refusal: Refusal, op: WindowOp, input: &[usize], filter: &[usize]) -> Error {
+    let window = Operation::Window { op };
+    let (kind, operation, lhs, rhs): (_, _, &[usize], &[usize]) = match refusal {
+        Refusal::Window(p) => (ErrorKind::Window(p), window, input, filter),
+        Refusal::NotContiguous { filter: f } => {
+            let strided = if f { filter } else { input };
+            (ErrorKind::NotContiguous, window, strided, &[])
+        }
+        // As `quant_error`: no shapes.
+        Refusal::Quant(p) => (ErrorKind::Quant(p), Operation::Quantize, &[], &[]),
+        Refusal::Output { ref dims, actual } => {
+            let expected = dims.iter().product();
+            (
+                ErrorKind::LengthMismatch { expected, actual },
+                window,
+                dims,
+                &[],
+            )
+        }
+    };
+    Error::new(kind, operation, lhs, rhs)
+}
+
+/// An int8 kernel of `conv::quantized`.
+type QKernel = fn(
+    &[i8],
+    &crate::conv::Nhwc,
+    &[i8],
+    Option<&[i32]>,
+    &crate::conv::Geometry2d,
+    &ConvFrame,
+    &[Requant],
+    &mut [i8],
+);
+
+/// The int8 kernels the `_into` forms call: on Cortex-M with the DSP extension the kernels
+/// themselves, not the dispatching functions of `conv::quantized`, which without LTO stayed
+/// a call of their own (56 bytes each).
+#[cfg(shaped_arm_dsp)]
+const CONV2D: QKernel = crate::conv::dsp::conv2d;
+#[cfg(shaped_arm_dsp)]
+const DEPTHWISE_CONV2D: QKernel = crate::conv::dsp::depthwise_conv2d;
+#[cfg(not(shaped_arm_dsp))]
+const CONV2D: QKernel = q::conv2d;
+#[cfg(not(shaped_arm_dsp))]
+const DEPTHWISE_CONV2D: QKernel = q::depthwise_conv2d;
+
+/// An int8 convolution with a prepared operation's frame and multipliers, into `out`: the
+/// operands checked (K1-K4, K7), then `kernel`. Not generic, one copy for both operations and
+/// every prepared form; each form passes its own kernel, so a firmware links only the
+/// kernels it uses.
+#[allow(clippy::too_many_arguments)]
+fn quantized_conv_into(
+    (frame, requant): (&ConvFrame, &[Requant]),
     op: WindowOp,
-    input: ArrayRef<'_, i8>,
-    filter: ArrayRef<'_, i8>,
+    input: &ArrayRef<'_, i8>,
+    filter: &ArrayRef<'_, i8>,
     bias: Option<&[i32]>,
     params: &ConvParams,
     out: &mut [i8],
+    kernel: QKernel,
 ) -> Result<[usize; 4], Error> {
-    let plan = plan_conv(op, input.shape(), filter.shape(), bias_len(bias), params)?;
-    let (x, w) = (contiguous(&input, op)?, contiguous(&filter, op)?);
-    if parts.requant.len() != plan.dims.out_channels {
-        return Err(crate::quant::params::quant_error(
-            crate::error::QuantProblem::PerAxisLength {
-                params: parts.requant.len(),
-                axis: if op == WindowOp::Conv2d { 0 } else { 3 },
-                dim: plan.dims.out_channels,
-            },
-        ));
+    // Each check returns at once (a closure returning the plan in a `Result` copied the plan
+    // twice more).
+    let refuse = |r| Err(refused(r, op, input.shape(), filter.shape()));
+    let plan = match plan_conv_as(op, input.shape(), filter.shape(), bias_len(bias), params) {
+        Ok(plan) => plan,
+        Err(p) => return refuse(Refusal::Window(p)),
+    };
+    let Some(x) = input.row_major() else {
+        return refuse(Refusal::NotContiguous { filter: false });
+    };
+    let Some(w) = filter.row_major() else {
+        return refuse(Refusal::NotContiguous { filter: true });
+    };
+    let (dims, g) = (&plan.dims, &plan.geometry);
+    if requant.len() != dims.out_channels {
+        return refuse(Refusal::Quant(QuantProblem::PerAxisLength {
+            params: requant.len(),
+            axis: if op == WindowOp::Conv2d { 0 } else { 3 },
+            dim: dims.out_channels,
+        }));
     }
     let per_output = if op == WindowOp::Conv2d {
-        plan.dims.in_channels
+        dims.in_channels
     } else {
         1
     };
-    q::check_terms(plan.geometry.kernel(), per_output)
-        .map_err(|p| problem(op, p, input.shape(), filter.shape()))?;
-    check_out(out.len(), &plan, op)?;
-    let (g, dims, frame, rq) = (&plan.geometry, &plan.dims, parts.frame, parts.requant);
-    match op {
-        WindowOp::Conv2d => q::conv2d(x, dims, w, bias, g, frame, rq, out),
-        _ => q::depthwise_conv2d(x, dims, w, bias, g, frame, rq, out),
+    if let Err(p) = q::check_terms(g.kernel(), per_output) {
+        return refuse(Refusal::Window(p));
     }
+    if out.len() != plan.len() {
+        let (dims, actual) = (plan.output, out.len());
+        return refuse(Refusal::Output { dims, actual });
+    }
+    kernel(x, dims, w, bias, g, frame, requant, out);
     Ok(plan.output)
 }
 
@@ -259,8 +345,9 @@ macro_rules! quantized_conv_into_forms {
                 params: &ConvParams,
                 out: &mut [i8],
             ) -> Result<[usize; 4], Error> {
-                let parts = self.parts();
-                quantized_conv_into(&parts, WindowOp::Conv2d, input, filter, bias, params, out)
+                let (prepared, op) = (self.kernel_parts(), WindowOp::Conv2d);
+                let kernel = CONV2D;
+                quantized_conv_into(prepared, op, &input, &filter, bias, params, out, kernel)
             }
 
             /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter`
@@ -273,9 +360,9 @@ macro_rules! quantized_conv_into_forms {
                 params: &ConvParams,
                 out: &mut [i8],
             ) -> Result<[usize; 4], Error> {
-                let parts = self.parts();
-                let op = WindowOp::DepthwiseConv2d;
-                quantized_conv_into(&parts, op, input, filter, bias, params, out)
+                let (prepared, op) = (self.kernel_parts(), WindowOp::DepthwiseConv2d);
+                let kernel = DEPTHWISE_CONV2D;
+                quantized_conv_into(prepared, op, &input, &filter, bias, params, out, kernel)
             }
         }
     )*};
@@ -445,7 +532,14 @@ mod dynamic {
         let (xs, ws) = (x.values(), w.values());
         let plan = plan_conv(op, xs.shape(), ws.shape(), bias_len(bias), params)?;
         let y = filled(plan.output, |out| {
-            quantized_conv_into(parts, op, xs.array(), ws.array(), bias, params, out)
+            let kernel = if op == WindowOp::Conv2d {
+                q::conv2d
+            } else {
+                q::depthwise_conv2d
+            };
+            let (xa, wa) = (xs.array(), ws.array());
+            let prepared = (parts.frame, parts.requant);
+            quantized_conv_into(prepared, op, &xa, &wa, bias, params, out, kernel)
         })?;
         Ok(Quantized::new(y, output))
     }
