@@ -486,9 +486,10 @@ fn main() {
     {
         println!("cargo:rustc-cfg=shaped_arm_dsp");
     }
-    // AVX-512 (src/conv/x86.rs): its intrinsics are stable from Rust 1.89, above the crate's
-    // `rust-version`, so the kernels that use them build only where the compiler has them;
-    // they run only where the CPU has them too (checked at run time, feature `std`).
+    // AVX-512 (src/conv/x86.rs, src/quant/elementwise/rows.rs): its intrinsics are stable
+    // from Rust 1.89, above the crate's `rust-version`, so the kernels that use them build only
+    // where the compiler has them; they run only where the CPU has them too (checked at run
+    // time, feature `std`).
     if arch == "x86_64" && rustc_minor().is_some_and(|m| m >= 89) {
         println!("cargo:rustc-cfg=shaped_avx512");
     }

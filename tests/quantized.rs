@@ -247,6 +247,132 @@ fn q8_add_on_the_static_mixed_and_runtime_paths() {
     }
 }
 
+/// Large adds and subtracts whose rows hold one input's value (on x86 with `std` read from
+/// tables of output bytes, one per value held) against the contract element by element: rows
+/// just below, at and above the 256 elements from which tables are used, either input held,
+/// both element types, random parameters and values, on the runtime, static, mixed and
+/// `run_into` paths.
+#[cfg(feature = "alloc")]
+#[test]
+fn large_adds_with_rows_holding_one_input_are_the_contract() {
+    use crate::common::{reference, Lcg};
+    use shaped::quant::{QAddSub, QuantElement};
+    use shaped::{AutoBroadcast, DynTensor, HeapTensor, TensorViewMut};
+
+    fn quant<E: QuantElement>(rng: &mut Lcg) -> Quant<E> {
+        let scale = 0.001 + rng.below(1000) as f32 * 0.0007;
+        Quant::new(scale, E::MIN + rng.below(256) as i32).unwrap()
+    }
+    fn op<E: QuantElement, const SUB: bool>(rng: &mut Lcg) -> QAddSub<E, SUB> {
+        loop {
+            let (a, b, o) = (quant(rng), quant(rng), quant(rng));
+            let act = [Activation::None, Activation::Relu, Activation::Relu6][rng.below(3)];
+            let rounding = [Rounding::Double, Rounding::Single][rng.below(2)];
+            if let Ok(op) = QAddSub::new(a, b, o, act, rounding) {
+                return op;
+            }
+        }
+    }
+    fn values<E: QuantElement>(rng: &mut Lcg, n: usize) -> Vec<E> {
+        (0..n)
+            .map(|_| E::saturate(E::MIN + rng.below(256) as i32))
+            .collect()
+    }
+    type Dyn<E> = shaped::quant::Quantized<DynTensor<E>, E>;
+    fn runtime<E: QuantElement + PartialEq + std::fmt::Debug, const SUB: bool>(
+        rng: &mut Lcg,
+        (sa, sb): (&[usize], &[usize]),
+        run: impl Fn(&QAddSub<E, SUB>, &Dyn<E>, &Dyn<E>) -> Dyn<E>,
+    ) {
+        let op = op::<E, SUB>(rng);
+        let (qa, qb) = op.inputs();
+        let a = values::<E>(rng, sa.iter().product());
+        let b = values::<E>(rng, sb.iter().product());
+        let (dims, want) = reference(&a, sa, &b, sb, |x, y| op.apply(x, y));
+        let da = DynTensor::from_shape_vec(sa, a).unwrap().quantized(qa);
+        let db = DynTensor::from_shape_vec(sb, b).unwrap().quantized(qb);
+        let got = run(&op, &da, &db);
+        assert_eq!(got.values().shape(), &dims[..]);
+        assert_eq!(got.values().as_slice(), &want[..], "{sa:?} with {sb:?}");
+    }
+    let mut rng = Lcg(0x5eed);
+    let shapes: &[(&[usize], &[usize])] = &[
+        (&[8, 255], &[8, 1]),
+        (&[8, 256], &[8, 1]),
+        (&[8, 257], &[1, 1]),
+        (&[5, 1], &[1, 300]),
+        (&[300], &[4, 1]),
+        (&[4, 1], &[256]),
+        (&[1024], &[1]),
+        (&[1], &[2000]),
+        (&[3, 4, 256], &[4, 1]),
+        (&[2, 3, 1, 260], &[3, 5, 1]),
+        (&[2, 3, 5, 70], &[3, 1, 1]),
+        (&[300, 4], &[300, 1]),
+        (&[64, 64], &[64, 64]),
+        // Rows of 16 take tables from 65536 outputs on.
+        (&[4096, 16], &[4096, 1]),
+        (&[4095, 16], &[4095, 1]),
+        (&[1, 4096], &[16, 1]),
+        (&[4400, 15], &[4400, 1]),
+    ];
+    let numpy = AutoBroadcast::Numpy;
+    let check = |rng: &mut Lcg, sa: &[usize], sb: &[usize]| {
+        runtime::<i8, false>(rng, (sa, sb), |op, a, b| op.run_dyn(a, b, numpy).unwrap());
+        runtime::<u8, false>(rng, (sa, sb), |op, a, b| op.run_dyn(a, b, numpy).unwrap());
+        runtime::<i8, true>(rng, (sb, sa), |op, a, b| op.run_dyn(a, b, numpy).unwrap());
+        runtime::<u8, true>(rng, (sb, sa), |op, a, b| op.run_dyn(a, b, numpy).unwrap());
+    };
+    for &(sa, sb) in shapes {
+        check(&mut rng, sa, sb);
+    }
+    // Random shapes whose innermost runs are often long with one side held.
+    for _ in 0..40 {
+        let rank = 1 + rng.below(3);
+        let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        for axis in 0..rank {
+            let d = [1, 2, 3, 200, 255, 256, 257, 513][rng.below(8)];
+            let d = if axis + 1 < rank { d.min(5) } else { d };
+            match rng.below(3) {
+                0 => (sa.push(d), sb.push(1)),
+                1 => (sa.push(1), sb.push(d)),
+                _ => (sa.push(d), sb.push(d)),
+            };
+        }
+        check(&mut rng, &sa, &sb);
+    }
+
+    // The static path (heap operands), the mixed path and `run_into`.
+    let add = op::<i8, false>(&mut rng);
+    let (qa, qb) = add.inputs();
+    let av = values::<i8>(&mut rng, 8 * 600);
+    let bv = values::<i8>(&mut rng, 8);
+    let (_, want) = reference(&av, &[8, 600], &bv, &[8, 1], |x, y| add.apply(x, y));
+    let a = HeapTensor::<i8, Shape![8, 600]>::from_vec(av.clone())
+        .unwrap()
+        .quantized(qa);
+    let b = Tensor::<i8, Shape![8, 1]>::from_fn(|[i, _]| bv[i]).quantized(qb);
+    assert_eq!(add.run(&a, &b).unwrap().values().as_slice(), &want[..]);
+    let m = Tensor::<i8, Shape![_, 600]>::from_shape_vec([8, 600], av.clone())
+        .unwrap()
+        .quantized(qa);
+    assert_eq!(add.run(&m, &b).unwrap().values().as_slice(), &want[..]);
+    let mut buf = vec![0i8; 8 * 600];
+    add.run_into(
+        &a,
+        &b,
+        &mut TensorViewMut::<i8, Shape![8, 600]>::new(&mut buf).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(buf, want);
+    let (_, want) = reference(&bv, &[8, 1], &av, &[8, 600], |x, y| add.apply(x, y));
+    let held = Tensor::<i8, Shape![8, 1]>::from_fn(|[i, _]| bv[i]).quantized(qa);
+    let run = HeapTensor::<i8, Shape![8, 600]>::from_vec(av)
+        .unwrap()
+        .quantized(qb);
+    assert_eq!(add.run(&held, &run).unwrap().values().as_slice(), &want[..]);
+}
+
 #[test]
 fn q9_mul_on_the_static_and_runtime_paths() {
     let (qa, qb, qo) = (q8(0.1, 0), q8(0.1, 0), q8(0.25, 0));

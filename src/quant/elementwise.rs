@@ -10,6 +10,11 @@ use super::multiplier::{quantize_multiplier, quantize_multiplier_below_one};
 use super::params::{quant_error, Activation, Quant, QuantElement, Rounding};
 use crate::error::{Error, QuantProblem};
 
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+mod rows;
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) use rows::{AddRows, Held};
+
 /// A `Q31` multiplier and its shift, applied in the chosen rounding mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Requant {
@@ -285,11 +290,18 @@ impl<E: QuantElement, const SUB: bool> QAddSub<E, SUB> {
     /// The output from the two terms.
     #[inline(always)]
     fn combine(&self, xs: i32, ys: i32) -> E {
-        let f = &self.frame;
+        self.combine_in(self.frame.rounding, xs, ys)
+    }
+
+    /// [`combine`](Self::combine) with the frame's rounding given, so that a loop can be
+    /// compiled for each rounding with no test inside it.
+    #[inline(always)]
+    fn combine_in(&self, rounding: Rounding, xs: i32, ys: i32) -> E {
         // Each term is below 2^28 (a value below 2^28 times a multiplier below one), so the
         // sum or difference is below 2^29.
         let combined = if SUB { xs - ys } else { xs + ys };
-        f.finish(self.out.apply_below_one(combined, f.rounding))
+        self.frame
+            .finish(self.out.apply_below_one(combined, rounding))
     }
 
     /// Each input's term for every value of `E` (256 each): the per-element work of a large
@@ -603,18 +615,28 @@ pub(crate) fn output_is_large(a: &[usize], b: &[usize], mode: crate::rules::Auto
 }
 
 /// Runs `$body` with `$f`, the element function of the prepared operation `$op`: computed
-/// (`direct`), or for `tables` operations, looked up when the operands are `$large`.
+/// (`direct`), or for `tables` operations, looked up when the operands are `$large`. On x86
+/// with `std`, a large `tables` operation runs `$rows` instead, with `$g` an [`AddRows`]: its
+/// rows holding one input's value read their outputs from byte tables (module `rows`).
 macro_rules! with_element_fn {
-    (direct $op:expr, $large:expr, |$f:ident| $body:expr) => {{
+    (direct $op:expr, $large:expr, |$f:ident| $body:expr, |$g:ident| $rows:expr) => {{
         let _ = $large;
         let $f = |x: &E, y: &E| $op.apply(*x, *y);
         $body
     }};
-    (tables $op:expr, $large:expr, |$f:ident| $body:expr) => {{
+    (tables $op:expr, $large:expr, |$f:ident| $body:expr, |$g:ident| $rows:expr) => {{
         if $large {
-            let terms = $op.terms();
-            let $f = |x: &E, y: &E| $op.apply_terms(&terms, *x, *y);
-            $body
+            #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+            {
+                let $g = $crate::quant::elementwise::AddRows::new($op);
+                $rows
+            }
+            #[cfg(not(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64"))))]
+            {
+                let terms = $op.terms();
+                let $f = |x: &E, y: &E| $op.apply_terms(&terms, *x, *y);
+                $body
+            }
         } else {
             let $f = |x: &E, y: &E| $op.apply(*x, *y);
             $body

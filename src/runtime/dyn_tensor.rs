@@ -32,6 +32,17 @@ pub(crate) fn zip_inputs<T, U, V>(
     unchecked_inputs(lhs, rhs, mode, Here(f))
 }
 
+/// [`zip_inputs`] with an [`Apply`] of the caller's (the int8 add's row form).
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) fn zip_inputs_with<T, U, V>(
+    lhs: ArrayRef<'_, T>,
+    rhs: ArrayRef<'_, U>,
+    mode: AutoBroadcast,
+    f: impl Apply<T, U, V>,
+) -> Result<DynTensor<V>, Error> {
+    unchecked_inputs(lhs, rhs, mode, f)
+}
+
 /// `where` (`mode` `None`, W1) or `select` (W2) into a new tensor.
 fn select_inputs<T: Clone>(
     cond: ArrayRef<'_, bool>,

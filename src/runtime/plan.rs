@@ -192,6 +192,88 @@ impl<X: Copy, Y: Copy, V, F: FnMut(&X, &Y) -> V> Apply<X, Y, V> for HereTiled<F>
     }
 }
 
+/// An element function with a form for whole rows along which one input holds one value: a
+/// row of `n` outputs then costs what `row` costs, not `n` calls (the int8 add reads such a
+/// row from a byte table of its outputs, `quant::elementwise::AddRows`).
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) trait RowFn<X, Y, V> {
+    /// Whether rows of `n` elements in an output of `total` are worth the row form; if not,
+    /// every element is a call.
+    fn rows_pay(&self, n: usize, total: usize) -> bool;
+    /// One element.
+    fn call(&mut self, x: &X, y: &Y) -> V;
+    /// `out[i] = f(x, ys[i])`.
+    fn row_a<O: crate::util::Slot<V>>(&mut self, x: &X, ys: &[Y], out: &mut [O]);
+    /// `out[i] = f(xs[i], y)`.
+    fn row_b<O: crate::util::Slot<V>>(&mut self, xs: &[X], y: &Y, out: &mut [O]);
+}
+
+/// [`Apply`] for a [`RowFn`]: its rows where the innermost axis holds one input's value and
+/// steps through the other's elements one by one, the element function in the ordinary loops
+/// elsewhere. On the calling thread.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) struct Rows<R>(pub(crate) R);
+
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+impl<X, Y, V, R: RowFn<X, Y, V>> Apply<X, Y, V> for Rows<R> {
+    #[inline(always)]
+    fn apply(mut self, plan: &Nest<'_>, hint: impl Hint, a: &[X], b: &[Y], out: &mut [V]) {
+        plan.run_rows(hint, a, b, out, &mut self.0, |r, x, y| r.call(x, y));
+    }
+    #[inline(always)]
+    fn call(&mut self, x: &X, y: &Y) -> V {
+        self.0.call(x, y)
+    }
+    #[inline(always)]
+    fn uninit(&mut self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> + '_ {
+        RowsUninit(&mut self.0)
+    }
+    const SPLITS: bool = false;
+    #[inline(always)]
+    fn here(self) -> impl Apply<X, Y, V> {
+        self
+    }
+}
+
+/// [`Rows`] writing into uninitialised memory.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) struct RowsUninit<'r, R>(&'r mut R);
+
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+impl<X, Y, V, R: RowFn<X, Y, V>> Apply<X, Y, core::mem::MaybeUninit<V>> for RowsUninit<'_, R> {
+    #[inline(always)]
+    fn apply(
+        self,
+        plan: &Nest<'_>,
+        hint: impl Hint,
+        a: &[X],
+        b: &[Y],
+        out: &mut [core::mem::MaybeUninit<V>],
+    ) {
+        plan.run_rows(hint, a, b, out, self.0, |r, x, y| {
+            core::mem::MaybeUninit::new(r.call(x, y))
+        });
+    }
+    #[inline(always)]
+    fn call(&mut self, x: &X, y: &Y) -> core::mem::MaybeUninit<V> {
+        core::mem::MaybeUninit::new(self.0.call(x, y))
+    }
+    #[inline(always)]
+    fn uninit(
+        &mut self,
+    ) -> impl Apply<X, Y, core::mem::MaybeUninit<core::mem::MaybeUninit<V>>> + '_ {
+        let r = &mut *self.0;
+        Here(move |x: &X, y: &Y| {
+            core::mem::MaybeUninit::new(core::mem::MaybeUninit::new(r.call(x, y)))
+        })
+    }
+    const SPLITS: bool = false;
+    #[inline(always)]
+    fn here(self) -> impl Apply<X, Y, core::mem::MaybeUninit<V>> {
+        self
+    }
+}
+
 /// The longest tile of whole periods [`Nest::run_tiled`] reads a repeating input from.
 const TILE: usize = 64;
 
@@ -671,6 +753,41 @@ impl Nest<'_> {
                 },
             ),
         }
+    }
+
+    /// [`RowFn`] `r` over the plan: where the innermost axis holds `a` (stride 0) and steps
+    /// through `b` one by one, or the other way round, in rows that `r.rows_pay`, each row is
+    /// one call of the row form; any other plan runs `one(r, x, y)` for each element in
+    /// [`run_hinted`](Self::run_hinted)'s loops.
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(always)]
+    pub(crate) fn run_rows<X, Y, V, O: crate::util::Slot<V>, R: RowFn<X, Y, V>>(
+        &self,
+        hint: impl Hint,
+        a: &[X],
+        b: &[Y],
+        out: &mut [O],
+        r: &mut R,
+        mut one: impl FnMut(&mut R, &X, &Y) -> O,
+    ) {
+        if self.rank > 0 {
+            let inner = self.rank - 1;
+            let (n, ia, ib) = (self.dims[inner], self.a[inner], self.b[inner]);
+            if r.rows_pay(n, out.len()) {
+                match (ia, ib) {
+                    (0, 1) => {
+                        return self
+                            .drive(out, n, |row, oa, ob| r.row_a(&a[oa], &b[ob..ob + n], row));
+                    }
+                    (1, 0) => {
+                        return self
+                            .drive(out, n, |row, oa, ob| r.row_b(&a[oa..oa + n], &b[ob], row));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.run_hinted(hint, a, b, out, |x, y| one(r, x, y));
     }
 
     /// Runs `f` over the plan, writing `out` in row-major order. `out.len()` is the element

@@ -204,9 +204,12 @@ macro_rules! prepared_run_dyn {
                 crate::quant::elementwise::check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let (a, b) = (a.values().as_input(), b.values().as_input());
                 let large = crate::quant::elementwise::output_is_large(a.shape, b.shape, mode);
-                let values = crate::quant::elementwise::with_element_fn!($kind self, large, |f| {
-                    super::dyn_tensor::zip_inputs(a, b, mode, f)
-                })?;
+                let values = crate::quant::elementwise::with_element_fn!(
+                    $kind self,
+                    large,
+                    |f| super::dyn_tensor::zip_inputs(a, b, mode, f),
+                    |g| super::dyn_tensor::zip_inputs_with(a, b, mode, super::plan::Rows(g))
+                )?;
                 Ok(Quantized::new(values, self.output()))
             }
         }
@@ -214,6 +217,29 @@ macro_rules! prepared_run_dyn {
 }
 
 prepared_run_dyn!(tables QAdd direct QMul tables QSub direct QExtreme);
+
+/// The add's and subtract's rows holding one input's value, read from byte tables.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+impl<E: QuantElement, const SUB: bool> super::plan::RowFn<E, E, E>
+    for crate::quant::elementwise::AddRows<'_, E, SUB>
+{
+    #[inline(always)]
+    fn rows_pay(&self, n: usize, total: usize) -> bool {
+        Self::rows_pay(n, total)
+    }
+    #[inline(always)]
+    fn call(&mut self, x: &E, y: &E) -> E {
+        crate::quant::elementwise::AddRows::call(self, *x, *y)
+    }
+    #[inline(always)]
+    fn row_a<O: crate::util::Slot<E>>(&mut self, x: &E, ys: &[E], out: &mut [O]) {
+        self.row(crate::quant::elementwise::Held::A, *x, ys, out);
+    }
+    #[inline(always)]
+    fn row_b<O: crate::util::Slot<E>>(&mut self, xs: &[E], y: &E, out: &mut [O]) {
+        self.row(crate::quant::elementwise::Held::B, *y, xs, out);
+    }
+}
 
 impl<E: QuantElement> QCompare<E> {
     /// The comparison of two quantized runtime tensors (or views) under `mode`.

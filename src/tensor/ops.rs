@@ -545,6 +545,22 @@ impl<T, S: Shape, D: Data<T>> Tensor<T, S, D> {
         OperatorPath::apply(self, rhs, unchecked, Here(f))
     }
 
+    /// [`broadcast_with`](Self::broadcast_with) with an [`Apply`] of the caller's (the int8
+    /// add's row form).
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn broadcast_apply<U, R, V>(
+        &self,
+        rhs: R,
+        f: impl Apply<T, U, V>,
+    ) -> PathOutput<Self, T, U, R, V>
+    where
+        Self: OperatorPath<T, U, R>,
+    {
+        OperatorPath::apply(self, rhs, unchecked, f)
+    }
+
     /// Applies `f` to each element. A static result is stored like `self` (stack or heap).
     ///
     /// ```
@@ -690,6 +706,26 @@ impl<T, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         S: Broadcasts<R::Shape>,
     {
         kernel::zip_into::<T, R::Elem, V, S, R::Shape, BroadcastOutput<S, R::Shape>>(
+            self.as_slice(),
+            rhs.elements(),
+            out.as_mut_slice(),
+            f,
+        );
+    }
+
+    /// [`broadcast_with_into`](Self::broadcast_with_into) with an [`Apply`] of the caller's
+    /// (the int8 add's row form).
+    #[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(always)]
+    pub(crate) fn broadcast_apply_into<R: StaticOperand, V, E: DataMut<V>>(
+        &self,
+        rhs: R,
+        out: &mut Tensor<V, BroadcastOutput<S, R::Shape>, E>,
+        f: impl Apply<T, R::Elem, V>,
+    ) where
+        S: Broadcasts<R::Shape>,
+    {
+        kernel::zip_into_with::<T, R::Elem, V, S, R::Shape, BroadcastOutput<S, R::Shape>>(
             self.as_slice(),
             rhs.elements(),
             out.as_mut_slice(),

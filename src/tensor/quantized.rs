@@ -398,9 +398,12 @@ macro_rules! prepared_run {
                         output_is_large(sa.as_ref(), sb.as_ref(), AutoBroadcast::Numpy)
                     }
                 };
-                let values = with_element_fn!($kind self, large, |f| a
-                    .values()
-                    .broadcast_with(b.values(), f));
+                let values = with_element_fn!(
+                    $kind self,
+                    large,
+                    |f| a.values().broadcast_with(b.values(), f),
+                    |g| a.values().broadcast_apply(b.values(), crate::runtime::plan::Rows(g))
+                );
                 Ok(Quantized::new(values, self.output()))
             }
 
@@ -435,9 +438,16 @@ macro_rules! prepared_run {
             {
                 check_inputs(self.inputs(), a.quant(), b.quant())?;
                 let large = BroadcastOutput::<S, S2>::LEN >= TABLE_MIN;
-                with_element_fn!($kind self, large, |f| a
-                    .values()
-                    .broadcast_with_into(b.values(), out, f));
+                with_element_fn!(
+                    $kind self,
+                    large,
+                    |f| a.values().broadcast_with_into(b.values(), out, f),
+                    |g| a.values().broadcast_apply_into(
+                        b.values(),
+                        out,
+                        crate::runtime::plan::Rows(g)
+                    )
+                );
                 Ok(())
             }
         }

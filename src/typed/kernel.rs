@@ -180,6 +180,39 @@ pub(crate) fn zip_into<X, Y, V, A, B, Out>(
     });
 }
 
+/// [`zip_into`] with an [`Apply`] of the caller's (the int8 add's row form): the plan kernel
+/// from [`LARGE`] elements, its `call` for each element below.
+#[cfg(all(feature = "std", any(target_arch = "x86", target_arch = "x86_64")))]
+#[inline(always)]
+pub(crate) fn zip_into_with<X, Y, V, A, B, Out>(
+    a: &[X],
+    b: &[Y],
+    out: &mut [V],
+    mut f: impl Apply<X, Y, V>,
+) where
+    A: StaticShape,
+    B: StaticShape,
+    Out: StaticShape,
+{
+    if Out::LEN >= LARGE && out.len() == Out::LEN {
+        if let (Ok(ra), Ok(rb)) = (ArrayRef::new(A::DIMS, a), ArrayRef::new(B::DIMS, b)) {
+            let hint = plan::static_inner_run(A::STATIC_DIMS, B::STATIC_DIMS);
+            plan::zip_onto(Out::DIMS, ra, rb, out, hint, f);
+            return;
+        }
+    }
+    let a = &a[..A::LEN];
+    let b = &b[..B::LEN];
+    let out = &mut out[..Out::LEN];
+    Out::for_each_index(|index| {
+        let index = index.as_ref();
+        out[offset(index, &Layout::<Out, Out>::STRIDES)] = f.call(
+            &a[offset(index, &Layout::<A, Out>::STRIDES)],
+            &b[offset(index, &Layout::<B, Out>::STRIDES)],
+        );
+    });
+}
+
 /// `f(out[i], b[i])` in place for every element of `out` (shape `Out`), with `b` (shape `B`)
 /// read broadcast onto `Out` one-directionally (the type rules checked that `B` stretches to
 /// `Out`): the kernel of `+=` and its kin. Constant strides, as in [`zip_into`]; a large
