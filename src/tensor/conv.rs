@@ -336,7 +336,8 @@ macro_rules! typed_quantized_conv {
     ($($prepared:ty, [$($gen:tt)*];)*) => {$(
 impl<$($gen)*> $prepared {
     /// CONV_2D on `i8` (K7): `x` quantized by [`input`](Self::input), `w` `[N, kh, kw, c]`
-    /// quantized along axis 0 by [`weights`](Self::weights), the bias (`()` for none) at scale
+    /// quantized along axis 0 by [`weights`](Self::weights), the bias (`()` for none; one
+    /// `i32` per output channel, `S::Channels` being the output's) at scale
     /// `input_scale * weight_scale[j]`; the output quantized by [`output`](Self::output). An
     /// error value when the operands carry other parameters, or a kernel sums more than
     /// [`MAX_ACCUMULATED_TERMS`](crate::conv::MAX_ACCUMULATED_TERMS) products.
