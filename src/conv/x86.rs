@@ -90,6 +90,32 @@ struct Finish {
     max: __m512i,
 }
 
+/// Double rounding's constants of `L` lanes, lane `l` as channel `o0 + l % period` (those
+/// past `requant` as channel 0's, never stored): the multipliers, left shifts, right shifts,
+/// masks and halves, a row each; `None` for single rounding.
+fn requant_lanes<const L: usize>(
+    frame: &ConvFrame,
+    requant: &[Requant],
+    o0: usize,
+    period: usize,
+) -> Option<[[i32; L]; 5]> {
+    if !matches!(frame.rounding, Rounding::Double) {
+        return None;
+    }
+    let mut lanes = [[0i32; L]; 5];
+    for l in 0..L {
+        let r = requant.get(o0 + l % period).or(requant.first())?;
+        let (m, left, right, mask, half) = ChannelRequant::new(*r, frame.rounding).double()?;
+        for (lane, v) in lanes
+            .iter_mut()
+            .zip([m, left as i32, right as i32, mask, half])
+        {
+            lane[l] = v;
+        }
+    }
+    Some(lanes)
+}
+
 /// The requantization of channels `o0..o0 + 16` (those past `requant` as channel 0's, never
 /// stored), or `None` for single rounding.
 #[inline]
@@ -107,20 +133,7 @@ fn finish_period(
     o0: usize,
     period: usize,
 ) -> Option<Finish> {
-    if !matches!(frame.rounding, Rounding::Double) {
-        return None;
-    }
-    let mut lanes = [[0i32; 16]; 5];
-    for l in 0..16 {
-        let r = requant.get(o0 + l % period).or(requant.first())?;
-        let (m, left, right, mask, half) = ChannelRequant::new(*r, frame.rounding).double()?;
-        for (lane, v) in lanes
-            .iter_mut()
-            .zip([m, left as i32, right as i32, mask, half])
-        {
-            lane[l] = v;
-        }
-    }
+    let lanes = requant_lanes::<16>(frame, requant, o0, period)?;
     let v = vector;
     Some(Finish {
         multiplier: v(&lanes[0]),
@@ -531,20 +544,7 @@ struct Finish8 {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn finish_avx2_for(frame: &ConvFrame, requant: &[Requant], o0: usize) -> Option<Finish8> {
-    if !matches!(frame.rounding, Rounding::Double) {
-        return None;
-    }
-    let mut lanes = [[0i32; 8]; 5];
-    for l in 0..8 {
-        let r = requant.get(o0 + l).or(requant.first())?;
-        let (m, left, right, mask, half) = ChannelRequant::new(*r, frame.rounding).double()?;
-        for (lane, v) in lanes
-            .iter_mut()
-            .zip([m, left as i32, right as i32, mask, half])
-        {
-            lane[l] = v;
-        }
-    }
+    let lanes = requant_lanes::<8>(frame, requant, o0, 8)?;
     // SAFETY: each row of `lanes` is 32 readable bytes; unaligned loads.
     let [m, left, right, mask, half] =
         lanes.map(|a| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) });
