@@ -98,6 +98,23 @@ impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
     /// assert_eq!(v[[0, 2, 2, 3]], 9.0);
     /// ```
     ///
+    /// Channels-first tensors (PyTorch's NCHW input, OIHW filter) go through
+    /// [`permute`](Self::permute): the kernels are NHWC's, as TFLite's, and a transpose of the
+    /// input and output costs far less than the convolution; the shapes are still checked at
+    /// compile time.
+    ///
+    /// ```
+    /// use shaped::conv::VALID;
+    /// use shaped::{Axes, Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 2, 4, 4]>::from_fn(|[_, c, h, w]| (c + h * w) as f32);
+    /// let w = Tensor::<f32, Shape![3, 2, 3, 3]>::splat(1.0); // [out, in, kh, kw]
+    /// let nhwc = x.permute::<Axes![0, 2, 3, 1]>().conv2d(&w.permute::<Axes![0, 2, 3, 1]>(), (), VALID);
+    /// let y: Tensor<f32, Shape![1, 3, 2, 2]> = nhwc.permute::<Axes![0, 3, 1, 2]>();
+    /// // Output channel 1 at (0, 0): the 3x3 window of both input channels.
+    /// let window: f32 = (0..3).flat_map(|h| (0..3).map(move |w| (2 * h * w + 1) as f32)).sum();
+    /// assert_eq!(y[[0, 1, 0, 0]], window);
+    /// ```
+    ///
     /// ```compile_fail
     /// use shaped::conv::VALID;
     /// use shaped::{Shape, Tensor};
