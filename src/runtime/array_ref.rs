@@ -40,29 +40,30 @@ pub(super) enum Strides<'a> {
 impl<'a, T> ArrayRef<'a, T> {
     /// A row-major input of `shape` (a slice, an array or a `Vec`, borrowed); `data.len()`
     /// must be the element count.
+    // In line, its one error built in the caller (`Error::in_caller`): a firmware's `?` on
+    // it then links no `memcpy`, and a shape known at compile time folds the checks.
+    #[inline]
     pub fn new<Sh: AsRef<[usize]> + ?Sized>(shape: &'a Sh, data: &'a [T]) -> Result<Self, Error> {
         let shape = shape.as_ref();
-        let layout = |kind| Error::new(kind, Operation::Layout, shape, &[]);
-        if shape.len() > MAX_RANK {
-            return Err(layout(ErrorKind::RankLimit { max: MAX_RANK }));
-        }
-        // Not `ok_or_else(..)?`: that built the error in a `Result` of its own and copied it
-        // (a `memcpy` call linked into a Cortex-M firmware).
-        let Some(expected) = rules::checked_element_count(shape) else {
-            return Err(layout(ErrorKind::Overflow));
+        let kind = if shape.len() > MAX_RANK {
+            ErrorKind::RankLimit { max: MAX_RANK }
+        } else {
+            match rules::checked_element_count(shape) {
+                Some(expected) if expected == data.len() => {
+                    return Ok(ArrayRef {
+                        data,
+                        shape,
+                        strides: Strides::RowMajor,
+                    });
+                }
+                Some(expected) => ErrorKind::LengthMismatch {
+                    expected,
+                    actual: data.len(),
+                },
+                None => ErrorKind::Overflow,
+            }
         };
-        if expected != data.len() {
-            let kind = ErrorKind::LengthMismatch {
-                expected,
-                actual: data.len(),
-            };
-            return Err(layout(kind));
-        }
-        Ok(ArrayRef {
-            data,
-            shape,
-            strides: Strides::RowMajor,
-        })
+        Err(Error::in_caller(kind, Operation::Layout, shape, &[]))
     }
 
     /// An input with explicit strides (one per dim, in elements, 0 allowed): a transposed or

@@ -172,9 +172,10 @@ pub fn quantized_pool2d_into(
 }
 
 /// Why an int8 convolution's operands were refused, before the error value is built: the
-/// checks pass this small value on and [`refused`] builds the `Error` once. (On Cortex-M an
-/// `Error` built in line costs about 150 bytes of copies; built at each check, they were most
-/// of the 7.3 kB the `_into` form's checks took in a firmware at opt-level "s".)
+/// checks pass this small value on and [`Refusal::error`] builds the `Error` once, in the
+/// `_into` form's caller. (On Cortex-M an `Error` built at each check, about 150 bytes of
+/// copies each, was most of the 7.3 kB the `_into` form's checks took in a firmware at
+/// opt-level "s".)
 #[derive(Clone, Copy)]
 enum Refusal {
     Window(WindowProblem),
@@ -190,30 +191,33 @@ enum Refusal {
     },
 }
 
-/// The error of `refusal` in `op` on `input` with `filter` (one `Error::new` for all of them).
-#[cold]
-#[inline(never)]
-fn refused(refusal: Refusal, op: WindowOp, input: &[usize], filter: &[usize]) -> Error {
-    let window = Operation::Window { op };
-    let (kind, operation, lhs, rhs): (_, _, &[usize], &[usize]) = match refusal {
-        Refusal::Window(p) => (ErrorKind::Window(p), window, input, filter),
-        Refusal::NotContiguous { filter: f } => {
-            let strided = if f { filter } else { input };
-            (ErrorKind::NotContiguous, window, strided, &[])
-        }
-        // As `quant_error`: no shapes.
-        Refusal::Quant(p) => (ErrorKind::Quant(p), Operation::Quantize, &[], &[]),
-        Refusal::Output { ref dims, actual } => {
-            let expected = dims.iter().product();
-            (
-                ErrorKind::LengthMismatch { expected, actual },
-                window,
-                dims,
-                &[],
-            )
-        }
-    };
-    Error::new(kind, operation, lhs, rhs)
+impl Refusal {
+    /// The error of this refusal in `op` on `input` with `filter`, built in the caller's body
+    /// ([`Error::in_caller`]; out of line, a firmware's `?` on the `_into` form copied it
+    /// with a `memcpy` call). In line, a shape known at compile time also folds here.
+    #[inline(always)]
+    fn error(&self, op: WindowOp, input: &[usize], filter: &[usize]) -> Error {
+        let window = Operation::Window { op };
+        let (kind, operation, lhs, rhs): (_, _, &[usize], &[usize]) = match *self {
+            Refusal::Window(p) => (ErrorKind::Window(p), window, input, filter),
+            Refusal::NotContiguous { filter: f } => {
+                let strided = if f { filter } else { input };
+                (ErrorKind::NotContiguous, window, strided, &[])
+            }
+            // As `quant_error`: no shapes.
+            Refusal::Quant(p) => (ErrorKind::Quant(p), Operation::Quantize, &[], &[]),
+            Refusal::Output { ref dims, actual } => {
+                let expected = dims.iter().product();
+                (
+                    ErrorKind::LengthMismatch { expected, actual },
+                    window,
+                    dims,
+                    &[],
+                )
+            }
+        };
+        Error::in_caller(kind, operation, lhs, rhs)
+    }
 }
 
 /// An int8 kernel of `conv::quantized`.
@@ -241,11 +245,11 @@ const CONV2D: QKernel = q::conv2d;
 const DEPTHWISE_CONV2D: QKernel = q::depthwise_conv2d;
 
 /// An int8 convolution with a prepared operation's frame and multipliers, into `out`: the
-/// operands checked (K1-K4, K7), then `kernel`. Not generic, one copy for both operations and
-/// every prepared form; each form passes its own kernel, so a firmware links only the
-/// kernels it uses.
+/// operands checked (K1-K4, K7), then `kernel`; a refusal is returned as such. Not generic,
+/// one copy for both operations and every prepared form; each form passes its own kernel, so
+/// a firmware links only the kernels it uses.
 #[allow(clippy::too_many_arguments)]
-fn quantized_conv_into(
+fn quantized_conv_checked(
     (frame, requant): (&ConvFrame, &[Requant]),
     op: WindowOp,
     input: &ArrayRef<'_, i8>,
@@ -254,23 +258,18 @@ fn quantized_conv_into(
     params: &ConvParams,
     out: &mut [i8],
     kernel: QKernel,
-) -> Result<[usize; 4], Error> {
-    // Each check returns at once (a closure returning the plan in a `Result` copied the plan
-    // twice more).
-    let refuse = |r| Err(refused(r, op, input.shape(), filter.shape()));
-    let plan = match plan_conv_as(op, input.shape(), filter.shape(), bias_len(bias), params) {
-        Ok(plan) => plan,
-        Err(p) => return refuse(Refusal::Window(p)),
-    };
+) -> Result<[usize; 4], Refusal> {
+    let plan = plan_conv_as(op, input.shape(), filter.shape(), bias_len(bias), params)
+        .map_err(Refusal::Window)?;
     let Some(x) = input.row_major() else {
-        return refuse(Refusal::NotContiguous { filter: false });
+        return Err(Refusal::NotContiguous { filter: false });
     };
     let Some(w) = filter.row_major() else {
-        return refuse(Refusal::NotContiguous { filter: true });
+        return Err(Refusal::NotContiguous { filter: true });
     };
     let (dims, g) = (&plan.dims, &plan.geometry);
     if requant.len() != dims.out_channels {
-        return refuse(Refusal::Quant(QuantProblem::PerAxisLength {
+        return Err(Refusal::Quant(QuantProblem::PerAxisLength {
             params: requant.len(),
             axis: if op == WindowOp::Conv2d { 0 } else { 3 },
             dim: dims.out_channels,
@@ -281,15 +280,35 @@ fn quantized_conv_into(
     } else {
         1
     };
-    if let Err(p) = q::check_terms(g.kernel(), per_output) {
-        return refuse(Refusal::Window(p));
-    }
+    q::check_terms(g.kernel(), per_output).map_err(Refusal::Window)?;
     if out.len() != plan.len() {
         let (dims, actual) = (plan.output, out.len());
-        return refuse(Refusal::Output { dims, actual });
+        return Err(Refusal::Output { dims, actual });
     }
     kernel(x, dims, w, bias, g, frame, requant, out);
     Ok(plan.output)
+}
+
+/// [`quantized_conv_checked`] with a refusal's `Error` built here, in the caller's body:
+/// always in line, and the public forms `#[inline]` (without LTO and that hint, a firmware's
+/// call of a form stayed a call and its `?` a `memcpy`: CONV_2D at "s", 9164 bytes against
+/// 8252).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn quantized_conv_into(
+    prepared: (&ConvFrame, &[Requant]),
+    op: WindowOp,
+    input: &ArrayRef<'_, i8>,
+    filter: &ArrayRef<'_, i8>,
+    bias: Option<&[i32]>,
+    params: &ConvParams,
+    out: &mut [i8],
+    kernel: QKernel,
+) -> Result<[usize; 4], Error> {
+    match quantized_conv_checked(prepared, op, input, filter, bias, params, out, kernel) {
+        Ok(dims) => Ok(dims),
+        Err(refusal) => Err(refusal.error(op, input.shape(), filter.shape())),
+    }
 }
 
 /// The `_into` forms of a prepared int8 convolution ([`QConv2d`] and `DynQConv2d`), one body
@@ -337,6 +356,7 @@ macro_rules! quantized_conv_into_forms {
             ///
             /// A shape held in variables is borrowed: bind it (`let s = [n, h, w, c];`) before
             /// `ArrayRef::new(&s, ..)`.
+            #[inline]
             pub fn conv2d_into(
                 &self,
                 input: ArrayRef<'_, i8>,
@@ -352,6 +372,7 @@ macro_rules! quantized_conv_into_forms {
 
             /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter`
             /// `[1, kh, kw, channels]`.
+            #[inline]
             pub fn depthwise_conv2d_into(
                 &self,
                 input: ArrayRef<'_, i8>,
