@@ -18,10 +18,15 @@
 //! for double rounding (TFLM's default), as [`ChannelRequant::apply`] does per value; single
 //! rounding takes the scalar one.
 //!
-//! `DEPTHWISE_CONV_2D` (multiplier 1, AVX-512): the channels are the lanes, each tap's
-//! weights widened once per block of 16 channels; with at most 8 channels, two output
-//! positions whose windows are whole share a vector (the 48x48x8 layer, from 9-12x
-//! the loop nest to 11-22x in three interleaved runs on a loaded machine).
+//! `DEPTHWISE_CONV_2D` (multiplier 1): the channels are the lanes, each tap's weights widened
+//! once per block of channels.
+//! * With AVX-512, blocks of 16 channels; with at most 8 channels, two output positions
+//!   whose windows are whole share a vector (the 48x48x8 layer, from 9-12x the loop
+//!   nest to 11-22x in three interleaved runs on a loaded machine).
+//! * With AVX2 only, blocks of 8 channels; where the windows are inside the input, tiles of
+//!   8 output positions keep their sums in registers and each tap's weights are read once a
+//!   tile, and the input offset's share is added once a row of outputs; with at most 4
+//!   channels, two positions share a vector.
 //!
 //! Measured on the layers (`benches/conv.rs`, `benches/README.md`).
 
@@ -688,7 +693,19 @@ struct Finish8 {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn finish_avx2_for(frame: &ConvFrame, requant: &[Requant], o0: usize) -> Option<Finish8> {
-    let lanes = requant_lanes::<8>(frame, requant, o0, 8)?;
+    finish_avx2_period(frame, requant, o0, 8)
+}
+
+/// [`finish_avx2_for`] with lane `l` requantized as channel `o0 + l % period`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish_avx2_period(
+    frame: &ConvFrame,
+    requant: &[Requant],
+    o0: usize,
+    period: usize,
+) -> Option<Finish8> {
+    let lanes = requant_lanes::<8>(frame, requant, o0, period)?;
     // SAFETY: each row of `lanes` is 32 readable bytes; unaligned loads.
     let [m, left, right, mask, half] =
         lanes.map(|a| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) });
@@ -760,8 +777,7 @@ fn tile_avx2(
 }
 
 /// `DEPTHWISE_CONV_2D` on `i8` with multiplier 1 (K7), at most [`MAX_TAPS`] taps, if this
-/// CPU has AVX-512; `false`,
-/// with `out` untouched, otherwise.
+/// CPU has AVX-512 or AVX2; `false`, with `out` untouched, otherwise.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn depthwise_conv2d(
     x: &[i8],
@@ -774,12 +790,20 @@ pub(crate) fn depthwise_conv2d(
     out: &mut [i8],
 ) -> bool {
     let [kh, kw] = g.kernel();
-    if dims.in_channels != dims.out_channels || kh * kw > MAX_TAPS || !has_avx512() {
+    if dims.in_channels != dims.out_channels || kh * kw > MAX_TAPS {
         return false;
     }
-    // SAFETY: the CPU has AVX-512 F, BW and VL, checked just now.
-    unsafe { depthwise_avx512(x, dims, w, bias, g, frame, requant, out) };
-    true
+    if has_avx512() {
+        // SAFETY: the CPU has AVX-512 F, BW and VL, checked just now.
+        unsafe { depthwise_avx512(x, dims, w, bias, g, frame, requant, out) };
+        return true;
+    }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just now.
+        unsafe { depthwise_avx2(x, dims, w, bias, g, frame, requant, out) };
+        return true;
+    }
+    false
 }
 
 /// The kernel of [`depthwise_conv2d`]: the channels as lanes, 16 at a time, each tap a
@@ -947,6 +971,333 @@ fn store_pair(
     }
 }
 
+/// The [`depthwise_conv2d`] kernel for CPUs with AVX2 but not AVX-512: [`depthwise_avx512`]
+/// on 8 channels a vector (`VPMOVSXBD`, `VPMULLD`), each tap's weights widened once per
+/// block of 8 channels. Where the windows' columns are inside the input, tiles of
+/// [`TILE_DW`] vectors of positions keep their sums in registers while each tap's weights
+/// are read once.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2")]
+fn depthwise_avx2(
+    x: &[i8],
+    dims: &Nhwc,
+    w: &[i8],
+    bias: Option<&[i32]>,
+    g: &Geometry2d,
+    frame: &ConvFrame,
+    requant: &[Requant],
+    out: &mut [i8],
+) {
+    let c = dims.in_channels;
+    let [kh, kw] = g.kernel();
+    let [ih, iw] = g.input();
+    let [oh, ow] = g.output();
+    let [dy, dx] = g.dilations();
+    let (sx, pad) = (g.strides()[1], g.pad_before()[1]);
+    let offset = _mm256_set1_epi32(frame.input_offset);
+    // The output columns whose window's columns are all inside the input, a run as the
+    // window moves right: there each tap is one load, and `w * (x + offset)` is summed as
+    // `w * x` plus the offset times the weights of the rows inside, once a row of outputs.
+    let whole = |ox: usize| {
+        let (x0, x1, _) = g.taps(1, ox);
+        (x0, x1) == (0, kw)
+    };
+    let xa = (0..ow).find(|&ox| whole(ox)).unwrap_or(ow);
+    let xb = (xa..ow).find(|&ox| !whole(ox)).unwrap_or(ow);
+    let constants = (w, bias, frame, requant);
+    let mut c0 = 0;
+    while c0 < c {
+        let width = 8.min(c - c0);
+        let one = Lanes8::new(constants, [kh, kw], c, c0, width, 8);
+        // At most 4 channels: two positions a vector, lanes `0..4` and `4..8`.
+        let pair = (c <= 4).then(|| Lanes8::new(constants, [kh, kw], c, 0, c, 4));
+        let tiles = Tiles {
+            x,
+            steps: [dy * iw * c, dx * c, sx * c],
+            kw,
+            c,
+            c0,
+            width,
+            frame,
+            requant,
+        };
+        for n in 0..dims.batch {
+            for oy in 0..oh {
+                let (y0, y1, ybase) = g.taps(0, oy);
+                let inside = |l: &Lanes8| {
+                    let rows = l.rows[y0..y1].iter();
+                    rows.fold(l.bias, |s, r| {
+                        _mm256_add_epi32(s, _mm256_mullo_epi32(*r, offset))
+                    })
+                };
+                // Where each tile's sums start, with one position a vector or two.
+                let sum = inside(&one);
+                let sum2 = pair.as_ref().map_or(sum, inside);
+                let row = (n * oh + oy) * ow;
+                let mut ox = 0;
+                while ox < ow {
+                    let left = xb.saturating_sub(ox);
+                    let o = (row + ox) * c + c0;
+                    if y0 < y1 && ox >= xa && left > 0 {
+                        let iy = (ybase + (y0 * dy) as isize) as usize;
+                        let start = ((n * ih + iy) * iw + ox * sx - pad) * c + c0;
+                        let t = (start, y0..y1);
+                        let out = &mut out[o..];
+                        let stored = match &pair {
+                            Some(two) if left >= 2 * TILE_DW => {
+                                tiles.tile::<TILE_DW, true>(t, two, sum2, out)
+                            }
+                            Some(two) if left >= 2 => tiles.tile::<1, true>(t, two, sum2, out),
+                            _ if left >= TILE_DW => tiles.tile::<TILE_DW, false>(t, &one, sum, out),
+                            _ => tiles.tile::<1, false>(t, &one, sum, out),
+                        };
+                        if let Some(stored) = stored {
+                            ox += stored;
+                            continue;
+                        }
+                    }
+                    // A window across the input's edge, or one whose loads would pass the
+                    // input's end (fewer than 8 channels left).
+                    let mut acc = one.bias;
+                    let (x0, x1, xbase) = g.taps(1, ox);
+                    for i in y0..y1 {
+                        let iy = (ybase + (i * dy) as isize) as usize;
+                        let ix = (xbase + (x0 * dx) as isize) as usize;
+                        let mut px = ((n * ih + iy) * iw + ix) * c + c0;
+                        for f in &one.taps[i * kw + x0..i * kw + x1] {
+                            let v = _mm256_add_epi32(widen8(&x[px..], width), offset);
+                            acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(v, *f));
+                            px += dx * c;
+                        }
+                    }
+                    let finish = one.finish.as_ref();
+                    store8(&mut out[o..o + width], acc, finish, (frame, requant, c0));
+                    ox += 1;
+                }
+            }
+        }
+        c0 += width;
+    }
+}
+
+/// A block's weights and constants on 8 lanes for [`depthwise_avx2`], lane `l` channel
+/// `c0 + l % period`, 0 past `width` channels: each tap's weights, each kernel row's sum,
+/// the bias and the requantization.
+struct Lanes8 {
+    taps: [__m256i; MAX_TAPS],
+    rows: [__m256i; MAX_TAPS],
+    bias: __m256i,
+    finish: Option<Finish8>,
+}
+
+impl Lanes8 {
+    /// The lanes of channels `c0..c0 + width` of `w`, `bias` and `requant`, `c` channels a
+    /// tap, repeated every `period` lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new(
+        (w, bias, frame, requant): (&[i8], Option<&[i32]>, &ConvFrame, &[Requant]),
+        [kh, kw]: [usize; 2],
+        c: usize,
+        c0: usize,
+        width: usize,
+        period: usize,
+    ) -> Self {
+        let channel = |l: usize| (l % period < width).then_some(c0 + l % period);
+        let mut taps = [_mm256_setzero_si256(); MAX_TAPS];
+        let mut rows = [_mm256_setzero_si256(); MAX_TAPS];
+        for (t, v) in taps.iter_mut().enumerate().take(kh * kw) {
+            let bytes: [i8; 8] = core::array::from_fn(|l| channel(l).map_or(0, |o| w[t * c + o]));
+            *v = widen8(&bytes, 8);
+            rows[t / kw] = _mm256_add_epi32(rows[t / kw], *v);
+        }
+        let b: [i32; 8] = core::array::from_fn(|l| match (channel(l), bias) {
+            (Some(o), Some(b)) => b[o],
+            _ => 0,
+        });
+        Lanes8 {
+            taps,
+            rows,
+            // SAFETY: `b` is 32 readable bytes; an unaligned load.
+            bias: unsafe { _mm256_loadu_si256(b.as_ptr().cast()) },
+            finish: finish_avx2_period(frame, requant, c0, period),
+        }
+    }
+}
+
+/// Output positions (or pairs of them) per tile of the AVX2 depthwise kernel: 8
+/// accumulators of its 16 registers.
+const TILE_DW: usize = 8;
+
+/// What the tiles of one block of [`depthwise_avx2`] share: the input; the steps between
+/// kernel rows, kernel columns and output positions in it; the kernel's width; the channels
+/// (`c`, the block's `c0..c0 + width`) and the requantization.
+struct Tiles<'a> {
+    x: &'a [i8],
+    steps: [usize; 3],
+    kw: usize,
+    c: usize,
+    c0: usize,
+    width: usize,
+    frame: &'a ConvFrame,
+    requant: &'a [Requant],
+}
+
+impl Tiles<'_> {
+    /// `P` output positions side by side (`P` pairs of them, lanes `0..4` and `4..8`, if
+    /// `TWO`) whose windows' columns are inside the input, each from `inside` plus the
+    /// products `w * x` of its kernel rows `rows`, stored from `out[0]`: the number of
+    /// positions. Tap `(i, j)` of position `p` reads the 8 bytes (4 if `TWO`) at
+    /// `start + (i - rows.start) * rs + j * ts + p * ps` (`[rs, ts, ps]` the steps). `None`,
+    /// nothing read or written, where the last of those would pass the end of the input
+    /// (fewer than 8 channels at its end).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn tile<const P: usize, const TWO: bool>(
+        &self,
+        (start, rows): (usize, core::ops::Range<usize>),
+        lanes: &Lanes8,
+        inside: __m256i,
+        out: &mut [i8],
+    ) -> Option<usize> {
+        let (x, [rs, ts, ps], kw) = (self.x, self.steps, self.kw);
+        let (per, bytes) = if TWO { (2, 4) } else { (1, 8) };
+        let last = start + (rows.len().checked_sub(1)?) * rs + (kw - 1) * ts;
+        let last = last + (per * P - 1) * ps;
+        if last + bytes > x.len() {
+            return None;
+        }
+        let mut acc = [inside; P];
+        let taps = &lanes.taps[rows.start * kw..rows.end * kw];
+        for (i, row) in taps.chunks_exact(kw).enumerate() {
+            for (j, f) in row.iter().enumerate() {
+                let at = start + i * rs + j * ts;
+                for (p, a) in acc.iter_mut().enumerate() {
+                    let at = at + per * p * ps;
+                    let v = if TWO && ps != 4 {
+                        // SAFETY: the 4 bytes from `at` and from `at + ps` are in `x`, as
+                        // `at + ps <= last` and `last + 4 <= x.len()`, checked above.
+                        // Unaligned reads.
+                        let [a, b] = unsafe {
+                            [at, at + ps]
+                                .map(|i| core::ptr::read_unaligned(x.as_ptr().add(i).cast()))
+                        };
+                        _mm_insert_epi32::<1>(_mm_cvtsi32_si128(a), b)
+                    } else {
+                        // SAFETY: the 8 bytes from `at` are in `x`: `at <= last` and `last + 8
+                        // <= x.len()`, or, two positions' 4 side by side (`ps` 4), `at + ps
+                        // <= last` and `last + 4 <= x.len()`, checked above. `MOVQ` reads
+                        // those bytes and no others.
+                        unsafe { _mm_loadl_epi64(x.as_ptr().add(at).cast()) }
+                    };
+                    let v = _mm256_mullo_epi32(_mm256_cvtepi8_epi32(v), *f);
+                    *a = _mm256_add_epi32(*a, v);
+                }
+            }
+        }
+        let (c, width) = (self.c, self.width);
+        for (p, a) in acc.iter().enumerate() {
+            // Position `p`'s channels, and its pair's if `TWO` (`width` is then `c`).
+            let (lo, hi) = out[per * p * c..][..(per - 1) * c + width].split_at_mut(width);
+            match &lanes.finish {
+                Some(f) => {
+                    let b = finish_bytes(*a, f);
+                    copy8(lo, b);
+                    copy8(hi, b >> 32);
+                }
+                None => finish_lanes(lo, hi, *a, (self.frame, self.requant, self.c0)),
+            }
+        }
+        Some(per * P)
+    }
+}
+
+/// The first 8 bytes of `s` as 32-bit lanes, or, if `s` is shorter, its first `width` (at
+/// most 8) and 0 past them; nothing past `s` is read. Lanes past `width` are bytes of the
+/// next channels or pixels where `s` goes on: only weights of 0 meet them, and they are
+/// never stored.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen8(s: &[i8], width: usize) -> __m256i {
+    let v = match s.first_chunk::<8>() {
+        // SAFETY: `eight` is 8 readable bytes; `MOVQ` reads those and no others.
+        Some(eight) => unsafe { _mm_loadl_epi64(eight.as_ptr().cast()) },
+        None => {
+            let mut tail = [0i8; 8];
+            tail[..width].copy_from_slice(&s[..width]);
+            // SAFETY: as above, of `tail`.
+            unsafe { _mm_loadl_epi64(tail.as_ptr().cast()) }
+        }
+    };
+    _mm256_cvtepi8_epi32(v)
+}
+
+/// Writes lanes `0..out.len()` (at most 8) of `acc` to `out`, requantized by [`finish8`],
+/// or, without a vector requantization, each by [`ConvFrame::finish`] as channel `c0 + l`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store8(
+    out: &mut [i8],
+    acc: __m256i,
+    finish: Option<&Finish8>,
+    constants: (&ConvFrame, &[Requant], usize),
+) {
+    match finish {
+        Some(f) => copy8(out, finish_bytes(acc, f)),
+        None => finish_lanes(out, &mut [], acc, constants),
+    }
+}
+
+/// The lanes of `acc` requantized by [`finish8`], as 8 bytes (little-endian).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish_bytes(acc: __m256i, f: &Finish8) -> i64 {
+    // The lanes are clamped to `i8` already: the saturating packs keep them.
+    let v = finish8(acc, f);
+    let words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    _mm_cvtsi128_si64(_mm_packs_epi16(words, words))
+}
+
+/// The sums of `acc` without a vector requantization (single rounding), out of line: lanes
+/// `0..` to `a` and `4..` to `b`, each finished by [`ConvFrame::finish`] as channel `c0 + l`.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+fn finish_lanes(
+    a: &mut [i8],
+    b: &mut [i8],
+    acc: __m256i,
+    (frame, requant, c0): (&ConvFrame, &[Requant], usize),
+) {
+    let mut sums = [0i32; 8];
+    // SAFETY: `sums` is 32 writable bytes; an unaligned store.
+    unsafe { _mm256_storeu_si256(sums.as_mut_ptr().cast(), acc) };
+    for (l, o) in a.iter_mut().enumerate() {
+        *o = frame.finish(sums[l], requant[c0 + l]);
+    }
+    for (l, o) in b.iter_mut().enumerate() {
+        *o = frame.finish(sums[4 + l], requant[c0 + l]);
+    }
+}
+
+/// The first `out.len()` (at most 8) bytes of `bytes` (little-endian) into `out`, by at most
+/// two stores of a power of two bytes: a call to `memcpy` would cost more than the copy.
+#[inline(always)]
+fn copy8(out: &mut [i8], bytes: i64) {
+    let b = bytes.to_le_bytes().map(|b| b as i8);
+    let n = out.len();
+    if let Some(o) = out.first_chunk_mut::<8>() {
+        *o = b;
+    } else if n >= 4 {
+        out[..4].copy_from_slice(&b[..4]);
+        out[n - 4..].copy_from_slice(&b[n - 4..n]);
+    } else if n >= 2 {
+        out[..2].copy_from_slice(&b[..2]);
+        out[n - 2..].copy_from_slice(&b[n - 2..n]);
+    } else if n == 1 {
+        out[0] = b[0];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1025,22 +1376,39 @@ mod tests {
     }
 
     /// The kernels give the loops' bytes on shapes that exercise their edges: channel counts
-    /// off the 16-lane vectors and the 32-channel panels, kernels whose products are not a
-    /// multiple of four, tiles cut short, padding, strides, dilations, both roundings and
-    /// every kind of requantization shift.
+    /// off the 16- and 8-lane vectors and the 32-channel panels, kernels whose products are
+    /// not a multiple of four, tiles cut short, padding, strides, dilations, both roundings
+    /// and every kind of requantization shift.
     #[test]
     fn the_kernels_give_the_loops_bytes() {
-        if !has_avx512() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
             return;
         }
         let mut rng = Gen(0x9e37_79b9);
-        let cases = if cfg!(miri) { 6 } else { 400 };
-        let mut ran = [0; 3];
+        let cases = if cfg!(miri) { 8 } else { 700 };
+        // Runs of the dispatched convolution and depthwise kernels, then of the AVX2 ones
+        // called directly.
+        let mut ran = [0; 4];
+        // The depthwise cases that step through every channel count 1..=40 (from 4 down, so
+        // that Miri's few cases meet pairs of positions), each with column strides 1, 2 and 3
+        // and both roundings: whole 8- and 16-channel blocks, every length of a last, shorter
+        // one, and pairs of positions 4 bytes apart or not.
+        let mut cycled = 0;
         for case in 0..cases {
             let depthwise = case % 2 == 1;
             let batch = 1 + rng.below(2);
-            let (h, w) = (1 + rng.below(9), 1 + rng.below(9));
-            let mut ic = 1 + rng.below(if case % 5 == 0 { 70 } else { 20 });
+            // Depthwise rows wide enough for whole tiles of the AVX2 kernel (16 positions).
+            let (h, w) = (
+                1 + rng.below(9),
+                1 + rng.below(if depthwise { 40 } else { 9 }),
+            );
+            let ic = 1 + rng.below(if case % 5 == 0 { 70 } else { 20 });
+            let cycle = depthwise && case % 5 != 0;
+            let mut ic = if cycle {
+                1 + (43 - cycled % 40) % 40
+            } else {
+                ic
+            };
             let oc = if depthwise { ic } else { 1 + rng.below(70) };
             let (mut kh, mut kw) = (1 + rng.below(4), 1 + rng.below(4));
             if case % 6 == 0 {
@@ -1052,8 +1420,14 @@ mod tests {
             } else {
                 Padding::Valid
             };
+            let stride = [1 + rng.below(3), 1 + rng.below(3)];
+            let sx = if cycle {
+                1 + cycled / 40 % 3
+            } else {
+                stride[1]
+            };
             let params = ConvParams::new(padding)
-                .stride([1 + rng.below(3), 1 + rng.below(3)])
+                .stride([stride[0], sx])
                 .dilation([1 + rng.below(2), 1 + rng.below(2)]);
             let Ok(g) = params.window([kh, kw]).resolve([h, w]) else {
                 continue;
@@ -1063,7 +1437,10 @@ mod tests {
                 in_channels: ic,
                 out_channels: oc,
             };
-            let rounding = if rng.below(4) == 0 {
+            let single = rng.below(4) == 0;
+            let single = if cycle { cycled / 120 % 2 == 1 } else { single };
+            cycled += cycle as usize;
+            let rounding = if single {
                 Rounding::Single
             } else {
                 Rounding::Double
@@ -1101,22 +1478,26 @@ mod tests {
             ran[depthwise as usize] += 1;
             let expected = reference(&x, &dims, &f, &bias, &g, &frame, &requant, depthwise);
             assert_eq!(out, expected, "case {case}: {dims:?} {g:?} {rounding:?}");
-            // The AVX2 kernel, which the dispatch above passes over where VNNI is.
-            if !depthwise && std::arch::is_x86_feature_detected!("avx2") {
-                out.fill(0);
-                // SAFETY: the CPU has AVX2, checked just now.
+            // The AVX2 kernels, which the dispatch above passes over where AVX-512 is.
+            out.fill(0);
+            if depthwise {
+                // SAFETY: the CPU has AVX2, checked at the start.
+                unsafe {
+                    depthwise_avx2(&x, &dims, &f, Some(&bias), &g, &frame, &requant, &mut out)
+                };
+            } else {
+                // SAFETY: as above.
                 unsafe { conv2d_avx2(&x, &dims, &f, Some(&bias), &g, &frame, &requant, &mut out) };
-                assert_eq!(
-                    out, expected,
-                    "AVX2, case {case}: {dims:?} {g:?} {rounding:?}"
-                );
-                ran[2] += 1;
             }
+            assert_eq!(
+                out, expected,
+                "AVX2, case {case}: {dims:?} {g:?} {rounding:?}"
+            );
+            ran[2 + depthwise as usize] += 1;
         }
-        // Every kernel ran (the convolution only where the CPU has VNNI).
-        assert!(
-            ran[1] > 0 && ran[2] > 0 && (ran[0] > 0 || !has_vnni()),
-            "{ran:?}"
-        );
+        // Every kernel ran, and (but under Miri) every channel count, column stride and
+        // rounding of the cycle met the AVX2 depthwise kernel.
+        assert!(ran.iter().all(|&n| n > 0), "{ran:?}");
+        assert!(cfg!(miri) || cycled >= 240, "{cycled}");
     }
 }
