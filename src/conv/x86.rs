@@ -288,10 +288,9 @@ fn conv2d_vnni(
     let terms = kh * kw * dims.in_channels;
     let quads = terms.div_ceil(4);
     let positions = dims.batch * oh * ow;
-    // Patch bytes are the input's own; the kernel flips each top bit (`u = x + 128`). A tap
-    // outside the input is the byte whose term is 0 (`u - 128 + offset = 0`): the zero
-    // point, `-offset`.
-    let pad = frame.input_offset.wrapping_neg() as i8;
+    // Gathered patch bytes are `u = x + 128` (each top bit flipped); a tap outside the input
+    // is the byte whose term is 0 (`u - 128 + offset = 0`).
+    let pad = (128 - frame.input_offset) as u8 as i8;
     // The filter panel: `panel[(b * quads + q) * 16 + l]` is weights `4q..4q + 4` of
     // channel `o0 + 16b + l` (as little-endian bytes), 0 past the terms or the channels.
     // Patches: `patch[p * 4 * quads + k]` is tap `k` of position `p`.
@@ -321,9 +320,14 @@ fn conv2d_vnni(
             let count = TILE.min(positions - start);
             // The tile's patches, `quads` quads each (positions past the tile repeat its
             // last, their sums unused).
-            let rows: [&[[i8; 4]]; TILE] = if in_place {
+            let (low, high) = constant.split_at(16);
+            let constants = [low, high].map(|half| vector(half.try_into().unwrap_or(&[0; 16])));
+            let blocks = channels.div_ceil(16);
+            let mut acc = [[_mm512_setzero_si512(); 2]; TILE];
+            if in_place {
                 // Position `start + p`'s pixel, counted along the output rows (a division per
-                // position took 15% of the 1x1 layer's time).
+                // position took 15% of the 1x1 layer's time). Positions past the tile repeat
+                // its last; their sums are not stored.
                 let [ih, iw] = g.input();
                 let [sy, sx] = g.strides();
                 let (n, rest) = (start / (oh * ow), start % (oh * ow));
@@ -342,23 +346,30 @@ fn conv2d_vnni(
                         }
                     }
                 }
-                rows
+                // The input's bytes, their top bits flipped as they are broadcast.
+                let row = |p: usize, q: usize| rows[p][q];
+                if blocks == 2 {
+                    tile::<2, true>(panel, row, quads, &mut acc);
+                } else {
+                    tile::<1, true>(panel, row, quads, &mut acc);
+                }
             } else {
                 for p in 0..count {
                     let row = &mut patch[p * stride..(p + 1) * stride];
-                    gather(x, dims, g, start + p, row, pad, |v| v);
+                    gather(x, dims, g, start + p, row, pad, |v| {
+                        ((v as u8) ^ 0x80) as i8
+                    });
                 }
+                // Flipped when gathered, and read at one stride from one base: flipping them
+                // at the broadcast, and a slice a position, cost the 3x3 layer 10% (spilled
+                // pointers, a scalar load, xor and move where a broadcast load was).
                 let (patch_quads, _) = patch.as_chunks::<4>();
-                core::array::from_fn(|p| &patch_quads[p.min(count - 1) * quads..][..quads])
-            };
-            let (low, high) = constant.split_at(16);
-            let constants = [low, high].map(|half| vector(half.try_into().unwrap_or(&[0; 16])));
-            let blocks = channels.div_ceil(16);
-            let mut acc = [[_mm512_setzero_si512(); 2]; TILE];
-            if blocks == 2 {
-                tile::<2>(panel, rows, quads, &mut acc);
-            } else {
-                tile::<1>(panel, rows, quads, &mut acc);
+                let row = |p: usize, q: usize| patch_quads[p * quads + q];
+                if blocks == 2 {
+                    tile::<2, false>(panel, row, quads, &mut acc);
+                } else {
+                    tile::<1, false>(panel, row, quads, &mut acc);
+                }
             }
             for (p, sums) in acc.iter().enumerate().take(count) {
                 let base = (start + p) * oc + o0;
@@ -535,12 +546,13 @@ fn gather<E: Copy + Default>(
 }
 
 /// The sums of a tile: `acc[p][b]` gains, for each quad `q`, the four products of position
-/// `p`'s taps `4q..4q + 4` with lane channel `16b + l`'s weights.
+/// `p`'s taps `4q..4q + 4` (as `u`, or as `x` whose top bits `FLIP` flips) with lane channel
+/// `16b + l`'s weights.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
-fn tile<const B: usize>(
+fn tile<const B: usize, const FLIP: bool>(
     panel: &[u32],
-    rows: [&[[i8; 4]]; TILE],
+    rows: impl Fn(usize, usize) -> [i8; 4],
     quads: usize,
     acc: &mut [[__m512i; 2]; TILE],
 ) {
@@ -549,7 +561,6 @@ fn tile<const B: usize>(
     // checked bytes cost the 1x1 layer a quarter of its rate).
     let (vectors, _) = panel.as_chunks::<16>();
     let blocks: [&[[u32; 16]]; B] = core::array::from_fn(|b| &vectors[b * quads..][..quads]);
-    let rows = rows.map(|r| &r[..quads]);
     let mut sums = [[_mm512_setzero_si512(); B]; TILE];
     for q in 0..quads {
         let mut ws = [_mm512_setzero_si512(); B];
@@ -557,9 +568,10 @@ fn tile<const B: usize>(
             // SAFETY: `block[q]` is 64 readable bytes; an unaligned load.
             *v = unsafe { _mm512_loadu_si512(block[q].as_ptr().cast()) };
         }
-        for (s, row) in sums.iter_mut().zip(&rows) {
+        for (p, s) in sums.iter_mut().enumerate() {
+            let u = u32::from_le_bytes(rows(p, q).map(|v| v as u8));
             // `u = x + 128`: each byte's top bit flipped.
-            let u = u32::from_le_bytes(row[q].map(|v| v as u8)) ^ 0x8080_8080;
+            let u = if FLIP { u ^ 0x8080_8080 } else { u };
             let u = _mm512_set1_epi32(u as i32);
             for b in 0..B {
                 s[b] = _mm512_dpbusd_epi32(s[b], u, ws[b]);
