@@ -94,6 +94,7 @@
 //! * `nalgebra`: `SMatrix`/`SVector`/`DMatrix` to and from tensors.
 //! * `ndarray`: ndarray views of tensors, `ArrayD` <-> `DynTensor`, views of contiguous arrays.
 //! * `half`: `f16`/`bf16` elements, computed in `f32` and rounded once per result.
+//! * `model`: `include_model!`, a `.tflite` model as a typed Rust model made at build time.
 //!
 //! Without any feature the crate is `no_std` with no allocator, for embedded targets.
 //! Items that need a feature say so in these docs.
@@ -145,3 +146,15 @@ pub use tensor::{Tensor, TensorView, TensorViewMut};
 pub use typed::dim::{Const, Dim, Dyn, StaticDim};
 pub use typed::rules::{BroadcastOutput, Broadcasts};
 pub use typed::shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
+
+#[cfg(feature = "model")]
+#[cfg_attr(docsrs, doc(cfg(feature = "model")))]
+pub use shaped_macros::include_model;
+
+/// What the code `include_model!` writes calls beyond the public API, so that the crate using
+/// the macro needs no dependency of its own on `bytemuck`. Not a stable interface.
+#[cfg(feature = "model")]
+#[doc(hidden)]
+pub mod __model {
+    pub use bytemuck::must_cast;
+}

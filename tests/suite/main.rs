@@ -47,6 +47,9 @@ mod dynamic_tensor;
 mod generic_helpers;
 #[path = "../half_accumulate.rs"]
 mod half_accumulate;
+#[cfg(feature = "model")]
+#[path = "../imported_models.rs"]
+mod imported_models;
 #[path = "../indexing.rs"]
 mod indexing;
 #[path = "../integer_math.rs"]
