@@ -421,3 +421,47 @@ fn activation_tokens(a: Activation) -> TokenStream {
     );
     quote!(::shaped::quant::Activation::#variant)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str) -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        std::fs::read(root.join("tests/models").join(name)).unwrap()
+    }
+
+    #[test]
+    fn an_operator_not_generated_yet_is_named_in_the_error() {
+        let ident = Ident::new("Speech", Span::call_site());
+        let err = model(&read("speech.tflite"), "tests/models/speech.tflite", &ident).unwrap_err();
+        assert_eq!(
+            err,
+            "tests/models/speech.tflite: operator 0 (CONV_2D): the model generator does not \
+             support this operator yet"
+        );
+    }
+
+    #[test]
+    fn a_float_model_is_refused_at_its_input() {
+        let ident = Ident::new("Speech", Span::call_site());
+        let err = model(&read("speech_f32.tflite"), "speech_f32.tflite", &ident).unwrap_err();
+        assert!(
+            err.starts_with("speech_f32.tflite: the model's input is float32"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn anomaly_s_layers_are_constants_over_statics() {
+        let ident = Ident::new("Anomaly", Span::call_site());
+        let code = model(&read("anomaly.tflite"), "anomaly.tflite", &ident)
+            .unwrap()
+            .to_string();
+        // Nine per-channel layers with a bias, the last without.
+        assert_eq!(code.matches("QDensePerChannel :: new (").count(), 10);
+        assert_eq!(code.matches("Option :: Some (& B").count(), 9);
+        assert!(code.contains("pub const ARENA_BYTES : usize = 264 ;"));
+        assert!(code.contains("static W9 : [[i8 ; 128] ; 640] ="));
+    }
+}
