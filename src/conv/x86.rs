@@ -297,8 +297,8 @@ fn conv2d_vnni(
     let stride = 4 * quads;
     let (input_quads, _) = x.as_chunks::<4>();
     // A 1x1 kernel's patch is one pixel's channels, read in place when they are whole quads
-    // (gathering them took 12% of the 1x1 layer's time).
-    // (A 1x1 kernel never pads: each axis's output is `ceil(in / stride)` or fewer.)
+    // (gathering them took 12% of the 1x1 layer's time); such a kernel never pads, each
+    // axis's output being `ceil(in / stride)` or fewer.
     let in_place = kh == 1 && kw == 1 && dims.in_channels % 4 == 0 && g.pad_before() == [0, 0];
     let mut o0 = 0;
     while o0 < oc {
@@ -315,14 +315,12 @@ fn conv2d_vnni(
             finish_for(frame, requant, o0),
             finish_for(frame, requant, o0 + 16),
         ];
+        let (low, high) = constant.split_at(16);
+        let constants = [low, high].map(|half| vector(half.try_into().unwrap_or(&[0; 16])));
+        let blocks = channels.div_ceil(16);
         let mut start = 0;
         while start < positions {
             let count = TILE.min(positions - start);
-            // The tile's patches, `quads` quads each (positions past the tile repeat its
-            // last, their sums unused).
-            let (low, high) = constant.split_at(16);
-            let constants = [low, high].map(|half| vector(half.try_into().unwrap_or(&[0; 16])));
-            let blocks = channels.div_ceil(16);
             let mut acc = [[_mm512_setzero_si512(); 2]; TILE];
             if in_place {
                 // Position `start + p`'s pixel, counted along the output rows (a division per
@@ -347,12 +345,7 @@ fn conv2d_vnni(
                     }
                 }
                 // The input's bytes, their top bits flipped as they are broadcast.
-                let row = |p: usize, q: usize| rows[p][q];
-                if blocks == 2 {
-                    tile::<2, true>(panel, row, quads, &mut acc);
-                } else {
-                    tile::<1, true>(panel, row, quads, &mut acc);
-                }
+                tiles::<true>(blocks, panel, |p, q| rows[p][q], quads, &mut acc);
             } else {
                 for p in 0..count {
                     let row = &mut patch[p * stride..(p + 1) * stride];
@@ -365,11 +358,7 @@ fn conv2d_vnni(
                 // pointers, a scalar load, xor and move where a broadcast load was).
                 let (patch_quads, _) = patch.as_chunks::<4>();
                 let row = |p: usize, q: usize| patch_quads[p * quads + q];
-                if blocks == 2 {
-                    tile::<2, false>(panel, row, quads, &mut acc);
-                } else {
-                    tile::<1, false>(panel, row, quads, &mut acc);
-                }
+                tiles::<false>(blocks, panel, row, quads, &mut acc);
             }
             for (p, sums) in acc.iter().enumerate().take(count) {
                 let base = (start + p) * oc + o0;
@@ -543,6 +532,23 @@ fn gather<E: Copy + Default>(
         }
     }
     row[kh * kw * ic..].fill(E::default());
+}
+
+/// [`tile`] over `blocks` (1 or 2) vectors of channels.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+fn tiles<const FLIP: bool>(
+    blocks: usize,
+    panel: &[u32],
+    rows: impl Fn(usize, usize) -> [i8; 4],
+    quads: usize,
+    acc: &mut [[__m512i; 2]; TILE],
+) {
+    if blocks == 2 {
+        tile::<2, FLIP>(panel, rows, quads, acc);
+    } else {
+        tile::<1, FLIP>(panel, rows, quads, acc);
+    }
 }
 
 /// The sums of a tile: `acc[p][b]` gains, for each quad `q`, the four products of position
