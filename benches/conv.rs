@@ -203,10 +203,11 @@ fn bench(c: &mut Criterion) {
                         ArrayRef::new(&l.filter, &w).unwrap(),
                     );
                     if l.depthwise {
-                        op.depthwise_conv2d_into(xa, wa, Some(&bias), &params, out)
+                        op.depthwise_conv2d_array_into(xa, wa, Some(&bias), &params, out)
                             .unwrap();
                     } else {
-                        op.conv2d_into(xa, wa, Some(&bias), &params, out).unwrap();
+                        op.conv2d_array_into(xa, wa, Some(&bias), &params, out)
+                            .unwrap();
                     }
                 };
                 run(&mut out);

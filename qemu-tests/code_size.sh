@@ -53,8 +53,8 @@ name() {
     add) echo '`[4, 4] + [1, 4]` f32' ;;
     mul) echo '`[2, 3, 4] * [1, 3, 1]` f32' ;;
     qadd) echo '`[4, 4] + [1, 4]` int8 (TFLM add)' ;;
-    qconv) echo 'int8 3x3 CONV_2D 24x24x16 -> 32 (`conv2d_into`)' ;;
-    qdwconv) echo 'int8 3x3 DEPTHWISE_CONV_2D 48x48x8 (`depthwise_conv2d_into`)' ;;
+    qconv) echo 'int8 3x3 CONV_2D 24x24x16 -> 32 (`conv2d_array_into`)' ;;
+    qdwconv) echo 'int8 3x3 DEPTHWISE_CONV_2D 48x48x8 (`depthwise_conv2d_array_into`)' ;;
     qdense) echo 'int8 dense 8 -> 16 ReLU (TFLM fully connected)' ;;
     controller) echo 'f32 controller 8 -> 16 ReLU -> 2 clip' ;;
     mlp) echo 'f32 mlp 16 -> 32 ReLU -> 4, batch 2' ;;

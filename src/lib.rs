@@ -151,6 +151,10 @@ pub use typed::shape::{Shape, StaticShape, TensorIndex, MAX_STATIC_RANK};
 #[cfg_attr(docsrs, doc(cfg(feature = "model")))]
 pub use shaped_macros::include_model;
 
+#[cfg(feature = "model")]
+#[cfg_attr(docsrs, doc(cfg(feature = "model")))]
+pub mod model;
+
 /// What the code `include_model!` writes calls beyond the public API, so that the crate using
 /// the macro needs no dependency of its own on `bytemuck`. Not a stable interface.
 #[cfg(feature = "model")]

@@ -273,7 +273,7 @@ fn a29_an_int8_convolution_longer_than_the_accumulator_is_an_error() {
     let w = vec![1i8; 9 * c];
     let mut out = [0i8; 1];
     let e = op
-        .conv2d_into(
+        .conv2d_array_into(
             ArrayRef::new(&[1, 3, 3, c], &x).unwrap(),
             ArrayRef::new(&[1, 3, 3, c], &w).unwrap(),
             None,
@@ -299,7 +299,7 @@ fn a29_an_int8_convolution_longer_than_the_accumulator_is_an_error() {
         Rounding::Double,
     )
     .unwrap();
-    op.conv2d_into(
+    op.conv2d_array_into(
         ArrayRef::new(&[1, 4, 4, c], &x).unwrap(),
         ArrayRef::new(&[1, 4, 4, c], &w).unwrap(),
         None,

@@ -88,9 +88,9 @@ fn k7_int8_convolutions_are_tflms_bytes_on_every_path() {
                 ArrayRef::new(&c.filter_shape, &c.filter).unwrap(),
             );
             let dims = if depthwise {
-                conv.depthwise_conv2d_into(xa, wa, bias, &params, &mut out)
+                conv.depthwise_conv2d_array_into(xa, wa, bias, &params, &mut out)
             } else {
-                conv.conv2d_into(xa, wa, bias, &params, &mut out)
+                conv.conv2d_array_into(xa, wa, bias, &params, &mut out)
             }
             .unwrap();
             assert_eq!((dims, &out[..]), (c.output_shape, &c.expected[..]), "{at}");
@@ -473,6 +473,8 @@ fn k7_a_filter_with_other_channels_than_the_prepared_ones_names_both_counts() {
     let xs = ArrayRef::new(&[1, 3, 3, 2], &[1i8; 18]).unwrap();
     let ws = ArrayRef::new(&[8, 1, 1, 2], &[1i8; 16]).unwrap();
     let params = ConvParams::new(Padding::Valid);
-    let e = op.conv2d_into(xs, ws, None, &params, &mut out).unwrap_err();
+    let e = op
+        .conv2d_array_into(xs, ws, None, &params, &mut out)
+        .unwrap_err();
     assert_eq!(e.to_string(), text);
 }

@@ -1,11 +1,18 @@
-//! Models imported by `shaped::include_model!` give TFLM's outputs byte for byte: the int8
-//! autoencoder `anomaly` (ten FULLY_CONNECTED layers, per-channel weights, the last without
-//! bias) on its 100 generated inputs (`tests/models/README.md`), and the sine example's model
-//! (per-tensor weights in its last layer) on the 1000 inputs of `examples/sine/expected.txt`.
+//! Models imported by `shaped::include_model!` give TFLM's outputs byte for byte: each of the
+//! project's int8 models (`tests/models/README.md`: TFLM's micro_speech and person_detection
+//! architectures, MLPerf Tiny's four) on its 100 generated inputs, through `predict` and
+//! `predict_into`, and the sine example's model (per-tensor weights in its last layer) on the
+//! 1000 inputs of `examples/sine/expected.txt`.
 
+use shaped::model::Arena;
 use shaped::{Shape, Tensor};
 
 shaped::include_model!(pub Anomaly, "tests/models/anomaly.tflite");
+shaped::include_model!(Speech, "tests/models/speech.tflite");
+shaped::include_model!(Kws, "tests/models/kws.tflite");
+shaped::include_model!(PersonDetection, "tests/models/person_detection.tflite");
+shaped::include_model!(Vww, "tests/models/vww.tflite");
+shaped::include_model!(Resnet8, "tests/models/resnet8.tflite");
 shaped::include_model!(Sine, "examples/sine/sine_int8.tflite");
 
 /// The inputs' generator of `tests/models/README.md`.
@@ -33,26 +40,59 @@ fn the_generator_is_the_documented_one() {
     assert_eq!(SplitMix64(0).next(), 0xe220_a839_7b1d_cdaf);
 }
 
+/// The expected outputs of `models/<name>.expected.txt`: `(k, values)` for each data line.
+fn expected(text: &str) -> Vec<(u64, Vec<i8>)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let (k, values) = line.split_once(": ").unwrap();
+            let values = values.split(' ').map(|v| v.parse().unwrap()).collect();
+            (k.parse().unwrap(), values)
+        })
+        .collect()
+}
+
+/// Input `k` of model `name`, int8 (`tests/models/README.md`).
+fn int8_input<S: shaped::StaticShape>(name: &str, k: u64) -> Tensor<i8, S> {
+    let mut g = SplitMix64(fnv1a64(name) ^ k);
+    Tensor::from_fn(|_| (g.next() >> 56) as i8)
+}
+
+/// Runs model `$model` on the 100 inputs of `tests/models/$name.expected.txt` through
+/// `predict` and `predict_into` (one arena for all), each output against TFLM's.
+macro_rules! tflm_outputs {
+    ($test:ident, $model:ident, $name:literal, [$($i:literal),*] -> [$($o:literal),*]) => {
+        #[test]
+        fn $test() {
+            let cases = expected(include_str!(concat!("models/", $name, ".expected.txt")));
+            assert_eq!(cases.len(), 100);
+            let mut arena = Arena::<{ $model::ARENA_BYTES }>::new();
+            let mut out = Tensor::<i8, Shape![$($o),*]>::zeros();
+            for (k, want) in cases {
+                let x = int8_input::<Shape![$($i),*]>($name, k);
+                let y = $model::predict(&x);
+                assert_eq!(y.as_slice(), &want[..], "{} input {k}", $name);
+                $model::predict_into(&x, &mut out, &mut arena);
+                assert_eq!(out, y, "{} input {k}", $name);
+            }
+        }
+    };
+}
+
+tflm_outputs!(anomaly_gives_tflm_s_100_outputs, Anomaly, "anomaly", [1, 640] -> [1, 640]);
+tflm_outputs!(speech_gives_tflm_s_100_outputs, Speech, "speech", [1, 49, 40, 1] -> [1, 4]);
+tflm_outputs!(kws_gives_tflm_s_100_outputs, Kws, "kws", [1, 49, 10, 1] -> [1, 12]);
+tflm_outputs!(
+    person_detection_gives_tflm_s_100_outputs,
+    PersonDetection,
+    "person_detection",
+    [1, 96, 96, 1] -> [1, 2]
+);
+tflm_outputs!(vww_gives_tflm_s_100_outputs, Vww, "vww", [1, 96, 96, 3] -> [1, 2]);
+tflm_outputs!(resnet8_gives_tflm_s_100_outputs, Resnet8, "resnet8", [1, 32, 32, 3] -> [1, 10]);
+
 #[test]
-fn anomaly_gives_tflm_s_100_outputs() {
-    let expected = include_str!("models/anomaly.expected.txt");
-    let mut count = 0;
-    let mut arena = [0u8; Anomaly::ARENA_BYTES];
-    for line in expected.lines().filter(|l| !l.starts_with('#')) {
-        let (k, values) = line.split_once(": ").unwrap();
-        let k: u64 = k.parse().unwrap();
-        let want: Vec<i8> = values.split(' ').map(|v| v.parse().unwrap()).collect();
-        let mut g = SplitMix64(fnv1a64("anomaly") ^ k);
-        let x = Tensor::<i8, Shape![1, 640]>::from_fn(|_| (g.next() >> 56) as i8);
-        let y = Anomaly::predict(&x);
-        assert_eq!(y.as_slice(), &want[..], "input {k}");
-        // The arena form gives the same bytes.
-        let mut out = Tensor::<i8, Shape![1, 640]>::zeros();
-        Anomaly::predict_into(&x, &mut out, &mut arena);
-        assert_eq!(out, y, "input {k}");
-        count += 1;
-    }
-    assert_eq!(count, 100);
+fn the_models_constants_are_the_file_s() {
     // The plan's size for the intermediates (tflite/README.md) and the model's quantization
     // (tests/models/README.md).
     assert_eq!(Anomaly::ARENA_BYTES, 264);
@@ -60,6 +100,8 @@ fn anomaly_gives_tflm_s_100_outputs() {
     assert_eq!(Anomaly::INPUT.zero_point(), 0);
     assert_eq!(Anomaly::OUTPUT.scale().to_bits(), 0x3cf5_b7a8);
     assert_eq!(Anomaly::OUTPUT.zero_point(), -5);
+    assert_eq!(Speech::OUTPUT.scale().to_bits(), 0x3b80_0000);
+    assert_eq!(Speech::OUTPUT.zero_point(), -128);
 }
 
 #[test]

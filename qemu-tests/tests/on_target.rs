@@ -1058,8 +1058,8 @@ fn per_axis_in_flash(r: &mut Report) {
     );
 }
 
-/// A convolution of pseudo-random data through `QConv2d` (`conv2d_into` or
-/// `depthwise_conv2d_into`), against the hand loop nest of `qemu_tests::hand_conv`: weights
+/// A convolution of pseudo-random data through `QConv2d` (`conv2d_array_into` or
+/// `depthwise_conv2d_array_into`), against the hand loop nest of `qemu_tests::hand_conv`: weights
 /// scaled by `wscale` per channel (over 1 for a left shift), the output `(0.5, zy)`.
 #[allow(clippy::too_many_arguments)]
 fn conv_case<const N: usize>(
@@ -1127,10 +1127,10 @@ fn conv_case<const N: usize>(
     };
     let dims = if depthwise {
         hand_conv::depthwise_conv2d(&l, &x[..xl], &wt[..wl], &bias, &q, &mut want[..len]);
-        op.depthwise_conv2d_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
+        op.depthwise_conv2d_array_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
     } else {
         hand_conv::conv2d(&l, &x[..xl], &wt[..wl], &bias, &q, &mut want[..len]);
-        op.conv2d_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
+        op.conv2d_array_into(xa, wa, Some(&bias), &l.params(), &mut got[..len])
     };
     let same = dims == Ok(l.output()) && got[..len] == want[..len];
     if !same {

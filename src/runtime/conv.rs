@@ -311,15 +311,37 @@ fn quantized_conv_into(
     }
 }
 
+/// An int8 convolution (`op`) of prepared parts into `out`, for the typed `_into` forms: the
+/// kernel this target's `_into` forms call, the refusal's error built here.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn quantized_conv_typed(
+    prepared: (&ConvFrame, &[Requant]),
+    op: WindowOp,
+    input: &ArrayRef<'_, i8>,
+    filter: &ArrayRef<'_, i8>,
+    bias: Option<&[i32]>,
+    params: &ConvParams,
+    out: &mut [i8],
+) -> Result<[usize; 4], Error> {
+    let kernel = if op == WindowOp::Conv2d {
+        CONV2D
+    } else {
+        DEPTHWISE_CONV2D
+    };
+    quantized_conv_into(prepared, op, input, filter, bias, params, out, kernel)
+}
+
 /// The `_into` forms of a prepared int8 convolution ([`QConv2d`] and `DynQConv2d`), one body
 /// for both: they differ only in where their multipliers are held.
 macro_rules! quantized_conv_into_forms {
     ($($prepared:ty, [$($gen:tt)*];)*) => {$(
         impl<$($gen)*> $prepared {
-            /// CONV_2D on `i8` into `out` (K7), no allocator: `input`'s integers taken as
-            /// quantized by [`input`](Self::input), `filter`'s (`[channels, kh, kw, c]`) by
-            /// [`weights`](Self::weights), the bias at scale `input_scale * weight_scale[j]`;
-            /// the output quantized by [`output`](Self::output). Returns the output's dims.
+            /// CONV_2D on `i8` over runtime shapes into `out` (K7), no allocator: `input`'s
+            /// integers taken as quantized by [`input`](Self::input), `filter`'s (`[channels,
+            /// kh, kw, c]`) by [`weights`](Self::weights), the bias at scale `input_scale *
+            /// weight_scale[j]`; the output quantized by [`output`](Self::output). Returns the
+            /// output's dims. The form over typed tensors is [`conv2d_into`](Self::conv2d_into).
             ///
             /// A 3x3 SAME layer, 2 input channels to 2 output channels, from flat buffers:
             ///
@@ -340,7 +362,7 @@ macro_rules! quantized_conv_into_forms {
             /// let filter = [1i8; 2 * 3 * 3 * 2]; // [2, 3, 3, 2]: out channels first
             /// let (in_shape, filter_shape) = ([1, 4, 4, 2], [2, 3, 3, 2]);
             /// let mut out = [0i8; 4 * 4 * 2];
-            /// let dims = conv.conv2d_into(
+            /// let dims = conv.conv2d_array_into(
             ///     ArrayRef::new(&in_shape, &input)?,
             ///     ArrayRef::new(&filter_shape, &filter)?,
             ///     Some(&[100, -100]), // i32, at scale input_scale * weight_scale[j]
@@ -357,7 +379,7 @@ macro_rules! quantized_conv_into_forms {
             /// A shape held in variables is borrowed: bind it (`let s = [n, h, w, c];`) before
             /// `ArrayRef::new(&s, ..)`.
             #[inline]
-            pub fn conv2d_into(
+            pub fn conv2d_array_into(
                 &self,
                 input: ArrayRef<'_, i8>,
                 filter: ArrayRef<'_, i8>,
@@ -373,7 +395,7 @@ macro_rules! quantized_conv_into_forms {
             /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), no allocator: `filter`
             /// `[1, kh, kw, channels]`.
             #[inline]
-            pub fn depthwise_conv2d_into(
+            pub fn depthwise_conv2d_array_into(
                 &self,
                 input: ArrayRef<'_, i8>,
                 filter: ArrayRef<'_, i8>,

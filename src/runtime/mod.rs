@@ -31,7 +31,7 @@ mod array_ref;
 mod axis_forms;
 pub(crate) mod by_op;
 pub(crate) mod cast;
-mod conv;
+pub(crate) mod conv;
 #[cfg(feature = "alloc")]
 mod dyn_shape;
 #[cfg(feature = "alloc")]

@@ -10,14 +10,15 @@ use super::Tensor;
 use crate::conv::float::{self, ConvFloat};
 use crate::conv::quantized as q;
 use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d};
-use crate::error::{panic_with, Error, WindowOp};
+use crate::error::{panic_with, Error, ErrorKind, Operation, WindowOp};
 use crate::quant::{Activation, AxisParams, Quantized, QuantizedPerAxis};
+use crate::runtime::ArrayRef;
 use crate::typed::dim::{Const, Dim};
 use crate::typed::rules::{
     Conv2dOutput, Conv2dShape, DepthwiseOutput, DepthwiseShape, PoolOutput, PoolShape,
 };
 use crate::typed::shape::Shape;
-use crate::typed::storage::{fits_inline, Data, Family};
+use crate::typed::storage::{fits_inline, Data, DataMut, Family};
 
 /// A convolution's bias for `O` output channels (K3): `()` for none, a `&Tensor` of shape
 /// `[O]`, or a `&[T; N]` when `O` is `Const<N>`. Sealed.
@@ -73,6 +74,31 @@ fn planned(plan: Result<Plan, Error>) -> Plan {
         Ok(p) => p,
         Err(e) => panic_with(e),
     }
+}
+
+/// `out`'s dims against the output's `dims` (a `Dyn` dim of `out` may disagree at run time;
+/// for static shapes the comparison folds away).
+#[inline(always)]
+fn same_dims(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error> {
+    if out == dims {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorKind::ShapeMismatch,
+            Operation::Window { op },
+            out,
+            dims,
+        ))
+    }
+}
+
+/// A typed tensor as an [`ArrayRef`]: always row-major, so never an error for static shapes.
+#[inline(always)]
+fn array_ref<'a, T, S: Shape, D: Data<T>>(
+    shape: &'a S::Index,
+    x: &'a Tensor<T, S, D>,
+) -> Result<ArrayRef<'a, T>, Error> {
+    ArrayRef::new(shape, x.as_slice())
 }
 
 /// # Convolutions and pools
@@ -208,6 +234,134 @@ impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
         })
     }
 
+    /// [`conv2d`](Self::conv2d) into `out`, clamped by the fused `activation` (TFLite's
+    /// `CONV_2D` options), without an allocator. An error value only when a `Dyn` dim does not
+    /// fit: static shapes are checked at compile time.
+    ///
+    /// ```
+    /// use shaped::conv::SAME;
+    /// use shaped::quant::Activation;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 2, 2, 1]>::from([[[[1.0], [2.0]], [[3.0], [-9.0]]]]);
+    /// let w = Tensor::<f32, Shape![1, 2, 2, 1]>::splat(1.0);
+    /// let mut y = Tensor::<f32, Shape![1, 2, 2, 1]>::zeros();
+    /// x.conv2d_into(&w, &[0.5], SAME, Activation::Relu, &mut y)?;
+    /// assert_eq!(y.as_slice(), &[0.0, 0.0, 0.0, 0.0]); // every sum meets -9: ReLU'd
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn conv2d_into<F, E, P, B, O>(
+        &self,
+        filter: &Tensor<T, F, E>,
+        bias: B,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<T, Conv2dOutput<S, F, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: Conv2dShape<F, P>,
+        F: Shape,
+        E: Data<T>,
+        P: ConvSpec,
+        B: ConvBias<T, S::Channels>,
+        O: DataMut<T>,
+    {
+        let _ = spec;
+        let op = WindowOp::Conv2d;
+        self.float_conv_into(op, filter, bias.values(), P::params(), activation, out)
+    }
+
+    /// [`depthwise_conv2d`](Self::depthwise_conv2d) into `out`, clamped by `activation`,
+    /// without an allocator.
+    #[inline]
+    pub fn depthwise_conv2d_into<F, E, P, B, O>(
+        &self,
+        filter: &Tensor<T, F, E>,
+        bias: B,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<T, DepthwiseOutput<S, F, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: DepthwiseShape<F, P>,
+        F: Shape,
+        E: Data<T>,
+        P: ConvSpec,
+        B: ConvBias<T, S::Channels>,
+        O: DataMut<T>,
+    {
+        let _ = spec;
+        let op = WindowOp::DepthwiseConv2d;
+        self.float_conv_into(op, filter, bias.values(), P::params(), activation, out)
+    }
+
+    #[inline(always)]
+    fn float_conv_into<F: Shape, E: Data<T>, Y: Shape, O: DataMut<T>>(
+        &self,
+        op: WindowOp,
+        filter: &Tensor<T, F, E>,
+        bias: Option<&[T]>,
+        params: crate::conv::ConvParams,
+        activation: Activation,
+        out: &mut Tensor<T, Y, O>,
+    ) -> Result<(), Error> {
+        let (xs, ws) = (self.shape(), filter.shape());
+        let bias_len = bias.map(<[T]>::len);
+        let plan = plan_conv(op, xs.as_ref(), ws.as_ref(), bias_len, &params)?;
+        same_dims(out.shape().as_ref(), &plan.output, op)?;
+        let (x, w, g) = (self.as_slice(), filter.as_slice(), &plan.geometry);
+        let y = out.as_mut_slice();
+        match op {
+            WindowOp::Conv2d => float::conv2d(x, &plan.dims, w, bias, g, activation, y),
+            _ => float::depthwise_conv2d(x, &plan.dims, w, bias, g, activation, y),
+        }
+        Ok(())
+    }
+
+    /// [`avg_pool2d`](Self::avg_pool2d) into `out`, clamped by `activation`, without an
+    /// allocator.
+    #[inline]
+    pub fn avg_pool2d_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<T>>(
+        &self,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<T, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let _ = spec;
+        let op = WindowOp::AvgPool2d;
+        let window = P::params().window([KH, KW]);
+        let plan = plan_pool(op, self.shape().as_ref(), &window)?;
+        same_dims(out.shape().as_ref(), &plan.output, op)?;
+        let (x, y) = (self.as_slice(), out.as_mut_slice());
+        float::avg_pool2d(x, &plan.dims, &plan.geometry, activation, y);
+        Ok(())
+    }
+
+    /// [`max_pool2d`](Self::max_pool2d) into `out`, clamped by `activation`, without an
+    /// allocator.
+    #[inline]
+    pub fn max_pool2d_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<T>>(
+        &self,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<T, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let _ = spec;
+        let op = WindowOp::MaxPool2d;
+        let window = P::params().window([KH, KW]);
+        let plan = plan_pool(op, self.shape().as_ref(), &window)?;
+        same_dims(out.shape().as_ref(), &plan.output, op)?;
+        let (x, y) = (self.as_slice(), out.as_mut_slice());
+        float::max_pool2d(x, &plan.dims, &plan.geometry, activation, y);
+        Ok(())
+    }
+
     /// AVERAGE_POOL_2D over a `KH` x `KW` window (K1, K2, K6): the mean of each window's
     /// elements inside `self`.
     ///
@@ -305,6 +459,79 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
         S: PoolShape<KH, KW, P, Output: Storable>,
     {
         self.pool::<KH, KW, P>(spec, activation, true)
+    }
+
+    /// [`avg_pool2d`](Self::avg_pool2d) into `out` (its integers under the input's
+    /// parameters, as TFLM's pools keep them), without an allocator: an error value when
+    /// `activation`'s range cannot be represented, or a `Dyn` dim does not fit.
+    ///
+    /// ```
+    /// use shaped::conv::VALID;
+    /// use shaped::quant::{Activation, Quant};
+    /// use shaped::{Shape, Tensor};
+    /// let q = Quant::<i8>::new(0.5, -2)?;
+    /// let x = Tensor::<i8, Shape![1, 2, 2, 1]>::from([[[[1], [2]], [[4], [6]]]]).quantized(q);
+    /// let mut y = Tensor::<i8, Shape![1, 1, 1, 1]>::zeros();
+    /// x.avg_pool2d_into::<2, 2, _, _>(VALID, Activation::None, &mut y)?;
+    /// assert_eq!(y.as_slice(), &[3]); // 13 / 4 rounded
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn avg_pool2d_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<i8>>(
+        &self,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<i8, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let _ = spec;
+        self.pool_into::<KH, KW, P, O>(activation, false, out)
+    }
+
+    /// [`max_pool2d`](Self::max_pool2d) into `out`, without an allocator.
+    #[inline]
+    pub fn max_pool2d_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<i8>>(
+        &self,
+        spec: P,
+        activation: Activation,
+        out: &mut Tensor<i8, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let _ = spec;
+        self.pool_into::<KH, KW, P, O>(activation, true, out)
+    }
+
+    #[inline(always)]
+    fn pool_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<i8>>(
+        &self,
+        activation: Activation,
+        largest: bool,
+        out: &mut Tensor<i8, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let op = if largest {
+            WindowOp::MaxPool2d
+        } else {
+            WindowOp::AvgPool2d
+        };
+        let shape = self.values().shape();
+        let x = array_ref(&shape, self.values())?;
+        let window = P::params().window([KH, KW]);
+        let dims = crate::runtime::quantized_pool2d_into(
+            x,
+            self.quant(),
+            &window,
+            activation,
+            largest,
+            out.as_mut_slice(),
+        )?;
+        same_dims(out.shape().as_ref(), &dims, op)
     }
 
     #[track_caller]
@@ -416,6 +643,125 @@ impl<$($gen)*> $prepared {
             P::params(),
         )?;
         Ok(Quantized::new(y, self.output()))
+    }
+
+    /// [`conv2d`](Self::conv2d) into `out` (quantized by [`output`](Self::output)), without
+    /// an allocator: `w`'s integers taken as quantized by [`weights`](Self::weights), the
+    /// parameters this operation was prepared with (a plain tensor: weights in a `static`
+    /// need no copy). An error value when `x` carries other parameters, a kernel sums more
+    /// than [`MAX_ACCUMULATED_TERMS`](crate::conv::MAX_ACCUMULATED_TERMS) products, or a `Dyn`
+    /// dim does not fit.
+    ///
+    /// ```
+    /// use shaped::conv::{QConv2d, SAME};
+    /// use shaped::quant::{Activation, PerAxis, Quant, Rounding};
+    /// use shaped::{Shape, Tensor};
+    /// let (scales, zeros) = ([0.02f32, 0.01], [0, 0]);
+    /// let conv = QConv2d::new(
+    ///     Quant::new(0.5, -3)?,
+    ///     PerAxis::new(&scales, &zeros)?,
+    ///     Quant::new(0.25, 5)?,
+    ///     Activation::Relu,
+    ///     Rounding::Double,
+    /// )?;
+    /// let x = Tensor::<i8, Shape![1, 4, 4, 2]>::splat(7).quantized(conv.input());
+    /// let w = Tensor::<i8, Shape![2, 3, 3, 2]>::splat(1);
+    /// let mut y = Tensor::<i8, Shape![1, 4, 4, 2]>::zeros();
+    /// conv.conv2d_into(&x, &w, &[100, -100], SAME, &mut y)?;
+    /// // The corner sums 4 taps: 4 * 2 * (7 + 3) + 100 = 180, times 0.5 * 0.02 / 0.25,
+    /// // 7.2, rounds to 7, plus the zero point 5.
+    /// assert_eq!(y[[0, 0, 0, 0]], 12);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    ///
+    /// An output of the wrong shape does not compile:
+    ///
+    /// ```compile_fail
+    /// # use shaped::conv::{QConv2d, SAME};
+    /// # use shaped::quant::{Activation, PerAxis, Quant, Rounding};
+    /// # use shaped::{Shape, Tensor};
+    /// # let (scales, zeros) = ([0.02f32, 0.01], [0, 0]);
+    /// # let q = Quant::new(0.5, -3)?;
+    /// # let conv = QConv2d::new(q, PerAxis::new(&scales, &zeros)?, q, Activation::Relu, Rounding::Double)?;
+    /// let x = Tensor::<i8, Shape![1, 4, 4, 2]>::splat(7).quantized(q);
+    /// let w = Tensor::<i8, Shape![2, 3, 3, 2]>::splat(1);
+    /// let mut y = Tensor::<i8, Shape![1, 4, 4, 3]>::zeros();
+    /// conv.conv2d_into(&x, &w, (), SAME, &mut y)?;
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn conv2d_into<S, D, F, E, P, B, O>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &Tensor<i8, F, E>,
+        bias: B,
+        spec: P,
+        out: &mut Tensor<i8, Conv2dOutput<S, F, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: Conv2dShape<F, P>,
+        F: Shape,
+        D: Data<i8>,
+        E: Data<i8>,
+        P: ConvSpec,
+        B: ConvBias<i32, S::Channels>,
+        O: DataMut<i8>,
+    {
+        let _ = spec;
+        let op = WindowOp::Conv2d;
+        self.typed_into(op, x, w, bias.values(), P::params(), out)
+    }
+
+    /// [`depthwise_conv2d`](Self::depthwise_conv2d) into `out`, without an allocator: `w`
+    /// `[1, kh, kw, N]` taken as quantized by [`weights`](Self::weights).
+    #[inline]
+    pub fn depthwise_conv2d_into<S, D, F, E, P, B, O>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &Tensor<i8, F, E>,
+        bias: B,
+        spec: P,
+        out: &mut Tensor<i8, DepthwiseOutput<S, F, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: DepthwiseShape<F, P>,
+        F: Shape,
+        D: Data<i8>,
+        E: Data<i8>,
+        P: ConvSpec,
+        B: ConvBias<i32, S::Channels>,
+        O: DataMut<i8>,
+    {
+        let _ = spec;
+        let op = WindowOp::DepthwiseConv2d;
+        self.typed_into(op, x, w, bias.values(), P::params(), out)
+    }
+
+    #[inline(always)]
+    fn typed_into<S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, Y: Shape, O: DataMut<i8>>(
+        &self,
+        op: WindowOp,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &Tensor<i8, F, E>,
+        bias: Option<&[i32]>,
+        params: crate::conv::ConvParams,
+        out: &mut Tensor<i8, Y, O>,
+    ) -> Result<(), Error> {
+        if x.quant() != self.input() {
+            return Err(crate::quant::elementwise::not_prepared());
+        }
+        let (xs, ws) = (x.values().shape(), w.shape());
+        let (xa, wa) = (array_ref(&xs, x.values())?, array_ref(&ws, w)?);
+        let dims = crate::runtime::conv::quantized_conv_typed(
+            self.kernel_parts(),
+            op,
+            &xa,
+            &wa,
+            bias,
+            &params,
+            out.as_mut_slice(),
+        )?;
+        same_dims(out.shape().as_ref(), &dims, op)
     }
 
     #[track_caller]

@@ -83,6 +83,47 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         fits_inline!(Stored<D::Family, E, S>);
         Quantized::new(self.map(|&x| crate::quant::quantize_value(x, quant)), quant)
     }
+
+    /// [`quantize`](Self::quantize) into `out` (its integers under `quant`), without an
+    /// allocator: TFLM's float-to-integer `QUANTIZE`. `out` has `self`'s shape (a `Dyn` dim of
+    /// either that does not fit: an error value).
+    ///
+    /// ```
+    /// use shaped::quant::Quant;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2]>::from([0.5, -1.0]);
+    /// let mut q = Tensor::<i8, Shape![2]>::zeros();
+    /// x.quantize_into(Quant::new(0.02, -5)?, &mut q)?;
+    /// assert_eq!(q.as_slice(), &[20, -55]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn quantize_into<E: QuantElement, O: DataMut<E>>(
+        &self,
+        quant: Quant<E>,
+        out: &mut Tensor<E, S, O>,
+    ) -> Result<(), Error> {
+        same_shape_as(out.shape().as_ref(), self.shape().as_ref())?;
+        for (y, &x) in out.as_mut_slice().iter_mut().zip(self.as_slice()) {
+            *y = crate::quant::quantize_value(x, quant);
+        }
+        Ok(())
+    }
+}
+
+/// `out`'s dims against the input's `dims` (equal for static shapes: the comparison folds).
+#[inline(always)]
+fn same_shape_as(out: &[usize], dims: &[usize]) -> Result<(), Error> {
+    if out == dims {
+        Ok(())
+    } else {
+        Err(Error::new(
+            crate::error::ErrorKind::ShapeMismatch,
+            crate::error::Operation::Quantize,
+            out,
+            dims,
+        ))
+    }
 }
 
 /// # Per-axis quantization
@@ -297,6 +338,49 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
         let quant = self.quant();
         self.values()
             .map(|&q| crate::quant::dequantize_value(q, quant))
+    }
+
+    /// [`dequantize`](Self::dequantize) into `out`, without an allocator (TFLM's
+    /// `DEQUANTIZE`).
+    ///
+    /// ```
+    /// use shaped::quant::Quant;
+    /// use shaped::{Shape, Tensor};
+    /// let q = Tensor::<i8, Shape![2]>::from([20, -55]).quantized(Quant::new(0.5, -4)?);
+    /// let mut x = Tensor::<f32, Shape![2]>::zeros();
+    /// q.dequantize_into(&mut x)?;
+    /// assert_eq!(x.as_slice(), &[12.0, -25.5]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn dequantize_into<O: DataMut<f32>>(
+        &self,
+        out: &mut Tensor<f32, S, O>,
+    ) -> Result<(), Error> {
+        let values = self.values();
+        same_shape_as(out.shape().as_ref(), values.shape().as_ref())?;
+        let quant = self.quant();
+        for (y, &q) in out.as_mut_slice().iter_mut().zip(values.as_slice()) {
+            *y = crate::quant::dequantize_value(q, quant);
+        }
+        Ok(())
+    }
+
+    /// [`requantize`](Self::requantize) into `out` (its integers under `to`), without an
+    /// allocator: TFLM's integer-to-integer `QUANTIZE`.
+    #[inline]
+    pub fn requantize_into<F: QuantElement, O: DataMut<F>>(
+        &self,
+        to: Quant<F>,
+        out: &mut Tensor<F, S, O>,
+    ) -> Result<(), Error> {
+        let values = self.values();
+        same_shape_as(out.shape().as_ref(), values.shape().as_ref())?;
+        let op = QRequant::new(self.quant(), to, Rounding::Double);
+        for (y, &q) in out.as_mut_slice().iter_mut().zip(values.as_slice()) {
+            *y = op.apply(q);
+        }
+        Ok(())
     }
 
     quantized_ops! {

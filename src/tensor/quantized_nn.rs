@@ -15,7 +15,7 @@ use crate::typed::rules::{
     Concat, Concatenated, KeepAxis, KeepDims, PadStatic, Padded, RemoveAxis, WithoutAxis,
 };
 use crate::typed::shape::{Shape, StaticShape, MAX_STATIC_RANK};
-use crate::typed::storage::{fits_inline, Data};
+use crate::typed::storage::{fits_inline, Data, DataMut};
 
 /// An int8 quantized result of shape `O`, computed from tensors stored in the family `F`.
 pub type QuantizedI8<F, O> = Quantized<Stored<F, i8, O>, i8>;
@@ -81,6 +81,43 @@ impl QSoftmax {
         let mut out = values.map(|_| 0i8);
         self.rows(values.as_slice(), depth, out.as_mut_slice())?;
         Ok(Quantized::new(out, Self::OUTPUT))
+    }
+
+    /// [`run`](Self::run) into `out` (quantized by [`QSoftmax::OUTPUT`]), without an
+    /// allocator; `out` has `x`'s shape.
+    ///
+    /// ```
+    /// use shaped::quant::{QSoftmax, Quant};
+    /// use shaped::{Shape, Tensor};
+    /// let q = Quant::new(0.5, 3)?;
+    /// let op = QSoftmax::new(q, 1.0, QSoftmax::OUTPUT)?;
+    /// let x = Tensor::<i8, Shape![1, 2]>::from([[4, 0]]).quantized(q);
+    /// let mut y = Tensor::<i8, Shape![1, 2]>::zeros();
+    /// op.run_into(&x, &mut y)?;
+    /// assert_eq!(y.as_slice(), &[97, -97]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    #[inline]
+    pub fn run_into<S: Shape, D: Data<i8>, O: DataMut<i8>>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        out: &mut Tensor<i8, S, O>,
+    ) -> Result<(), Error> {
+        check_input(self.input(), x.quant())?;
+        let values = x.values();
+        let dims = values.shape();
+        let Some(&depth) = dims.as_ref().last() else {
+            return Err(softmax_rank_error(dims.as_ref()));
+        };
+        if out.shape().as_ref() != dims.as_ref() {
+            return Err(Error::new(
+                crate::error::ErrorKind::ShapeMismatch,
+                crate::error::Operation::Quantize,
+                out.shape().as_ref(),
+                dims.as_ref(),
+            ));
+        }
+        self.rows(values.as_slice(), depth, out.as_mut_slice())
     }
 }
 

@@ -78,8 +78,24 @@ impl Plan {
         let last_op = ops.saturating_sub(1);
         let is_input = |t: usize| model.inputs.contains(&t);
         let is_output = |t: usize| model.outputs.contains(&t);
+        // A RESHAPE of a model input the caller holds (or of such a reshape) is that input's
+        // bytes: the arena holds none of it. The input is never written, so every reader may
+        // share it.
+        let mut of_input = vec![false; n];
+        if !options.include_io {
+            for op in &model.operators {
+                if let (Op::Reshape { .. }, Some(x), Some(&y)) =
+                    (&op.op, op.input(0), op.outputs.first())
+                {
+                    if (is_input(x) || of_input[x]) && !is_output(y) {
+                        of_input[y] = true;
+                    }
+                }
+            }
+        }
         let planned = |t: usize| {
             !model.tensors[t].is_constant()
+                && !of_input[t]
                 && (options.include_io || !(is_input(t) || is_output(t)))
         };
 

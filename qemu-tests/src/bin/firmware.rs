@@ -131,7 +131,7 @@ fn fnv(bytes: &[i8]) -> u32 {
 }
 
 /// One of the convolution layers of `icount_conv.sh` (`qemu_tests::hand_conv::layers`),
-/// through `QConv2d::conv2d_into` / `depthwise_conv2d_into` or the hand loop nest.
+/// through `QConv2d::conv2d_array_into` / `depthwise_conv2d_array_into` or the hand loop nest.
 #[cfg(any(
     feature = "qconv-shaped",
     feature = "qconv-hand",
@@ -167,9 +167,9 @@ fn conv_layer<const N: usize, const DEPTHWISE: bool, const HAND: bool>(
         let xa = shaped::runtime::ArrayRef::new(&conv.input, x)?;
         let wa = shaped::runtime::ArrayRef::new(&filter, w)?;
         if depthwise {
-            op.depthwise_conv2d_into(xa, wa, Some(bias), &conv.params(), out)?;
+            op.depthwise_conv2d_array_into(xa, wa, Some(bias), &conv.params(), out)?;
         } else {
-            op.conv2d_into(xa, wa, Some(bias), &conv.params(), out)?;
+            op.conv2d_array_into(xa, wa, Some(bias), &conv.params(), out)?;
         }
     }
     Ok(fnv(out))

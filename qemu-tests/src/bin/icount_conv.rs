@@ -1,6 +1,6 @@
 //! Instructions per multiply-accumulate of shaped's int8 convolutions (TFLM's contract) on
 //! the Cortex-M4, for `icount_conv.sh`: the three layers of `qemu_tests::hand_conv::layers`
-//! run through `QConv2d::conv2d_into` / `depthwise_conv2d_into` on `ArrayRef`s of `static`
+//! run through `QConv2d::conv2d_array_into` / `depthwise_conv2d_array_into` on `ArrayRef`s of `static`
 //! data, each timed and its output checked against the hand-written loop nest of the same
 //! contract (also timed). QEMU runs with `-icount shift=0`, so its virtual clock advances one
 //! nanosecond per guest instruction, and SysTick counts that clock; a loop of a known
@@ -101,9 +101,9 @@ fn run<const N: usize>(syst: &mut SYST, rate: &Rate, l: &Layer<N>) -> bool {
     let mut result = Ok([0; 4]);
     let shaped = ticks(syst, || {
         result = if l.depthwise {
-            l.op.depthwise_conv2d_into(xa, wa, Some(bias), &params, &mut got[..len])
+            l.op.depthwise_conv2d_array_into(xa, wa, Some(bias), &params, &mut got[..len])
         } else {
-            l.op.conv2d_into(xa, wa, Some(bias), &params, &mut got[..len])
+            l.op.conv2d_array_into(xa, wa, Some(bias), &params, &mut got[..len])
         };
     });
     let macs = l.conv.macs(l.depthwise) as f64;
