@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """The project's own test models for the .tflite importer, and TFLM's outputs on them.
 
-Builds, in the architectures of TFLM's and MLPerf Tiny's reference models, eight Keras models
-with random weights (Keras initialisers, fixed seeds) and non-trivial BatchNorm, converts them
-with tensorflow's converter and runs each .tflite in the `tflite-micro` package's interpreter
-(TFLM's kernels) on 100 generated inputs:
+Builds six Keras models in the architectures of TFLM's and MLPerf Tiny's reference models and
+a seventh, small, for the remaining operators, all with random weights (Keras initialisers,
+fixed seeds) and non-trivial BatchNorm, converts them with tensorflow's converter and runs
+each .tflite in the `tflite-micro` package's interpreter (TFLM's kernels) on 100 generated
+inputs:
 
 - full int8 (int8 input and output, TFLITE_BUILTINS_INT8, calibrated on 100 representative
   samples): speech, person_detection, vww, kws, anomaly, resnet8 -> <name>.tflite;
-- float32, no quantization: speech_f32 (the same Keras model as speech) -> <name>.tflite
-  (anomaly's float32 form is 1 MB, too large to commit for what it adds);
+- int8 inside, float32 input and output (the converter adds QUANTIZE and DEQUANTIZE; calibrated
+  the same way): ops -> ops.tflite;
+- float32, no quantization: speech_f32 and ops_f32 (the same Keras models as speech and ops)
+  -> <name>.tflite (anomaly's float32 form is 1 MB, too large to commit for what it adds);
 - for every model, <name>.expected.txt: a header (model, file size and sha256, op list, input
   and output shapes, dtypes and quantization, TFLM's arena size) and one line per input k,
   `k: v0 v1 ...`, the output tensor's values in row-major order (int8 as decimal integers,
@@ -73,6 +76,11 @@ DESCRIPTIONS = {
     "resnet8": "MLPerf Tiny image classification ResNet-8 on 32x32x3: Conv 16 + BN + ReLU, "
                "three residual stacks (16, 32 /2, 64 /2; 1x1 conv shortcuts), AvgPool 8x8, "
                "Flatten, Dense 10, Softmax",
+    "ops": "one of each remaining operator, int8 inside float32 input and output: Conv2D 6 3x3 "
+           "SAME + BN + ReLU6 and DepthwiseConv2D 3x3 x2 SAME + BN on the input, Subtract, "
+           "Multiply, Add of a 1x1 Conv2D 1 (broadcast over channels), MaxPool 2x2 + AvgPool 3x3 "
+           "/2 SAME, Conv2D 8 3x3 dilation 2 VALID + BN + ReLU, Flatten, Dense 10",
+    "ops_f32": "ops's Keras model (same weights) converted to float32, no quantization",
 }
 
 
@@ -392,6 +400,23 @@ def build_resnet8(L):
     return inp, L.Softmax()(x)
 
 
+def build_ops(L):
+    """Small, for the operators and cases the other models lack: float32 input and output (the
+    converter adds QUANTIZE and DEQUANTIZE), SUB and MUL of two activations, an ADD of
+    [1,12,12,6] and [1,12,12,1] (broadcast over channels), MAX_POOL_2D, AVERAGE_POOL_2D 3x3
+    stride 2 SAME (overlapping windows, partial ones at the bottom and right edges), a depthwise
+    conv with depth multiplier 2, a conv with dilation 2 and VALID padding, a fused RELU6."""
+    inp = L.Input((12, 12, 3), batch_size=1)
+    c = L.ReLU(max_value=6.0)(L.BatchNormalization()(L.Conv2D(6, 3, padding="same")(inp)))
+    d = L.BatchNormalization()(L.DepthwiseConv2D(3, depth_multiplier=2, padding="same")(inp))
+    x = L.Multiply()([L.Subtract()([c, d]), d])
+    x = L.Add()([x, L.Conv2D(1, 1)(x)])
+    x = L.Add()([L.MaxPooling2D(2)(x), L.AveragePooling2D(3, strides=2, padding="same")(x)])
+    x = L.ReLU()(L.BatchNormalization()(L.Conv2D(8, 3, dilation_rate=2)(x)))
+    x = L.Flatten()(x)
+    return inp, L.Dense(10, name="logits")(x)
+
+
 BUILDERS = {
     "speech": build_speech,
     "person_detection": lambda L: build_mobilenet(L, 1, True),
@@ -399,8 +424,10 @@ BUILDERS = {
     "kws": build_kws,
     "anomaly": build_anomaly,
     "resnet8": build_resnet8,
+    "ops": build_ops,
 }
-FLOAT_VARIANTS = {"speech": "speech_f32"}
+FLOAT_VARIANTS = {"speech": "speech_f32", "ops": "ops_f32"}
+FLOAT_IO = {"ops"}  # int8 models whose input and output stay float32
 
 
 def calibration_inputs(name, shape):
@@ -443,14 +470,15 @@ def fit_logits(tf, model, x, rng, spread=2.0):
                        ((b - z.mean(0)) * a + rng.normal(0.0, 0.5, len(b))).astype(np.float32)])
 
 
-def convert(tf, model, name, calib):
+def convert(tf, model, name, calib, float_io=False):
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if calib is not None:
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = lambda: ([calib[i:i + 1]] for i in range(len(calib)))
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        if not float_io:
+            converter.inference_input_type = tf.int8
+            converter.inference_output_type = tf.int8
     data = converter.convert()
     with open(os.path.join(HERE, f"{name}.tflite"), "wb") as f:
         f.write(data)
@@ -472,7 +500,7 @@ def build_all(names):
         fit_logits(tf, model, calib, rng)
         print(f"{name}: {model.count_params()} Keras parameters "
               f"({sum(int(np.prod(w.shape)) for w in model.trainable_weights)} trainable)")
-        convert(tf, model, name, calib)
+        convert(tf, model, name, calib, name in FLOAT_IO)
         if name in FLOAT_VARIANTS:
             convert(tf, model, FLOAT_VARIANTS[name], None)
 
