@@ -67,6 +67,7 @@ macro_rules! tflm_outputs {
             let cases = expected(include_str!(concat!("models/", $name, ".expected.txt")));
             assert_eq!(cases.len(), 100);
             let mut arena = Arena::<{ $model::ARENA_BYTES }>::new();
+            let mut with_io = Box::new(Arena::<{ $model::ARENA_WITH_IO_BYTES }>::new());
             let mut out = Tensor::<i8, Shape![$($o),*]>::zeros();
             for (k, want) in cases {
                 let x = int8_input::<Shape![$($i),*]>($name, k);
@@ -74,6 +75,10 @@ macro_rules! tflm_outputs {
                 assert_eq!(y.as_slice(), &want[..], "{} input {k}", $name);
                 $model::predict_into(&x, &mut out, &mut arena);
                 assert_eq!(out, y, "{} input {k}", $name);
+                // The input and output in the arena too.
+                $model::input_mut(&mut with_io).as_mut_slice().copy_from_slice(x.as_slice());
+                $model::run(&mut with_io);
+                assert_eq!($model::output(&with_io).as_slice(), y.as_slice(), "{} input {k}", $name);
             }
         }
     };
@@ -102,6 +107,9 @@ fn the_models_constants_are_the_file_s() {
     assert_eq!(Anomaly::OUTPUT.zero_point(), -5);
     assert_eq!(Speech::OUTPUT.scale().to_bits(), 0x3b80_0000);
     assert_eq!(Speech::OUTPUT.zero_point(), -128);
+    // With the input and output in the arena, person detection's is its largest operator's
+    // two tensors (48x48x8 in, 48x48x16 out), the input's bytes reused.
+    assert_eq!(PersonDetection::ARENA_WITH_IO_BYTES, 55_296);
 }
 
 #[test]

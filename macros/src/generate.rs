@@ -10,17 +10,26 @@ use std::fmt::Write as _;
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
-use shaped_tflite::{Activation, DType, Model, Op, Operator, Padding, Plan, Quantization};
+use shaped_tflite::{
+    Activation, DType, Model, Op, Operator, Padding, Plan, PlanOptions, Quantization,
+};
 
 /// The model's code: the struct, its constants, `predict` and `predict_into`. `file` is the
 /// path as the user wrote it (errors name it).
 pub fn model(bytes: &[u8], file: &str, name: &Ident) -> Result<TokenStream, String> {
     let model = Model::read(bytes, file).map_err(|e| e.to_string())?;
     let plan = Plan::new(&model).map_err(|e| e.to_string())?;
+    let options = PlanOptions { include_io: true };
+    let io_plan = Plan::with_options(&model, options).map_err(|e| e.to_string())?;
     let g = Gen {
         model: &model,
         plan: &plan,
         bytes,
+    };
+    // The same operators over the plan that holds the input and output too (`run`).
+    let g_io = Gen {
+        plan: &io_plan,
+        ..g
     };
     let (input, output) = match (&model.inputs[..], &model.outputs[..]) {
         ([i], [o]) => (*i, *o),
@@ -37,10 +46,23 @@ pub fn model(bytes: &[u8], file: &str, name: &Ident) -> Result<TokenStream, Stri
     let out_shape = shape_type(&out_t.shape);
 
     let mut body = TokenStream::new();
+    let mut io_body = TokenStream::new();
     for op in &model.operators {
         body.extend(g.operator(op)?);
+        io_body.extend(g_io.operator(op)?);
     }
     let arena = Literal::usize_unsuffixed(plan.arena_size);
+    let io_arena = Literal::usize_unsuffixed(io_plan.arena_size);
+    let place = |t: usize| {
+        let p = io_plan
+            .placement(t)
+            .expect("a plan with the inputs and outputs places them");
+        (
+            Literal::usize_unsuffixed(p.offset),
+            Literal::usize_unsuffixed(p.offset + p.size),
+        )
+    };
+    let ((in_a, in_b), (out_a, out_b)) = (place(input), place(output));
     let docs = g.docs().into_iter().map(|line| quote!(#[doc = #line]));
     let mut consts = TokenStream::new();
     if let Some(q) = &in_t.quantization {
@@ -101,10 +123,56 @@ pub fn model(bytes: &[u8], file: &str, name: &Ident) -> Result<TokenStream, Stri
                 let _ = (&input, &out, &arena);
                 #body
             }
+
+            /// Bytes of the arena of [`Self::run`]: the intermediate tensors, the input and the
+            /// output, placed by the same plan (at most `ARENA_BYTES` plus the input's and
+            /// the output's bytes, often less: the input's bytes are reused once it is read).
+            pub const ARENA_WITH_IO_BYTES: usize = #io_arena;
+
+            /// The input's place in `arena`, for [`Self::run`]: write the input here.
+            pub fn input_mut(
+                arena: &mut ::shaped::model::Arena<#io_arena>,
+            ) -> ::shaped::TensorViewMut<'_, #in_elem, #in_shape> {
+                match ::shaped::TensorViewMut::from_bytes_mut(&mut arena.0[#in_a..#in_b]) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(_) => {
+                        ::core::unreachable!("the plan places the input inside the arena")
+                    }
+                }
+            }
+
+            /// The output's place in `arena`: after [`Self::run`], the model's output.
+            pub fn output(
+                arena: &::shaped::model::Arena<#io_arena>,
+            ) -> ::shaped::TensorView<'_, #out_elem, #out_shape> {
+                match ::shaped::TensorView::from_bytes(&arena.0[#out_a..#out_b]) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(_) => {
+                        ::core::unreachable!("the plan places the output inside the arena")
+                    }
+                }
+            }
+
+            /// The model on the input [`Self::input_mut`] wrote into `arena`; the output is
+            /// then at [`Self::output`]. The whole inference in one buffer: the least RAM.
+            pub fn run(arena: &mut ::shaped::model::Arena<#io_arena>) {
+                #[inline(always)]
+                fn ok<T>(r: ::core::result::Result<T, ::shaped::Error>) -> T {
+                    match r {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(_) => {
+                            ::core::unreachable!("the generated model's shapes and parameters agree")
+                        }
+                    }
+                }
+                let _ = &arena;
+                #io_body
+            }
         }
     })
 }
 
+#[derive(Clone, Copy)]
 struct Gen<'a> {
     model: &'a Model,
     plan: &'a Plan,
@@ -151,17 +219,18 @@ impl Gen<'_> {
 
     fn home(&self, t: usize) -> Home {
         let m = self.model;
+        if m.tensors[t].is_constant() {
+            return Home::Constant;
+        }
+        // With `include_io`, the plan places the input and output too.
+        if let Some(p) = self.plan.placement(t) {
+            return Home::Arena(p.offset, p.size);
+        }
         if m.inputs.contains(&t) {
             return Home::Input;
         }
         if m.outputs.contains(&t) {
             return Home::Output;
-        }
-        if m.tensors[t].is_constant() {
-            return Home::Constant;
-        }
-        if let Some(p) = self.plan.placement(t) {
-            return Home::Arena(p.offset, p.size);
         }
         // The plan leaves out a reshape of the model's input: it is the input's bytes.
         let writer = m
