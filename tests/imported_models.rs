@@ -14,6 +14,9 @@ shaped::include_model!(PersonDetection, "tests/models/person_detection.tflite");
 shaped::include_model!(Vww, "tests/models/vww.tflite");
 shaped::include_model!(Resnet8, "tests/models/resnet8.tflite");
 shaped::include_model!(Sine, "examples/sine/sine_int8.tflite");
+shaped::include_model!(Ops, "tests/models/ops.tflite");
+shaped::include_model!(SpeechF32, "tests/models/speech_f32.tflite");
+shaped::include_model!(OpsF32, "tests/models/ops_f32.tflite");
 
 /// The inputs' generator of `tests/models/README.md`.
 fn fnv1a64(s: &str) -> u64 {
@@ -95,6 +98,57 @@ tflm_outputs!(
 );
 tflm_outputs!(vww_gives_tflm_s_100_outputs, Vww, "vww", [1, 96, 96, 3] -> [1, 2]);
 tflm_outputs!(resnet8_gives_tflm_s_100_outputs, Resnet8, "resnet8", [1, 32, 32, 3] -> [1, 10]);
+
+/// Input `k` of model `name`, f32 (`tests/models/README.md`).
+fn f32_input<S: shaped::StaticShape>(name: &str, k: u64) -> Tensor<f32, S> {
+    let mut g = SplitMix64(fnv1a64(name) ^ k);
+    Tensor::from_fn(|_| ((g.next() >> 40) as f32) / 16_777_216.0 * 2.0 - 1.0)
+}
+
+/// The expected f32 outputs: each value the 8 hex digits of its bits.
+fn expected_f32(text: &str) -> Vec<(u64, Vec<u32>)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let (k, values) = line.split_once(": ").unwrap();
+            let values = values
+                .split(' ')
+                .map(|v| u32::from_str_radix(v, 16).unwrap())
+                .collect();
+            (k.parse().unwrap(), values)
+        })
+        .collect()
+}
+
+/// Runs model `$model`, of f32 input and output, on its 100 inputs, each output's bits
+/// against TFLM's.
+macro_rules! tflm_f32_outputs {
+    ($test:ident, $model:ident, $name:literal, [$($i:literal),*] -> [$($o:literal),*]) => {
+        #[test]
+        fn $test() {
+            let cases = expected_f32(include_str!(concat!("models/", $name, ".expected.txt")));
+            assert_eq!(cases.len(), 100);
+            let mut with_io = Box::new(Arena::<{ $model::ARENA_WITH_IO_BYTES }>::new());
+            for (k, want) in cases {
+                let x = f32_input::<Shape![$($i),*]>($name, k);
+                let y: Tensor<f32, Shape![$($o),*]> = $model::predict(&x);
+                let bits: Vec<u32> = y.as_slice().iter().map(|v| v.to_bits()).collect();
+                assert_eq!(bits, want, "{} input {k}: {:?}", $name, y.as_slice());
+                $model::input_mut(&mut with_io).as_mut_slice().copy_from_slice(x.as_slice());
+                $model::run(&mut with_io);
+                assert_eq!($model::output(&with_io).as_slice(), y.as_slice(), "{} input {k}", $name);
+            }
+        }
+    };
+}
+
+// QUANTIZE and DEQUANTIZE at the edges, SUB, MUL, a broadcasting ADD, both pools with partial
+// windows, a depthwise multiplier of 2, a dilated VALID convolution, RELU6 on an output whose
+// range is wider than [0, 6].
+tflm_f32_outputs!(ops_gives_tflm_s_100_outputs, Ops, "ops", [1, 12, 12, 3] -> [1, 10]);
+// The float models: TFLite's float kernels' order of every sum.
+tflm_f32_outputs!(speech_f32_gives_tflm_s_100_outputs, SpeechF32, "speech_f32", [1, 49, 40, 1] -> [1, 4]);
+tflm_f32_outputs!(ops_f32_gives_tflm_s_100_outputs, OpsF32, "ops_f32", [1, 12, 12, 3] -> [1, 10]);
 
 #[test]
 fn the_models_constants_are_the_file_s() {

@@ -18,6 +18,13 @@ use shaped_tflite::{
 /// path as the user wrote it (errors name it).
 pub fn model(bytes: &[u8], file: &str, name: &Ident) -> Result<TokenStream, String> {
     let model = Model::read(bytes, file).map_err(|e| e.to_string())?;
+    generate(&model, bytes, name)
+}
+
+/// The code of a checked `model` whose constants' bytes are in `bytes`.
+fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream, String> {
+    let file = &model.file;
+    let model = model.clone();
     let plan = Plan::new(&model).map_err(|e| e.to_string())?;
     let options = PlanOptions { include_io: true };
     let io_plan = Plan::with_options(&model, options).map_err(|e| e.to_string())?;
@@ -609,7 +616,12 @@ impl Gen<'_> {
     fn softmax(&self, op: &Operator, beta: f32) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
         if self.dtype_of(x) == DType::Float32 {
-            return Err(self.op_error(op, "the generator takes int8 SOFTMAX only"));
+            let beta = f32_tokens(beta);
+            let views = self.views(op, &[("x", x)], y)?;
+            return Ok(quote! {
+                #views
+                ok(x.tflite_softmax_into(#beta, &mut y));
+            });
         }
         let (q_x, q_y) = (self.q(op, x)?, self.q(op, y)?);
         let beta = f32_tokens(beta);
@@ -637,7 +649,23 @@ impl Gen<'_> {
             .input(1)
             .ok_or_else(|| self.op_error(op, "the second operand is missing"))?;
         if self.dtype_of(a) == DType::Float32 {
-            return Err(self.op_error(op, "the generator takes int8 ADD, SUB and MUL only"));
+            // TFLite's float kernels: the operation, then the fused activation's clamp.
+            let f = match prepared {
+                "QAdd" => quote!(p + q),
+                "QSub" => quote!(p - q),
+                _ => quote!(p * q),
+            };
+            let f = match activation {
+                Activation::None => f,
+                Activation::Relu => quote!((#f).max(0.0)),
+                Activation::Relu6 => quote!((#f).max(0.0).min(6.0)),
+                Activation::ReluN1To1 => quote!((#f).max(-1.0).min(1.0)),
+            };
+            let views = self.views(op, &[("a", a), ("b", b)], y)?;
+            return Ok(quote! {
+                #views
+                a.broadcast_with_into(&b, &mut y, |&p: &f32, &q: &f32| #f);
+            });
         }
         let (q_a, q_b, q_y) = (self.q(op, a)?, self.q(op, b)?, self.q(op, y)?);
         let act = activation_tokens(activation);
@@ -697,11 +725,34 @@ impl Gen<'_> {
             .input(1)
             .ok_or_else(|| self.op_error(op, "the weights are missing"))?;
         let (xt, wt) = (&m.tensors[x], &m.tensors[w]);
-        if [xt.dtype, wt.dtype, self.dtype_of(y)] != [DType::Int8; 3] {
-            return Err(self.op_error(op, "the generator takes int8 FULLY_CONNECTED only"));
-        }
         let (units, depth) = (wt.shape[0], wt.shape[1]);
         let rows = xt.element_count() / depth.max(1);
+        if [xt.dtype, wt.dtype, self.dtype_of(y)] == [DType::Float32; 3] {
+            // TFLite's float FULLY_CONNECTED sums each output over the depth in order from
+            // zero, then adds the bias and clamps: a 1x1 VALID convolution's sum, the rows
+            // laid out as the width of a one-pixel-high image, the weights `[units, depth]`
+            // as `[units, 1, 1, depth]`.
+            let (bias_item, bias) = self.bias(op, 2)?;
+            let act = activation_tokens(activation);
+            let views = self.views(op, &[("x", x), ("w", w)], y)?;
+            let x_shape = shape_type(&[1, 1, rows, depth]);
+            let w_shape = shape_type(&[units, 1, 1, depth]);
+            let y_shape = shape_type(&[1, 1, rows, units]);
+            return Ok(quote! {
+                #bias_item
+                #views
+                let x = ok(::shaped::TensorView::<f32, #x_shape>::new(x.as_slice()));
+                let w = ok(::shaped::TensorView::<f32, #w_shape>::new(w.as_slice()));
+                let mut y = ok(::shaped::TensorViewMut::<f32, #y_shape>::new(y.as_mut_slice()));
+                ok(x.conv2d_into(&w, #bias, ::shaped::conv::VALID, #act, &mut y));
+            });
+        }
+        if [xt.dtype, wt.dtype, self.dtype_of(y)] != [DType::Int8; 3] {
+            return Err(self.op_error(
+                op,
+                "the generator takes FULLY_CONNECTED on int8 or on float32 throughout",
+            ));
+        }
         let (u, d) = (
             Literal::usize_unsuffixed(units),
             Literal::usize_unsuffixed(depth),
@@ -927,12 +978,28 @@ mod tests {
     #[test]
     fn an_operator_not_generated_yet_is_named_in_the_error() {
         let ident = Ident::new("Speech", Span::call_site());
-        let err = model(&read("speech_f32.tflite"), "speech_f32.tflite", &ident).unwrap_err();
+        let bytes = read("speech.tflite");
+        let mut m = Model::read(&bytes, "speech.tflite").unwrap();
+        // The reader takes LOGISTIC; the generator does not write it yet.
+        m.operators[3].op = Op::Logistic;
+        let err = generate(&m, &bytes, &ident).unwrap_err();
         assert_eq!(
             err,
-            "speech_f32.tflite: operator 2 (FULLY_CONNECTED): the generator takes int8 \
-             FULLY_CONNECTED only"
+            "speech.tflite: operator 3 (LOGISTIC): the model generator does not support this \
+             operator yet"
         );
+    }
+
+    #[test]
+    fn a_float_model_s_operators_are_float_calls() {
+        let ident = Ident::new("SpeechF32", Span::call_site());
+        let code = model(&read("speech_f32.tflite"), "speech_f32.tflite", &ident)
+            .unwrap()
+            .to_string();
+        assert!(code.contains("tflite_softmax_into"));
+        // CONV_2D and FULLY_CONNECTED (a 1x1 convolution's sums).
+        assert_eq!(code.matches(". conv2d_into (").count(), 2 * 2);
+        assert!(!code.contains("Quant"));
     }
 
     #[test]
@@ -941,11 +1008,12 @@ mod tests {
         let code = model(&read("resnet8.tflite"), "resnet8.tflite", &ident)
             .unwrap()
             .to_string();
-        assert_eq!(code.matches("conv2d_into (").count(), 9);
-        assert_eq!(code.matches("QAdd :: new (").count(), 3);
+        // Each operator twice: in `predict_into` and in `run`.
+        assert_eq!(code.matches("conv2d_into (").count(), 2 * 9);
+        assert_eq!(code.matches("QAdd :: new (").count(), 2 * 3);
         assert_eq!(
             code.matches("avg_pool2d_into :: < 8 , 8 , _ , _ >").count(),
-            1
+            2
         );
         assert!(code.contains("# [doc = \" operator 3: ADD\"]"), "{code}");
         // Every shape is a static one.
@@ -958,9 +1026,10 @@ mod tests {
         let code = model(&read("anomaly.tflite"), "anomaly.tflite", &ident)
             .unwrap()
             .to_string();
-        // Nine per-channel layers with a bias, the last without.
-        assert_eq!(code.matches("QDensePerChannel :: new (").count(), 10);
-        assert_eq!(code.matches("Option :: Some (& C").count(), 9);
+        // Nine per-channel layers with a bias, the last without; twice each (`predict_into`
+        // and `run`).
+        assert_eq!(code.matches("QDensePerChannel :: new (").count(), 2 * 10);
+        assert_eq!(code.matches("Option :: Some (& C").count(), 2 * 9);
         assert!(code.contains("pub const ARENA_BYTES : usize = 264 ;"));
         assert!(code.contains("static W : [[i8 ; 128] ; 640] ="));
     }

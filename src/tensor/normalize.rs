@@ -178,3 +178,61 @@ impl<T: Real, S: Shape, D: Data<T>> Tensor<T, S, D> {
         }
     }
 }
+
+/// # TFLite's float softmax
+#[cfg(any(feature = "std", feature = "libm"))]
+impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
+    /// TFLite's float `SOFTMAX` into `out`, along the last axis, in TFLite's reference order:
+    /// per row, `m` its maximum; each `e = exp((x - m) * beta)` written, summed first to last
+    /// from zero; then each `e / sum`. ([`softmax`](Self::softmax) sums pairwise and has no
+    /// `beta`; this form gives the bits TFLite's and TFLM's kernels give.) An error value only
+    /// for rank 0, or a `Dyn` dim of `out` that does not fit.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 3]>::from([[1.0, 2.0, 3.0]]);
+    /// let mut y = Tensor::<f32, Shape![1, 3]>::zeros();
+    /// x.tflite_softmax_into(1.0, &mut y)?;
+    /// let (e1, e2) = ((-2.0f32).exp(), (-1.0f32).exp());
+    /// let sum = e1 + e2 + 1.0;
+    /// assert_eq!(y.as_slice(), &[e1 / sum, e2 / sum, 1.0 / sum]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn tflite_softmax_into<O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        beta: f32,
+        out: &mut Tensor<f32, S, O>,
+    ) -> Result<(), crate::Error> {
+        use crate::error::{Error, ErrorKind, Operation};
+        use crate::op::ReduceOp;
+        let op = Operation::Reduce {
+            op: ReduceOp::Softmax,
+        };
+        let dims = self.shape();
+        let (dims, got) = (dims.as_ref(), out.shape());
+        let Some(&depth) = dims.last() else {
+            let kind = ErrorKind::BadAxis { axis: -1, rank: 0 };
+            return Err(Error::new(kind, op, dims, &[]));
+        };
+        if got.as_ref() != dims {
+            let kind = ErrorKind::ShapeMismatch;
+            return Err(Error::new(kind, op, got.as_ref(), dims));
+        }
+        if depth == 0 {
+            return Ok(());
+        }
+        let rows = self.as_slice().chunks_exact(depth);
+        for (x, y) in rows.zip(out.as_mut_slice().chunks_exact_mut(depth)) {
+            let max = x.iter().fold(f32::MIN, |m, &v| if v > m { v } else { m });
+            let mut sum = 0.0f32;
+            for (e, &v) in y.iter_mut().zip(x) {
+                *e = num_traits::Float::exp((v - max) * beta);
+                sum += *e;
+            }
+            for e in y.iter_mut() {
+                *e /= sum;
+            }
+        }
+        Ok(())
+    }
+}
