@@ -111,10 +111,10 @@ fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream, St
             pub const ARENA_BYTES: usize = #arena;
             #consts
 
-            /// The model on `input`, as TFLM computes it; the arena and the output on the
-            /// stack.
-            pub fn predict(
-                input: &::shaped::Tensor<#in_elem, #in_shape>,
+            /// The model on `input` (an owned tensor or a view, say of a sensor's buffer), as
+            /// TFLM computes it; the arena and the output on the stack.
+            pub fn predict<D: ::shaped::typed::storage::Data<#in_elem>>(
+                input: &::shaped::Tensor<#in_elem, #in_shape, D>,
             ) -> ::shaped::Tensor<#out_elem, #out_shape> {
                 let mut arena = ::shaped::model::Arena::<#arena>::new();
                 let mut out = ::shaped::Tensor::<#out_elem, #out_shape>::splat(#zero);
@@ -125,11 +125,14 @@ fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream, St
             /// [`Self::predict`] into `out`, the intermediate tensors in `arena` (whose
             /// contents before and after mean nothing): no allocation, and the memory an
             /// inference takes is the caller's to place (a `static`, say).
-            pub fn predict_into(
-                input: &::shaped::Tensor<#in_elem, #in_shape>,
-                out: &mut ::shaped::Tensor<#out_elem, #out_shape>,
+            pub fn predict_into<D, O>(
+                input: &::shaped::Tensor<#in_elem, #in_shape, D>,
+                out: &mut ::shaped::Tensor<#out_elem, #out_shape, O>,
                 arena: &mut ::shaped::model::Arena<#arena>,
-            ) {
+            ) where
+                D: ::shaped::typed::storage::Data<#in_elem>,
+                O: ::shaped::typed::storage::DataMut<#out_elem>,
+            {
                 // Every check these calls make (view lengths and alignments, each layer's
                 // input parameters) compares constants the generator made consistent.
                 #[inline(always)]

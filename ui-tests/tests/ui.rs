@@ -6,8 +6,22 @@
 
 #[test]
 fn compile_errors_read_well() {
+    place_models();
     let cases = trybuild::TestCases::new();
     cases.compile_fail("*.rs");
+}
+
+/// Copies the models the cases import into the crate trybuild builds them in
+/// (`<target>/tests/trybuild/shaped-ui-tests/`), whose directory is their
+/// `CARGO_MANIFEST_DIR`: `include_model!` reads paths relative to it.
+fn place_models() {
+    let exe = std::env::current_exe().unwrap();
+    // `<target>/debug/deps/<this test>`.
+    let target = exe.ancestors().nth(3).unwrap();
+    let project = target.join("tests/trybuild/shaped-ui-tests");
+    std::fs::create_dir_all(&project).unwrap();
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
+    std::fs::copy(models.join("speech.tflite"), project.join("speech.tflite")).unwrap();
 }
 
 /// No primary error line may show typenum internals.
