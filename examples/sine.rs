@@ -1,28 +1,42 @@
-//! TFLM's int8 "hello world" sine model run by shaped: three fully connected layers on static
-//! shapes, bit for bit the outputs of the `tflite-micro` interpreter on the same `.tflite`.
+//! TFLM's int8 "hello world" sine model, imported from its `.tflite` in one line: bit for bit
+//! the outputs of the `tflite-micro` interpreter on the same file, all 1000 of them.
 //!
 //! The model (`examples/sine/sine_int8.tflite`) was trained and converted to full int8 with
-//! tensorflow's converter by `examples/sine/make_model.py`, which also read its weights and
-//! quantization parameters back into `examples/sine/model.rs` and ran TFLM on 1000 inputs
-//! (`examples/sine/expected.txt`). This checks all 1000 and prints a few.
+//! tensorflow's converter by `examples/sine/make_model.py`, which also ran TFLM on 1000 inputs
+//! (`examples/sine/expected.txt`). `include_model!` reads the file at build time and writes a
+//! typed model: `Sine::predict` takes a `Tensor<i8, Shape![1, 1]>` and returns one; the weights
+//! are `static`s, the layers `const`s. (`examples/sine/network.rs` is the same model written
+//! by hand with shaped's layers, from the parameters the script transcribed.)
 //!
 //! ```sh
-//! cargo run --example sine
+//! cargo run --example sine --features model
 //! ```
 
-#[path = "sine/network.rs"]
-mod network;
+use shaped::{Shape, Tensor};
 
-fn main() -> Result<(), shaped::Error> {
+shaped::include_model!(Sine, "examples/sine/sine_int8.tflite");
+
+fn main() {
     let mut same = 0;
-    for (i, (x, input, want)) in network::expected().enumerate() {
-        let got = network::forward(input)?;
+    for (i, line) in include_str!("sine/expected.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .enumerate()
+    {
+        let mut f = line.split(' ').map(str::parse::<f32>);
+        let (x, q, want) = match (f.next(), f.next(), f.next()) {
+            (Some(Ok(x)), Some(Ok(q)), Some(Ok(y))) => (x, q as i8, y as i8),
+            _ => panic!("a line of three numbers: {line}"),
+        };
+        // The input, quantized as the model's input is (`Sine::INPUT`).
+        let y = Sine::predict(&Tensor::<i8, Shape![1, 1]>::from([[q]]));
+        let got = y.as_slice()[0];
         assert_eq!(got, want, "x = {x}: shaped {got}, TFLM {want}");
         same += 1;
         if i % 125 == 0 {
-            let y = network::OUTPUT.scale() * (got as i32 - network::OUTPUT.zero_point()) as f32;
+            let real = Sine::OUTPUT.scale() * (i32::from(got) - Sine::OUTPUT.zero_point()) as f32;
             println!(
-                "sin({x:.3}) = {:+.3}, the model says {y:+.3} (int8 {got})",
+                "sin({x:.3}) = {:+.3}, the model says {real:+.3} (int8 {got})",
                 x.sin()
             );
         }
@@ -30,8 +44,7 @@ fn main() -> Result<(), shaped::Error> {
     assert_eq!(same, 1000);
     println!("{same} of 1000 outputs equal TFLM's");
     println!(
-        "the activations take {} bytes, known at compile time",
-        network::ACTIVATION_BYTES
+        "the intermediate tensors take {} bytes of arena, a constant",
+        Sine::ARENA_BYTES
     );
-    Ok(())
 }
