@@ -12,7 +12,7 @@ use crate::tflm_conv::{
 use shaped::conv::{ConvParams, DynQConv2d, Padding, QConv2d, Window2d, SAME, VALID};
 use shaped::quant::{Activation, DynPerAxis, PerAxis, Quant, Rounding};
 use shaped::runtime::{self, ArrayRef};
-use shaped::{DynTensor, Shape, Tensor};
+use shaped::{DynTensor, Shape, Tensor, TensorViewMut};
 
 fn padding(same: bool) -> Padding {
     if same {
@@ -53,7 +53,7 @@ fn prepared(c: &ConvCase, zeros: &[i32]) -> DynQConv2d<'static> {
 
 #[test]
 fn k7_int8_convolutions_are_tflms_bytes_on_every_path() {
-    let (mut compared, mut mixed) = (0, 0);
+    let (mut compared, mut mixed, mut mixed_into) = (0, 0, 0);
     for op in ["conv2d", "depthwise_conv2d"] {
         let depthwise = op == "depthwise_conv2d";
         let axis = if depthwise { 3 } else { 0 };
@@ -133,11 +133,38 @@ fn k7_int8_convolutions_are_tflms_bytes_on_every_path() {
                 assert_eq!(y.values().as_slice(), &c.expected[..], "{at} (mixed)");
                 mixed += 1;
             }
+
+            // The typed `_into` form, into a mixed-shape output of the right dims.
+            let fill = vec![0x55i8; c.expected.len()];
+            let mut into =
+                Tensor::<i8, Shape![_, _, _, _]>::from_shape_vec(c.output_shape, fill).unwrap();
+            let w_values = wm.values();
+            let written = match (c.same, c.stride, c.dilation, &bias_t) {
+                (true, [1, 1], [1, 1], Some(b)) if !depthwise => {
+                    Some(conv.conv2d_into(&xm, w_values, b, SAME, &mut into))
+                }
+                (false, [1, 1], [1, 1], None) if !depthwise => {
+                    Some(conv.conv2d_into(&xm, w_values, (), VALID, &mut into))
+                }
+                (true, [1, 1], [1, 1], Some(b)) if depthwise => {
+                    Some(conv.depthwise_conv2d_into(&xm, w_values, b, SAME, &mut into))
+                }
+                _ => None,
+            };
+            if let Some(r) = written {
+                r.unwrap();
+                assert_eq!(into.as_slice(), &c.expected[..], "{at} (mixed, into)");
+                mixed_into += 1;
+            }
             compared += c.expected.len();
         }
     }
     assert!(compared >= 200_000, "{compared} outputs");
-    println!("K7 mixed-shape cases: {mixed}");
+    println!("K7 mixed-shape cases: {mixed}, into: {mixed_into}");
+    assert!(
+        mixed_into >= 5,
+        "{mixed_into} mixed-shape cases of the _into forms"
+    );
     assert!(mixed >= 10, "{mixed} mixed-shape cases");
 }
 
@@ -178,6 +205,18 @@ fn k7_static_shapes_give_tflms_bytes_with_the_shape_as_a_type() {
     .unwrap();
     let values: &Tensor<i8, Shape![2, 2, 2, 8]> = y.values();
     assert_eq!(values.as_slice(), &c.expected[..]);
+    // The `_into` form, into a buffer the output's shape types.
+    let mut buf = [0x55i8; 2 * 2 * 2 * 8];
+    let mut out = TensorViewMut::<i8, Shape![2, 2, 2, 8]>::new(&mut buf).unwrap();
+    match c.bias.clone() {
+        Some(b) => {
+            let b: [i32; 8] = b.try_into().unwrap();
+            op.conv2d_into(&x, w.values(), &b, VALID, &mut out)
+        }
+        None => op.conv2d_into(&x, w.values(), (), VALID, &mut out),
+    }
+    .unwrap();
+    assert_eq!(&buf[..], &c.expected[..]);
 
     // depthwise line 6: [1, 3, 10, 15] by [1, 3, 4, 15], VALID, stride [1, 2], dilation [1, 3].
     let c = &conv_cases("depthwise_conv2d")[5];
@@ -215,11 +254,21 @@ fn k7_static_shapes_give_tflms_bytes_with_the_shape_as_a_type() {
     .unwrap();
     let values: &Tensor<i8, Shape![1, 1, 1, 15]> = y.values();
     assert_eq!(values.as_slice(), &c.expected[..]);
+    let mut out = Tensor::<i8, Shape![1, 1, 1, 15]>::splat(0x55);
+    match c.bias.clone() {
+        Some(b) => {
+            let b: [i32; 15] = b.try_into().unwrap();
+            op.depthwise_conv2d_into(&x, w.values(), &b, spec, &mut out)
+        }
+        None => op.depthwise_conv2d_into(&x, w.values(), (), spec, &mut out),
+    }
+    .unwrap();
+    assert_eq!(out.as_slice(), &c.expected[..]);
 }
 
 #[test]
 fn k8_int8_pools_are_tflms_bytes_on_every_path() {
-    let (mut compared, mut mixed) = (0, 0);
+    let (mut compared, mut mixed, mut mixed_into) = (0, 0, 0);
     for op in ["average_pool2d", "max_pool2d"] {
         let largest = op == "max_pool2d";
         for c in pool_cases(op) {
@@ -293,11 +342,47 @@ fn k8_int8_pools_are_tflms_bytes_on_every_path() {
                 assert_eq!(y.values().as_slice(), &c.expected[..], "{at} (mixed)");
                 mixed += 1;
             }
+
+            // The typed `_into` forms, for the SAME windows of stride 1 x 3 above.
+            let fill = vec![0x55i8; c.expected.len()];
+            let mut into =
+                Tensor::<i8, Shape![_, _, _, _]>::from_shape_vec(c.output_shape, fill).unwrap();
+            let spec = SAME.stride::<1, 3>();
+            let written = match (c.filter, c.stride, c.same, largest) {
+                ([5, 5], [1, 3], true, true) => {
+                    Some(xm.max_pool2d_into::<5, 5, _, _>(spec, act, &mut into))
+                }
+                ([5, 5], [1, 3], true, false) => {
+                    Some(xm.avg_pool2d_into::<5, 5, _, _>(spec, act, &mut into))
+                }
+                ([3, 4], [1, 3], true, true) => {
+                    Some(xm.max_pool2d_into::<3, 4, _, _>(spec, act, &mut into))
+                }
+                ([3, 4], [1, 3], true, false) => {
+                    Some(xm.avg_pool2d_into::<3, 4, _, _>(spec, act, &mut into))
+                }
+                ([2, 5], [1, 3], true, true) => {
+                    Some(xm.max_pool2d_into::<2, 5, _, _>(spec, act, &mut into))
+                }
+                ([2, 5], [1, 3], true, false) => {
+                    Some(xm.avg_pool2d_into::<2, 5, _, _>(spec, act, &mut into))
+                }
+                _ => None,
+            };
+            if let Some(r) = written {
+                r.unwrap();
+                assert_eq!(into.as_slice(), &c.expected[..], "{at} (mixed, into)");
+                mixed_into += 1;
+            }
             compared += c.expected.len();
         }
     }
     assert!(compared >= 200_000, "{compared} outputs");
-    println!("K8 mixed-shape cases: {mixed}");
+    println!("K8 mixed-shape cases: {mixed}, into: {mixed_into}");
+    assert!(
+        mixed_into >= 3,
+        "{mixed_into} mixed-shape cases of the _into forms"
+    );
     assert!(mixed >= 10, "{mixed} mixed-shape cases");
 
     // Static: average_pool2d line 3, [2, 15, 3, 21], 3x3, VALID, stride 2.
@@ -314,6 +399,10 @@ fn k8_int8_pools_are_tflms_bytes_on_every_path() {
         .unwrap();
     let values: &Tensor<i8, Shape![2, 7, 1, 21]> = y.values();
     assert_eq!(values.as_slice(), &c.expected[..]);
+    let mut out = Tensor::<i8, Shape![2, 7, 1, 21]>::splat(0x55);
+    x.avg_pool2d_into::<3, 3, _, _>(VALID.stride::<2, 2>(), activation(&c.activation), &mut out)
+        .unwrap();
+    assert_eq!(out.as_slice(), &c.expected[..]);
 }
 
 fn float_conv(c: &FloatConvCase) -> DynTensor<f32> {
@@ -386,6 +475,17 @@ fn k5_float_convolutions_are_tflites_bits() {
         activate(y.to_dyn(), &c.activation).as_slice(),
         &c.expected
     ));
+    // The `_into` form fuses the activation.
+    let mut out = Tensor::<f32, Shape![2, 13, 4, 2]>::splat(f32::NAN);
+    x.conv2d_into(
+        &w,
+        &bias,
+        SAME.stride::<1, 3>(),
+        activation(&c.activation),
+        &mut out,
+    )
+    .unwrap();
+    assert!(same_bits(out.as_slice(), &c.expected));
 }
 
 #[test]
@@ -422,6 +522,25 @@ fn k6_float_pools_are_tflites_bits() {
         }
     }
     assert!(compared >= 40_000, "{compared} outputs");
+}
+
+#[test]
+fn k7_a_mixed_output_of_other_dims_is_an_error_of_the_into_forms() {
+    let c = &conv_cases("conv2d")[8]; // [2, 5, 5, 12] by [8, 4, 4, 12], VALID: [2, 2, 2, 8]
+    let zeros = vec![0; c.weight_scales.len()];
+    let conv = prepared(c, &zeros);
+    let x = Tensor::<i8, Shape![_, _, _, _]>::from_shape_vec(c.input_shape, c.input.clone())
+        .unwrap()
+        .quantized(q8(c.input_q));
+    let w =
+        Tensor::<i8, Shape![_, _, _, _]>::from_shape_vec(c.filter_shape, c.filter.clone()).unwrap();
+    let mut out =
+        Tensor::<i8, Shape![_, _, _, _]>::from_shape_vec([2, 2, 1, 16], vec![0; 64]).unwrap();
+    let e = conv.conv2d_into(&x, &w, (), VALID, &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "destination [2, 2, 1, 16] is not [2, 2, 2, 8], the conv2d output (K1)"
+    );
 }
 
 #[test]
