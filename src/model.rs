@@ -1,5 +1,25 @@
 //! What the models [`include_model!`](crate::include_model) writes have in common: the arena
 //! their intermediate tensors live in. Feature `model`.
+//!
+//! TFLM's int8 sine model, from its `.tflite` (the crate's `examples/sine/`):
+//!
+//! ```
+//! use shaped::model::Arena;
+//! use shaped::{Shape, Tensor};
+//!
+//! shaped::include_model!(Sine, "examples/sine/sine_int8.tflite");
+//!
+//! // x = 0, quantized by the model's input parameters, and TFLM's output for it.
+//! assert_eq!(Sine::INPUT.zero_point(), -128);
+//! let y: Tensor<i8, Shape![1, 1]> = Sine::predict(&Tensor::from([[-128]]));
+//! assert_eq!(y.as_slice(), &[8]);
+//!
+//! // The whole inference in one buffer: the input, the output and the layers between.
+//! let mut arena = Arena::<{ Sine::ARENA_WITH_IO_BYTES }>::new();
+//! Sine::input_mut(&mut arena).as_mut_slice()[0] = -128;
+//! Sine::run(&mut arena);
+//! assert_eq!(Sine::output(&arena).as_slice(), &[8]);
+//! ```
 
 /// `N` bytes aligned to 16: the memory a model imported by
 /// [`include_model!`](crate::include_model) keeps its intermediate tensors in, at the offsets

@@ -1,7 +1,7 @@
 //! The second half of shaped's `.tflite` importer: [`include_model!`] reads a model with
-//! `shaped-tflite` at build time and expands to a typed Rust model calling shaped's int8
-//! layers, its weights in `static`s, its layers prepared as `const`s and its intermediate
-//! tensors in one arena planned by `shaped_tflite::Plan`. Use it as `shaped::include_model!`
+//! `shaped-tflite` at build time and expands to a typed Rust model calling shaped's public
+//! typed `_into` operations, its weights in `static`s, its operations prepared as `const`s and
+//! its intermediate tensors in one arena planned by `shaped_tflite::Plan`. Use it as `shaped::include_model!`
 //! (feature `model` of `shaped`), which the generated code's paths (`::shaped::...`) assume.
 
 #![forbid(unsafe_code)]
@@ -21,10 +21,12 @@ use quote::quote;
 /// ```
 ///
 /// The path is relative to the `CARGO_MANIFEST_DIR` of the crate invoking the macro. The
-/// struct has `ARENA_BYTES`, `INPUT` and `OUTPUT` (the model's input and output
-/// quantization), `predict` and `predict_into`; its documentation lists the operators and the
-/// arena plan. A model the generator cannot turn into code is a `compile_error!` naming the
-/// file, and the operator when one is at fault.
+/// struct has `ARENA_BYTES`, `INPUT` and `OUTPUT` (the model's input and output quantization,
+/// for int8 ones), `predict` and `predict_into` (the input and output the caller's, the
+/// intermediate tensors in a `shaped::model::Arena<{ ARENA_BYTES }>`), and `run`, `input_mut`
+/// and `output` (everything in one `Arena<{ ARENA_WITH_IO_BYTES }>`); its documentation lists
+/// the operators and the arena plan. A model the generator cannot turn into code is a
+/// `compile_error!` naming the file, and the operator when one is at fault.
 #[proc_macro]
 pub fn include_model(input: TokenStream) -> TokenStream {
     match expand(input.into()) {
