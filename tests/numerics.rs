@@ -276,6 +276,38 @@ fn s1_softmax_subtracts_the_maximum_and_its_edges_are_nan() {
     assert_eq!(e.softmax(0).unwrap().shape(), &[2, 0]);
 }
 
+/// S7: TFLite's float softmax sums the exponentials in order (S1 sums them pairwise) and
+/// scales the differences by `beta`.
+#[test]
+fn s7_tflite_softmax_sums_in_order_and_scales_by_beta() {
+    let row = [0.3f32, -1.7, 2.9, 0.01, -0.4];
+    let x = Tensor::<f32, Shape![2, 5]>::from_fn(|[i, j]| row[j] * (i + 1) as f32);
+    let mut y = Tensor::<f32, Shape![2, 5]>::zeros();
+    x.tflite_softmax_into(0.5, &mut y).unwrap();
+    for i in 0..2 {
+        let lane: Vec<f32> = row.iter().map(|v| v * (i + 1) as f32).collect();
+        let m = lane
+            .iter()
+            .fold(f32::MIN, |m, &v| if m < v { v } else { m });
+        let e: Vec<f32> = lane.iter().map(|&v| ((v - m) * 0.5).exp()).collect();
+        let sum = e.iter().fold(0.0f32, |s, &v| s + v);
+        for j in 0..5 {
+            assert_eq!(y[[i, j]].to_bits(), (e[j] / sum).to_bits(), "[{i}, {j}]");
+        }
+    }
+    // An empty last axis: nothing to write. Rank 0: the error.
+    let empty = Tensor::<f32, Shape![3, 0]>::zeros();
+    let mut none = Tensor::<f32, Shape![3, 0]>::zeros();
+    empty.tflite_softmax_into(1.0, &mut none).unwrap();
+    let scalar = Tensor::<f32, Shape![]>::scalar(1.0);
+    let mut out = Tensor::<f32, Shape![]>::scalar(0.0);
+    let e = scalar.tflite_softmax_into(1.0, &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot reduce [] (softmax): axis -1 is out of range for rank 0"
+    );
+}
+
 /// S2: finite where `ln(softmax)` would be `-inf`.
 #[test]
 fn s2_log_softmax_stays_finite_where_softmax_underflows() {

@@ -1,6 +1,7 @@
-//! The `tflite_reader` fuzz target: shaped-tflite's reader and arena planner on any bytes.
-//! Whatever the input, reading returns a model or an error (never a panic or a hang), a model
-//! keeps the reader's promises, and every plan of it passes `Plan::verify`.
+//! The `tflite_reader` fuzz target: shaped-tflite's reader, arena planner and code generator
+//! on any bytes. Whatever the input, reading returns a model or an error (never a panic or a
+//! hang), a model keeps the reader's promises, every plan of it passes `Plan::verify`, and
+//! the generator (what `include_model!` runs in the compiler) returns code or an error.
 //!
 //! Seed it with the repository's models, copied at run time (never committed: they are
 //! `tests/models/`'s files):
@@ -45,5 +46,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             }
             let _ = plan.report(&model).to_string();
         }
+    }
+    let name = proc_macro2::Ident::new("Fuzz", proc_macro2::Span::call_site());
+    if let Err(e) = shaped_tflite::codegen::generate(&model, data, &name) {
+        assert!(e.starts_with("fuzz.tflite: "), "{e}");
     }
 });

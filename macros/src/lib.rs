@@ -7,8 +7,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod generate;
-
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Literal, Span, TokenStream as TokenStream2, TokenTree};
 use quote::quote;
@@ -48,7 +46,7 @@ fn expand(input: TokenStream2) -> Result<TokenStream2, Failure> {
     let full = std::path::Path::new(&dir).join(&path);
     let bytes = std::fs::read(&full)
         .map_err(|e| (format!("{path}: cannot read the model: {e}"), path_span))?;
-    let code = generate::model(&bytes, &path, &name).map_err(|m| (m, path_span))?;
+    let code = shaped_tflite::codegen::model(&bytes, &path, &name).map_err(|m| (m, path_span))?;
     // Cargo rebuilds the invoking crate when the model changes: it tracks `include_bytes!`.
     let full = Literal::string(&full.to_string_lossy());
     Ok(quote! {

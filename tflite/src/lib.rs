@@ -20,6 +20,9 @@
 //! # }
 //! ```
 //!
+//! With feature `codegen`, [`codegen::model`] writes the Rust code of a model: what
+//! `shaped::include_model!` expands to.
+//!
 //! The flatbuffer is read with [planus](https://docs.rs/planus) from `schema/tflite.fbs`, the
 //! subset of TFLite's schema the importer needs (see `schema/regenerate.sh`).
 
@@ -29,6 +32,8 @@
 #![warn(missing_docs)]
 
 mod check;
+#[cfg(feature = "codegen")]
+pub mod codegen;
 mod error;
 mod model;
 mod names;

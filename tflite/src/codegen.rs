@@ -1,4 +1,5 @@
-//! From a checked `shaped_tflite::Model` and its arena plan to Rust tokens.
+//! From a checked [`Model`] and its arena plan to Rust tokens: the code `shaped::include_model!`
+//! (crate `shaped-macros`) expands to. Feature `codegen`.
 //!
 //! Each operator becomes one block: its constant operands as `static`s (weights as byte
 //! strings, read as `i8` at compile time), its prepared operation as a `const`, typed views of
@@ -10,21 +11,21 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use crate::{Activation, DType, Model, Op, Operator, Padding, Plan, PlanOptions, Quantization};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
-use shaped_tflite::{
-    Activation, DType, Model, Op, Operator, Padding, Plan, PlanOptions, Quantization,
-};
 
-/// The model's code: the struct, its constants, `predict` and `predict_into`. `file` is the
-/// path as the user wrote it (errors name it).
+/// The model's code: the struct named `name`, its constants, `predict`, `predict_into` and
+/// `run`. `file` is the path as the user wrote it (errors name it). The error is the text of
+/// the `compile_error!` the macro reports: a model the reader refuses, or one the generator
+/// does not write code for (naming the operator).
 pub fn model(bytes: &[u8], file: &str, name: &Ident) -> Result<TokenStream, String> {
     let model = Model::read(bytes, file).map_err(|e| e.to_string())?;
     generate(&model, bytes, name)
 }
 
 /// The code of a checked `model` whose constants' bytes are in `bytes`.
-fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream, String> {
+pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream, String> {
     let file = &model.file;
     let plan = Plan::new(model).map_err(|e| e.to_string())?;
     let options = PlanOptions { include_io: true };
@@ -646,12 +647,7 @@ impl Gen<'_> {
         })
     }
 
-    fn pool(
-        &self,
-        op: &Operator,
-        p: &shaped_tflite::Pool2d,
-        largest: bool,
-    ) -> Result<TokenStream, String> {
+    fn pool(&self, op: &Operator, p: &crate::Pool2d, largest: bool) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
         let spec = spec_tokens(p.padding, [p.stride_h, p.stride_w], [1, 1]);
         let (kh, kw) = (
