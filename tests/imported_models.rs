@@ -18,47 +18,12 @@ shaped::include_model!(Ops, "tests/models/ops.tflite");
 shaped::include_model!(SpeechF32, "tests/models/speech_f32.tflite");
 shaped::include_model!(OpsF32, "tests/models/ops_f32.tflite");
 
-/// The inputs' generator of `tests/models/README.md`.
-fn fnv1a64(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+use crate::model_inputs::{expected, f32_bits, f32_input, fnv1a64, int8, int8_input, SplitMix64};
 
 #[test]
 fn the_generator_is_the_documented_one() {
     assert_eq!(fnv1a64("a"), 0xaf63_dc4c_8601_ec8c);
     assert_eq!(SplitMix64(0).next(), 0xe220_a839_7b1d_cdaf);
-}
-
-/// The expected outputs of `models/<name>.expected.txt`: `(k, values)` for each data line.
-fn expected(text: &str) -> Vec<(u64, Vec<i8>)> {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|line| {
-            let (k, values) = line.split_once(": ").unwrap();
-            let values = values.split(' ').map(|v| v.parse().unwrap()).collect();
-            (k.parse().unwrap(), values)
-        })
-        .collect()
-}
-
-/// Input `k` of model `name`, int8 (`tests/models/README.md`).
-fn int8_input<S: shaped::StaticShape>(name: &str, k: u64) -> Tensor<i8, S> {
-    let mut g = SplitMix64(fnv1a64(name) ^ k);
-    Tensor::from_fn(|_| (g.next() >> 56) as i8)
 }
 
 /// Runs model `$model` on the 100 inputs of `tests/models/$name.expected.txt` through
@@ -67,7 +32,7 @@ macro_rules! tflm_outputs {
     ($test:ident, $model:ident, $name:literal, [$($i:literal),*] -> [$($o:literal),*]) => {
         #[test]
         fn $test() {
-            let cases = expected(include_str!(concat!("models/", $name, ".expected.txt")));
+            let cases = expected(include_str!(concat!("models/", $name, ".expected.txt")), int8);
             assert_eq!(cases.len(), 100);
             let mut arena = Arena::<{ $model::ARENA_BYTES }>::new();
             let mut with_io = Box::new(Arena::<{ $model::ARENA_WITH_IO_BYTES }>::new());
@@ -99,34 +64,13 @@ tflm_outputs!(
 tflm_outputs!(vww_gives_tflm_s_100_outputs, Vww, "vww", [1, 96, 96, 3] -> [1, 2]);
 tflm_outputs!(resnet8_gives_tflm_s_100_outputs, Resnet8, "resnet8", [1, 32, 32, 3] -> [1, 10]);
 
-/// Input `k` of model `name`, f32 (`tests/models/README.md`).
-fn f32_input<S: shaped::StaticShape>(name: &str, k: u64) -> Tensor<f32, S> {
-    let mut g = SplitMix64(fnv1a64(name) ^ k);
-    Tensor::from_fn(|_| ((g.next() >> 40) as f32) / 16_777_216.0 * 2.0 - 1.0)
-}
-
-/// The expected f32 outputs: each value the 8 hex digits of its bits.
-fn expected_f32(text: &str) -> Vec<(u64, Vec<u32>)> {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|line| {
-            let (k, values) = line.split_once(": ").unwrap();
-            let values = values
-                .split(' ')
-                .map(|v| u32::from_str_radix(v, 16).unwrap())
-                .collect();
-            (k.parse().unwrap(), values)
-        })
-        .collect()
-}
-
 /// Runs model `$model`, of f32 input and output, on its 100 inputs, each output's bits
 /// against TFLM's.
 macro_rules! tflm_f32_outputs {
     ($test:ident, $model:ident, $name:literal, [$($i:literal),*] -> [$($o:literal),*]) => {
         #[test]
         fn $test() {
-            let cases = expected_f32(include_str!(concat!("models/", $name, ".expected.txt")));
+            let cases = expected(include_str!(concat!("models/", $name, ".expected.txt")), f32_bits);
             assert_eq!(cases.len(), 100);
             let mut with_io = Box::new(Arena::<{ $model::ARENA_WITH_IO_BYTES }>::new());
             for (k, want) in cases {

@@ -14,6 +14,9 @@
 // Helpers the files share, once for the whole suite.
 #[path = "../common/mod.rs"]
 mod common;
+#[cfg(feature = "model")]
+#[path = "../common/model_inputs.rs"]
+mod model_inputs;
 #[cfg(feature = "alloc")]
 #[path = "../common/tflm.rs"]
 mod tflm;
