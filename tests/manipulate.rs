@@ -575,3 +575,65 @@ fn m4_large_static_permutes_match_the_runtime_permute() {
     assert_eq!(moved[[3, 7, 15]], "7.3.15");
     assert_eq!(moved[[0, 1, 2]], "1.0.2");
 }
+
+/// M6 without an allocator: `runtime::concat_into` gives `DynTensor::concat`'s elements, and
+/// its errors before writing anything.
+#[test]
+fn m6_concat_into_joins_without_an_allocator() {
+    use shaped::runtime::{concat_into, ArrayRef};
+    let mut g = Lcg(7);
+    for axis in [0i64, 1, 2, -1] {
+        let shapes = [[2, 3, 4], [2, 3, 4]].map(|mut s| {
+            let a = axis.rem_euclid(3) as usize;
+            s[a] = 1 + (g.next() % 3) as usize;
+            s
+        });
+        let data: Vec<Vec<i32>> = shapes
+            .iter()
+            .map(|s| {
+                (0..s.iter().product::<usize>())
+                    .map(|_| g.next() as i32)
+                    .collect()
+            })
+            .collect();
+        let tensors: Vec<DynTensor<i32>> = shapes
+            .iter()
+            .zip(&data)
+            .map(|(s, d)| DynTensor::from_shape_vec(*s, d.clone()).unwrap())
+            .collect();
+        let want = DynTensor::concat(&[&tensors[0], &tensors[1]], axis).unwrap();
+        let mut out = vec![0; want.len()];
+        let parts = [
+            ArrayRef::new(&shapes[0], &data[0]).unwrap(),
+            ArrayRef::new(&shapes[1], &data[1]).unwrap(),
+        ];
+        let dims = concat_into(&parts, axis, &mut out).unwrap();
+        assert_eq!(
+            (&dims[..], &out[..]),
+            (want.shape(), want.as_slice()),
+            "axis {axis}"
+        );
+        // A destination of another length: nothing written.
+        let mut short = vec![-1; want.len() - 1];
+        let e = concat_into(&parts, axis, &mut short).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }), "{e}");
+        assert!(short.iter().all(|&v| v == -1));
+    }
+    let (a, b) = ([1, 2, 3, 4], [5, 6, 7]);
+    let parts = [
+        ArrayRef::new(&[2, 2], &a).unwrap(),
+        ArrayRef::new(&[1, 3], &b).unwrap(),
+    ];
+    let e = concat_into(&parts, 0, &mut [0; 7]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot concat [2, 2] with [1, 3]: axis 1 has 2 vs 3; every axis but the joined one must be equal (M6)"
+    );
+    let e = concat_into::<i32>(&[], 0, &mut []).unwrap_err();
+    assert_eq!(e.to_string(), "cannot concat: no tensors given (M6)");
+    let e = concat_into(&parts[..1], 2, &mut [0; 4]).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::BadAxis { axis: 2, rank: 2 }),
+        "{e}"
+    );
+}

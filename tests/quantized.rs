@@ -492,6 +492,39 @@ fn q14_requantize_moves_values_to_new_parameters() {
     assert_eq!(back.values().as_slice(), &[-3, 0, 64, -64]);
 }
 
+/// Q26: a standalone int8 RELU or RELU6 is the requantization of Q14, clamped to the
+/// activation's bounds under the output's parameters.
+#[test]
+fn q26_int8_relu_requantizes_then_clamps_to_the_activation() {
+    let x = Tensor::<i8, Shape![6]>::from([-128, -20, -1, 0, 37, 127]).quantized(q8(0.1, -3));
+    let to = q8(0.05, -10);
+    let rq = x.requantize(to);
+    let mut relu = Tensor::<i8, Shape![6]>::zeros();
+    x.requantize_into(to, Activation::Relu, &mut relu).unwrap();
+    let mut relu6 = Tensor::<i8, Shape![6]>::zeros();
+    x.requantize_into(to, Activation::Relu6, &mut relu6)
+        .unwrap();
+    let mut none = Tensor::<i8, Shape![6]>::zeros();
+    x.requantize_into(to, Activation::None, &mut none).unwrap();
+    // Without an activation, Q14 exactly.
+    assert_eq!(none.as_slice(), rq.values().as_slice());
+    // ReLU: at least the zero point (0.0); ReLU6: at most -10 + 6 / 0.05 = 110.
+    for ((&r, (&a, &b)), &q) in rq
+        .values()
+        .as_slice()
+        .iter()
+        .zip(relu.as_slice().iter().zip(relu6.as_slice()))
+        .zip(x.values().as_slice())
+    {
+        assert_eq!(a, r.max(-10), "{q}");
+        assert_eq!(b, r.clamp(-10, 110), "{q}");
+    }
+    // -1 steps of 0.1 around -3 are 0.2: 4 steps of 0.05 above -10; 127 is 13.0: 6.0 at most.
+    assert_eq!(relu.as_slice()[2], -6);
+    assert_eq!(relu6.as_slice()[5], 110);
+    assert_eq!(relu.as_slice()[5], 127);
+}
+
 include!("common/quant_pairs.rs");
 
 /// The Cortex-M4 suite must find the same sums (`tests/common/quant_pairs.rs`).

@@ -448,3 +448,33 @@ fn a26_reflect_and_wrap_repeat_past_the_axis() {
         &[9; 4]
     );
 }
+
+/// M13 into a buffer: every axis padded at once, `before` placing the input, the rest the
+/// constant; a `before` of another count, or a destination too small, is an error.
+#[test]
+fn m13_pad_into_places_the_input_at_before() {
+    let x = Tensor::<i32, Shape![2, 1, 3]>::from_fn(|[a, _, c]| (a * 3 + c) as i32);
+    let mut y = Tensor::<i32, Shape![3, 3, 4]>::zeros();
+    x.pad_into(&[1, 2, 0], -1, &mut y).unwrap();
+    let want = x
+        .pad_constant::<0, 1, 0>(-1)
+        .pad_constant::<1, 2, 0>(-1)
+        .pad_constant::<2, 0, 1>(-1);
+    assert_eq!(y.as_slice(), want.as_slice());
+    let e = x.pad_into(&[1, 2], 0, &mut y).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::PadsLength { len: 2, axes: 3 }),
+        "{e}"
+    );
+    let e = x.pad_into(&[2, 2, 0], 0, &mut y).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot pad [2, 1, 3]: the shapes differ (M13)"
+    );
+    // Rank 0: the one element.
+    let mut s = Tensor::<i32, Shape![]>::scalar(0);
+    Tensor::<i32, Shape![]>::scalar(9)
+        .pad_into(&[], 0, &mut s)
+        .unwrap();
+    assert_eq!(s.into_inner(), 9);
+}

@@ -71,6 +71,7 @@ pub use dyn_shape::DynView;
 #[cfg(feature = "alloc")]
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
+pub use manipulate::concat_into;
 pub use matmul::matmul_into;
 pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;

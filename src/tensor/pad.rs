@@ -146,3 +146,79 @@ impl<T: Clone, S: StaticShape, D: Data<T>> Tensor<T, S, D> {
         })
     }
 }
+
+/// # Padding into a buffer
+impl<T: Clone, S: crate::typed::shape::Shape, D: Data<T>> Tensor<T, S, D> {
+    /// `self` placed at offset `before` (one count per axis) in `out`, every other element of
+    /// `out` set to `value`, without an allocator (M13's `constant` mode on every axis at once,
+    /// TFLite's `PAD`): `out`'s dims are `self`'s plus `before` plus any amount after. An
+    /// error value when `before` does not name every axis, or `out` is too small on an axis.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![1, 2]>::from([[1, 2]]);
+    /// let mut y = Tensor::<i32, Shape![2, 4]>::zeros();
+    /// x.pad_into(&[1, 1], -1, &mut y)?;
+    /// assert_eq!(y.as_slice(), &[-1, -1, -1, -1, -1, 1, 2, -1]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn pad_into<S2: crate::typed::shape::Shape, O: crate::typed::storage::DataMut<T>>(
+        &self,
+        before: &[usize],
+        value: T,
+        out: &mut Tensor<T, S2, O>,
+    ) -> Result<(), crate::Error> {
+        use crate::error::{Error, ErrorKind, Operation};
+        use crate::op::ShapeOp;
+        let op = Operation::Shape { op: ShapeOp::Pad };
+        let (dims, out_dims) = (self.shape(), out.shape());
+        let (dims, out_dims) = (dims.as_ref(), out_dims.as_ref());
+        if before.len() != dims.len() {
+            let kind = ErrorKind::PadsLength {
+                len: before.len(),
+                axes: dims.len(),
+            };
+            return Err(Error::new(kind, op, dims, &[]));
+        }
+        let fits = dims.len() == out_dims.len()
+            && dims
+                .iter()
+                .zip(before)
+                .zip(out_dims)
+                .all(|((&d, &b), &o)| d.checked_add(b).is_some_and(|end| end <= o));
+        if !fits {
+            return Err(Error::new(ErrorKind::ShapeMismatch, op, dims, out_dims));
+        }
+        let y = out.as_mut_slice();
+        y.fill(value);
+        let x = self.as_slice();
+        let rank = dims.len();
+        let Some(&last) = dims.last() else {
+            // Rank 0: the one element.
+            y.clone_from_slice(x);
+            return Ok(());
+        };
+        if x.is_empty() {
+            return Ok(());
+        }
+        // Each row of the last axis is copied to its place: the row's index along the other
+        // axes, shifted by `before`, in `out`'s strides.
+        let out_strides = row_major_strides::<MAX_STATIC_RANK>(out_dims);
+        let mut index = [0usize; MAX_STATIC_RANK];
+        for row in x.chunks_exact(last) {
+            let at: usize = (0..rank)
+                .map(|i| (index[i] + before[i]) * out_strides[i])
+                .sum();
+            y[at..at + last].clone_from_slice(row);
+            // The next row: the odometer over every axis but the last.
+            for i in (0..rank - 1).rev() {
+                index[i] += 1;
+                if index[i] < dims[i] {
+                    break;
+                }
+                index[i] = 0;
+            }
+        }
+        Ok(())
+    }
+}

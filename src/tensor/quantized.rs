@@ -366,19 +366,36 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
         Ok(())
     }
 
-    /// [`requantize`](Self::requantize) into `out` (its integers under `to`), without an
-    /// allocator: TFLM's integer-to-integer `QUANTIZE`.
+    /// [`requantize`](Self::requantize) into `out` (its integers under `to`), clamped by
+    /// `activation` (Q7's bounds under `to`), without an allocator: TFLM's integer-to-integer
+    /// `QUANTIZE` with [`Activation::None`], its int8 `RELU`, `RELU6` and `RELU_N1_TO_1`
+    /// with the others (Q26). An error value when `activation`'s bounds do not fit `F`.
+    ///
+    /// ```
+    /// use shaped::quant::{Activation, Quant};
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i8, Shape![3]>::from([-20, 10, 100]).quantized(Quant::new(0.1, 0)?);
+    /// let mut y = Tensor::<i8, Shape![3]>::zeros();
+    /// x.requantize_into(Quant::new(0.05, -10)?, Activation::Relu6, &mut y)?;
+    /// // -2.0 clamps to 0.0 (-10), 1.0 is 20 steps, 10.0 clamps to 6.0 (110).
+    /// assert_eq!(y.as_slice(), &[-10, 10, 110]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
     #[inline]
     pub fn requantize_into<F: QuantElement, O: DataMut<F>>(
         &self,
         to: Quant<F>,
+        activation: crate::quant::Activation,
         out: &mut Tensor<F, S, O>,
     ) -> Result<(), Error> {
         let values = self.values();
         same_shape_as(out.shape().as_ref(), values.shape().as_ref())?;
+        let (lo, hi) = activation.range(to, F::MIN, F::MAX).ok_or_else(|| {
+            crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
+        })?;
         let op = QRequant::new(self.quant(), to, Rounding::Double);
         for (y, &q) in out.as_mut_slice().iter_mut().zip(values.as_slice()) {
-            *y = op.apply(q);
+            *y = F::saturate(op.apply(q).to_i32().clamp(lo, hi));
         }
         Ok(())
     }

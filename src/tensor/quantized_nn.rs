@@ -121,6 +121,28 @@ impl QSoftmax {
     }
 }
 
+/// Each byte of `x` through `f` into `out`, of `x`'s shape.
+#[inline(always)]
+fn each_into<S: Shape, D: Data<i8>, O: DataMut<i8>>(
+    x: &Tensor<i8, S, D>,
+    out: &mut Tensor<i8, S, O>,
+    f: impl Fn(i8) -> i8,
+) -> Result<(), Error> {
+    let (dims, got) = (x.shape(), out.shape());
+    if got.as_ref() != dims.as_ref() {
+        return Err(Error::new(
+            crate::error::ErrorKind::ShapeMismatch,
+            crate::error::Operation::Quantize,
+            got.as_ref(),
+            dims.as_ref(),
+        ));
+    }
+    for (y, &v) in out.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *y = f(v);
+    }
+    Ok(())
+}
+
 impl QLogistic {
     /// The logistic function of each element of `x` (Q21), quantized by
     /// [`QLogistic::OUTPUT`]: an error value when `x` carries other parameters than the
@@ -132,6 +154,17 @@ impl QLogistic {
         fits_inline!(Stored<D::Family, i8, S>);
         check_input(self.input(), x.quant())?;
         Ok(each(x.values(), Self::OUTPUT, |v| self.apply(v)))
+    }
+
+    /// [`run`](Self::run) into `out` (quantized by [`QLogistic::OUTPUT`]), without an
+    /// allocator; `out` has `x`'s shape.
+    pub fn run_into<S: Shape, D: Data<i8>, O: DataMut<i8>>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        out: &mut Tensor<i8, S, O>,
+    ) -> Result<(), Error> {
+        check_input(self.input(), x.quant())?;
+        each_into(x.values(), out, |v| self.apply(v))
     }
 }
 
@@ -145,6 +178,17 @@ impl QTanh {
         fits_inline!(Stored<D::Family, i8, S>);
         check_input(self.input(), x.quant())?;
         Ok(each(x.values(), Self::OUTPUT, |v| self.apply(v)))
+    }
+
+    /// [`run`](Self::run) into `out` (quantized by [`QTanh::OUTPUT`]), without an allocator;
+    /// `out` has `x`'s shape.
+    pub fn run_into<S: Shape, D: Data<i8>, O: DataMut<i8>>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        out: &mut Tensor<i8, S, O>,
+    ) -> Result<(), Error> {
+        check_input(self.input(), x.quant())?;
+        each_into(x.values(), out, |v| self.apply(v))
     }
 }
 
@@ -203,6 +247,54 @@ impl QMean {
     {
         fits_inline!(Stored<D::Family, i8, MeanHw<S>>);
         self.typed(x, false)
+    }
+
+    /// The mean over axes 1 and 2 of `x` into `out` (quantized by [`output`](Self::output)),
+    /// without an allocator: `out` is `x`'s shape with both axes removed or kept as 1 (TFLite's
+    /// `keep_dims`), any shape of those dims and in that order. An error value when `x`
+    /// carries other parameters than the prepared ones, or `out`'s dims are not those.
+    ///
+    /// ```
+    /// use shaped::quant::{QMean, Quant, Rounding};
+    /// use shaped::{Shape, Tensor};
+    /// let q = Quant::<i8>::new(0.1, 0)?;
+    /// let op = QMean::new(q, Quant::new(0.05, 0)?, Rounding::Double)?;
+    /// let x = Tensor::<i8, Shape![1, 2, 2, 1]>::from([[[[1], [2]], [[3], [5]]]]).quantized(q);
+    /// let mut y = Tensor::<i8, Shape![1, 1, 1, 1]>::zeros();
+    /// op.run_into(&x, &mut y)?;
+    /// assert_eq!(y.as_slice(), &[6]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn run_into<S: Shape, D: Data<i8>, S2: Shape, O: DataMut<i8>>(
+        &self,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        out: &mut Tensor<i8, S2, O>,
+    ) -> Result<(), Error> {
+        check_input(self.input(), x.quant())?;
+        let dims = x.values().shape();
+        let dims = dims.as_ref();
+        let (outer, positions, inner) = mean_blocks(dims)?;
+        let got = out.shape();
+        let got = got.as_ref();
+        let removed = got.len() + 2 == dims.len() && got[0] == dims[0] && got[1..] == dims[3..];
+        let kept = got.len() == dims.len()
+            && got[0] == dims[0]
+            && got[1] == 1
+            && got[2] == 1
+            && got[3..] == dims[3..];
+        if !(removed || kept) {
+            return Err(Error::new(
+                crate::error::ErrorKind::ShapeMismatch,
+                crate::error::Operation::Reduce {
+                    op: crate::op::ReduceOp::Mean,
+                },
+                got,
+                dims,
+            ));
+        }
+        let values = x.values().as_slice();
+        self.reduce_into(values, outer, positions, inner, out.as_mut_slice());
+        Ok(())
     }
 
     /// [`run`](Self::run) with axes 1 and 2 kept as 1: `[N, 1, 1, C]` (TFLite's `keep_dims`).
