@@ -31,6 +31,7 @@ mod array_ref;
 mod axis_forms;
 pub(crate) mod by_op;
 pub(crate) mod cast;
+mod concat;
 pub(crate) mod conv;
 #[cfg(feature = "alloc")]
 mod dyn_shape;
@@ -71,7 +72,7 @@ pub use dyn_shape::DynView;
 #[cfg(feature = "alloc")]
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
-pub use manipulate::concat_into;
+pub use concat::concat_into;
 pub use matmul::matmul_into;
 pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;
