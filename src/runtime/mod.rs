@@ -64,6 +64,7 @@ mod tiles;
 pub(crate) mod wide;
 
 pub use array_ref::ArrayRef;
+pub use concat::concat_into;
 pub use conv::{
     avg_pool2d_into, conv2d_into, depthwise_conv2d_into, max_pool2d_into, quantized_pool2d_into,
 };
@@ -72,7 +73,6 @@ pub use dyn_shape::DynView;
 #[cfg(feature = "alloc")]
 pub use dyn_tensor::AsInput;
 pub use kernels::{binary_into, broadcast_into, compare_into, logical_into, zip_into};
-pub use concat::concat_into;
 pub use matmul::matmul_into;
 pub use parallel::{single_threaded, MIN_PARALLEL};
 pub use prepared::BinaryPlan;
