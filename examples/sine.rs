@@ -29,12 +29,13 @@ fn main() {
             _ => panic!("a line of three numbers: {line}"),
         };
         // The input, quantized as the model's input is (`Sine::INPUT`).
+        // The output comes back quantized by `Sine::OUTPUT`.
         let y = Sine::predict(&Tensor::<i8, Shape![1, 1]>::from([[q]]));
-        let got = y.as_slice()[0];
+        let got = y.values().as_slice()[0];
         assert_eq!(got, want, "x = {x}: shaped {got}, TFLM {want}");
         same += 1;
         if i % 125 == 0 {
-            let real = Sine::OUTPUT.scale() * (i32::from(got) - Sine::OUTPUT.zero_point()) as f32;
+            let real = y.dequantize().as_slice()[0];
             println!(
                 "sin({x:.3}) = {:+.3}, the model says {real:+.3} (int8 {got})",
                 x.sin()

@@ -11,8 +11,9 @@
 //!
 //! // x = 0, quantized by the model's input parameters, and TFLM's output for it.
 //! assert_eq!(Sine::INPUT.zero_point(), -128);
-//! let y: Tensor<i8, Shape![1, 1]> = Sine::predict(&Tensor::from([[-128]]));
-//! assert_eq!(y.as_slice(), &[8]);
+//! let y = Sine::predict(&Tensor::<i8, Shape![1, 1]>::from([[-128]]));
+//! assert_eq!(y.values().as_slice(), &[8]);
+//! assert_eq!(y.quant(), Sine::OUTPUT); // `y.dequantize()`: the real values
 //!
 //! // The whole inference in one buffer: the input, the output and the layers between.
 //! let mut arena = Arena::<{ Sine::ARENA_WITH_IO_BYTES }>::new();

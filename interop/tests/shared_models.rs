@@ -29,7 +29,7 @@ mod imported {
                 let mut with_io = Box::new(Arena::<{ $model::ARENA_WITH_IO_BYTES }>::new());
                 for (k, want) in cases {
                     let x = int8_input::<Shape![$($i),*]>($name, k);
-                    let y: Tensor<i8, Shape![$($o),*]> = $model::predict(&x);
+                    let y: Tensor<i8, Shape![$($o),*]> = $model::predict(&x).into_parts().0;
                     assert_eq!(y.as_slice(), &want[..], "{} input {k}", $name);
                     $model::input_mut(&mut with_io).as_mut_slice().copy_from_slice(x.as_slice());
                     $model::run(&mut with_io);

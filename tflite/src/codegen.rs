@@ -95,6 +95,16 @@ pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream
         });
     }
     let zero = zero_of(out_t.dtype);
+    // An int8 output comes back with its parameters attached (`dequantize` gives the real
+    // values); a float one as it is.
+    let (predicted, wrap) = if out_t.quantization.is_some() {
+        (
+            quote!(::shaped::quant::Quantized<::shaped::Tensor<i8, #out_shape>, i8>),
+            quote!(out.quantized(Self::OUTPUT)),
+        )
+    } else {
+        (quote!(::shaped::Tensor<#out_elem, #out_shape>), quote!(out))
+    };
     Ok(quote! {
         /// The weights and prepared operations of the model of the same name.
         #[doc(hidden)]
@@ -113,14 +123,15 @@ pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream
             #consts
 
             /// The model on `input` (an owned tensor or a view, say of a sensor's buffer), as
-            /// TFLM computes it; the arena and the output on the stack.
+            /// TFLM computes it; the arena and the output on the stack. An int8 output is
+            /// returned quantized by [`Self::OUTPUT`].
             pub fn predict<D: ::shaped::typed::storage::Data<#in_elem>>(
                 input: &::shaped::Tensor<#in_elem, #in_shape, D>,
-            ) -> ::shaped::Tensor<#out_elem, #out_shape> {
+            ) -> #predicted {
                 let mut arena = ::shaped::model::Arena::<#arena>::new();
                 let mut out = ::shaped::Tensor::<#out_elem, #out_shape>::splat(#zero);
                 Self::predict_into(input, &mut out, &mut arena);
-                out
+                #wrap
             }
 
             /// [`Self::predict`] into `out`, the intermediate tensors in `arena` (whose
