@@ -2,17 +2,18 @@
 """The project's own test models for the .tflite importer, and TFLM's outputs on them.
 
 Builds six Keras models in the architectures of TFLM's and MLPerf Tiny's reference models and
-a seventh, small, for the remaining operators, all with random weights (Keras initialisers,
-fixed seeds) and non-trivial BatchNorm, converts them with tensorflow's converter and runs
-each .tflite in the `tflite-micro` package's interpreter (TFLM's kernels) on 100 generated
-inputs:
+two small ones (ops, ops2) for the remaining operators, all with random weights (Keras
+initialisers, fixed seeds) and non-trivial BatchNorm, converts them with tensorflow's converter
+and runs each .tflite in the `tflite-micro` package's interpreter (TFLM's kernels) on 100
+generated inputs:
 
 - full int8 (int8 input and output, TFLITE_BUILTINS_INT8, calibrated on 100 representative
-  samples): speech, person_detection, vww, kws, anomaly, resnet8 -> <name>.tflite;
+  samples): speech, person_detection, vww, kws, anomaly, resnet8, ops2 -> <name>.tflite;
 - int8 inside, float32 input and output (the converter adds QUANTIZE and DEQUANTIZE; calibrated
   the same way): ops -> ops.tflite;
-- float32, no quantization: speech_f32 and ops_f32 (the same Keras models as speech and ops)
-  -> <name>.tflite (anomaly's float32 form is 1 MB, too large to commit for what it adds);
+- float32, no quantization: speech_f32, ops_f32 and ops2_f32 (the same Keras models as speech,
+  ops and ops2) -> <name>.tflite (anomaly's float32 form is 1 MB, too large to commit for what
+  it adds);
 - for every model, <name>.expected.txt: a header (model, file size and sha256, op list, input
   and output shapes, dtypes and quantization, TFLM's arena size) and one line per input k,
   `k: v0 v1 ...`, the output tensor's values in row-major order (int8 as decimal integers,
@@ -81,6 +82,11 @@ DESCRIPTIONS = {
            "Multiply, Add of a 1x1 Conv2D 1 (broadcast over channels), MaxPool 2x2 + AvgPool 3x3 "
            "/2 SAME, Conv2D 8 3x3 dilation 2 VALID + BN + ReLU, Flatten, Dense 10",
     "ops_f32": "ops's Keras model (same weights) converted to float32, no quantization",
+    "ops2": "LOGISTIC, TANH, CONCATENATION, standalone RELU and RELU6, PAD, MEAN, full int8: "
+            "Conv2D 6 1x1 + BN + sigmoid and Conv2D 6 3x3 SAME + BN + tanh on the input, "
+            "Concatenate (channels), ReLU, ZeroPadding2D 2, Conv2D 8 3x3 /2 VALID, "
+            "GlobalAveragePooling2D (keepdims), ReLU6, Flatten, Dense 8",
+    "ops2_f32": "ops2's Keras model (same weights) converted to float32, no quantization",
 }
 
 
@@ -417,6 +423,29 @@ def build_ops(L):
     return inp, L.Dense(10, name="logits")(x)
 
 
+def build_ops2(L):
+    """Small, for the operators the other models lack, full int8: LOGISTIC and TANH (Keras
+    sigmoid and tanh as layers of their own, after a BatchNorm so that they are not saturated),
+    CONCATENATION of the two along channels, a standalone RELU after it (the converter fuses
+    activations into convs, FULLY_CONNECTED and ADD, not into CONCATENATION, PAD or MEAN),
+    PAD (ZeroPadding2D 2 before a 3x3 VALID conv, more padding than SAME would give, so the
+    converter cannot fold it into the conv), MEAN over height and width (GlobalAveragePooling2D
+    with keepdims) and a standalone RELU6 after it, whose input the "mean_input" conv spreads
+    over both clamps (see fit_mean_input). The converter gives the
+    CONCATENATION's inputs its own parameters, so it requantizes LOGISTIC's and TANH's fixed
+    outputs with a QUANTIZE (int8 to int8) each; the RELU6's output parameters differ from its
+    input's, which TFLM's int8 RELU6 ignores (README, converter notes)."""
+    inp = L.Input((10, 10, 4), batch_size=1)
+    s = L.Activation("sigmoid")(L.BatchNormalization()(L.Conv2D(6, 1)(inp)))
+    t = L.Activation("tanh")(L.BatchNormalization()(L.Conv2D(6, 3, padding="same")(inp)))
+    x = L.ReLU()(L.Concatenate()([s, t]))
+    x = L.ZeroPadding2D(2)(x)
+    x = L.Conv2D(8, 3, strides=2, name="mean_input")(x)
+    x = L.ReLU(max_value=6.0)(L.GlobalAveragePooling2D(keepdims=True)(x))
+    x = L.Flatten()(x)
+    return inp, L.Dense(8, name="logits")(x)
+
+
 BUILDERS = {
     "speech": build_speech,
     "person_detection": lambda L: build_mobilenet(L, 1, True),
@@ -425,8 +454,9 @@ BUILDERS = {
     "anomaly": build_anomaly,
     "resnet8": build_resnet8,
     "ops": build_ops,
+    "ops2": build_ops2,
 }
-FLOAT_VARIANTS = {"speech": "speech_f32", "ops": "ops_f32"}
+FLOAT_VARIANTS = {"speech": "speech_f32", "ops": "ops_f32", "ops2": "ops2_f32"}
 FLOAT_IO = {"ops"}  # int8 models whose input and output stay float32
 
 
@@ -452,6 +482,22 @@ def fit_batchnorm(tf, model, x, rng):
             (mean + 0.2 * np.sqrt(var) * rng.normal(0.0, 1.0, c)).astype(np.float32),
             (var * rng.uniform(0.7, 1.4, c)).astype(np.float32),
         ])
+
+
+def fit_mean_input(tf, model, x, rng, center=3.0, spread=3.0):
+    """Rescales the conv named "mean_input" so that, over the calibration samples, the mean of
+    each of its channels over height and width (what the MEAN after it computes) has mean
+    `center` + N(0, 1) and standard deviation `spread`: the RELU6 after the MEAN then clamps at
+    0 for some inputs and at 6 for others."""
+    try:
+        layer = model.get_layer("mean_input")
+    except ValueError:
+        return
+    z = tf.keras.Model(model.inputs, layer.output)(x, training=False).numpy().mean((1, 2))
+    w, b = layer.get_weights()
+    a = spread / np.maximum(z.std(0), 1e-6)
+    b = (b - z.mean(0)) * a + center + rng.normal(0.0, 1.0, len(b))
+    layer.set_weights([(w * a).astype(np.float32), b.astype(np.float32)])
 
 
 def fit_logits(tf, model, x, rng, spread=2.0):
@@ -497,6 +543,7 @@ def build_all(names):
         model = tf.keras.Model(inp, out, name=name)
         calib = calibration_inputs(name, (1,) + tuple(model.input_shape[1:]))[:, 0]
         fit_batchnorm(tf, model, calib, rng)
+        fit_mean_input(tf, model, calib, rng)
         fit_logits(tf, model, calib, rng)
         print(f"{name}: {model.count_params()} Keras parameters "
               f"({sum(int(np.prod(w.shape)) for w in model.trainable_weights)} trainable)")
