@@ -15,6 +15,7 @@ shaped::include_model!(Vww, "tests/models/vww.tflite");
 shaped::include_model!(Resnet8, "tests/models/resnet8.tflite");
 shaped::include_model!(Sine, "examples/sine/sine_int8.tflite");
 shaped::include_model!(Ops, "tests/models/ops.tflite");
+shaped::include_model!(Ops2, "tests/models/ops2.tflite");
 shaped::include_model!(SpeechF32, "tests/models/speech_f32.tflite");
 shaped::include_model!(OpsF32, "tests/models/ops_f32.tflite");
 
@@ -66,6 +67,9 @@ tflm_outputs!(
 );
 tflm_outputs!(vww_gives_tflm_s_100_outputs, Vww, "vww", [1, 96, 96, 3] -> [1, 2]);
 tflm_outputs!(resnet8_gives_tflm_s_100_outputs, Resnet8, "resnet8", [1, 32, 32, 3] -> [1, 10]);
+// TANH, LOGISTIC, int8-to-int8 QUANTIZE, CONCATENATION, a standalone RELU, PAD, MEAN over
+// height and width, and a standalone RELU6 whose output parameters TFLM does not apply (Q26).
+tflm_outputs!(ops2_gives_tflm_s_100_outputs, Ops2, "ops2", [1, 10, 10, 4] -> [1, 8]);
 
 /// Runs model `$model`, of f32 input and output, on its 100 inputs, each output's bits
 /// against TFLM's.

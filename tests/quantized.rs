@@ -492,8 +492,8 @@ fn q14_requantize_moves_values_to_new_parameters() {
     assert_eq!(back.values().as_slice(), &[-3, 0, 64, -64]);
 }
 
-/// Q26: a standalone int8 RELU or RELU6 is the requantization of Q14, clamped to the
-/// activation's bounds under the output's parameters.
+/// Q26: a standalone int8 RELU is the requantization of Q14 clamped to the activation's
+/// bounds under the output's parameters; TFLM's RELU6 clamps under the input's.
 #[test]
 fn q26_int8_relu_requantizes_then_clamps_to_the_activation() {
     let x = Tensor::<i8, Shape![6]>::from([-128, -20, -1, 0, 37, 127]).quantized(q8(0.1, -3));
@@ -523,6 +523,11 @@ fn q26_int8_relu_requantizes_then_clamps_to_the_activation() {
     assert_eq!(relu.as_slice()[2], -6);
     assert_eq!(relu6.as_slice()[5], 110);
     assert_eq!(relu.as_slice()[5], 127);
+    // TFLM's RELU6 clamps in the input's parameters: [-3, -3 + 6 / 0.1], the bytes kept.
+    let mut kept = Tensor::<i8, Shape![6]>::zeros();
+    x.requantize_into(x.quant(), Activation::Relu6, &mut kept)
+        .unwrap();
+    assert_eq!(kept.as_slice(), &[-3, -3, -1, 0, 37, 57]);
 }
 
 include!("common/quant_pairs.rs");

@@ -396,8 +396,8 @@ impl Gen<'_> {
             Op::Dequantize => self.dequantize(op)?,
             Op::Logistic => self.lookup(op, "QLogistic")?,
             Op::Tanh => self.lookup(op, "QTanh")?,
-            Op::Relu => self.relu(op, Activation::Relu)?,
-            Op::Relu6 => self.relu(op, Activation::Relu6)?,
+            Op::Relu => self.relu(op, false)?,
+            Op::Relu6 => self.relu(op, true)?,
             Op::Mean { axes, .. } => self.mean(op, axes)?,
             Op::Pad { paddings } => self.pad(op, paddings)?,
             Op::Concatenation { axis, activation } => self.concatenation(op, *axis, *activation)?,
@@ -823,18 +823,24 @@ impl Gen<'_> {
         })
     }
 
-    /// TFLM's int8 RELU and RELU6: the input requantized to the output's parameters, clamped.
-    fn relu(&self, op: &Operator, activation: Activation) -> Result<TokenStream, String> {
+    /// TFLM's int8 RELU (the input requantized to the output's parameters, clamped) and
+    /// RELU6 (the input's bytes clamped in the input's parameters; TFLM does not apply the
+    /// output's, and the operators after it read the bytes under the output's): Q26.
+    fn relu(&self, op: &Operator, six: bool) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
         if self.dtype_of(x) != DType::Int8 {
             return Err(self.op_error(op, "the generator takes int8 RELU and RELU6 only"));
         }
-        let (q_x, q_y) = (self.q(op, x)?, self.q(op, y)?);
-        let act = activation_tokens(activation);
+        let q_x = self.q(op, x)?;
+        let (to, act) = if six {
+            (q_x.clone(), activation_tokens(Activation::Relu6))
+        } else {
+            (self.q(op, y)?, activation_tokens(Activation::Relu))
+        };
         let views = self.views(op, &[("x", x)], y)?;
         Ok(quote! {
             #views
-            ok(x.quantized(#q_x).requantize_into(#q_y, #act, &mut y));
+            ok(x.quantized(#q_x).requantize_into(#to, #act, &mut y));
         })
     }
 

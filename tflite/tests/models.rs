@@ -222,6 +222,10 @@ fn project_models() {
         "kws",
         "anomaly",
         "resnet8",
+        "ops",
+        "ops_f32",
+        "ops2",
+        "ops2_f32",
     ] {
         let file = repo().join("tests/models").join(format!("{name}.tflite"));
         summary.push(check_model(&file, name));
