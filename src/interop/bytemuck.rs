@@ -72,6 +72,19 @@ fn cast_mut<'a, T: Pod>(dims: &[usize], bytes: &'a mut [u8]) -> Result<&'a mut [
     bytemuck::try_cast_slice_mut(bytes).map_err(|_| zero_sized(dims))
 }
 
+/// Whether `len` bytes at address `addr` are exactly a static shape `S` of `T`s, aligned for
+/// `T` (`T` not zero-sized): the test of the views' in-line path, where both sides are often
+/// constants. [`check`] decides the rest and builds the error.
+#[inline(always)]
+fn fits_static<T, S: StaticShape>(len: usize, addr: usize) -> bool {
+    struct Bytes<T, S>(core::marker::PhantomData<(T, S)>);
+    impl<T, S: StaticShape> Bytes<T, S> {
+        // `None` (never equal to a length) when the byte count overflows `usize`.
+        const LEN: Option<usize> = S::LEN.checked_mul(size_of::<T>());
+    }
+    size_of::<T>() != 0 && Some(len) == Bytes::<T, S>::LEN && addr % align_of::<T>() == 0
+}
+
 fn zero_sized(dims: &[usize]) -> Error {
     let kind = ErrorKind::ByteLength {
         expected: 0,
@@ -106,7 +119,21 @@ impl<'a, T: Pod, S: StaticShape> TensorView<'a, T, S> {
     ///     "the bytes for shape [3] must start at a multiple of 4 (the element type's alignment), and do not"
     /// );
     /// ```
+    #[inline]
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        // The usual case in line, so that a constant length and a known alignment fold (the
+        // arenas of `include_model!`); anything else, errors included, out of line.
+        if fits_static::<T, S>(bytes.len(), bytes.as_ptr() as usize) {
+            if let Ok(data) = bytemuck::try_cast_slice(bytes) {
+                return Ok(Tensor::from_parts(data, S::default()));
+            }
+        }
+        Self::from_bytes_checked(bytes)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn from_bytes_checked(bytes: &'a [u8]) -> Result<Self, Error> {
         TensorView::new(cast::<T>(S::DIMS, bytes)?)
     }
 }
@@ -118,7 +145,23 @@ impl<'a, T: Pod, S: StaticShape> TensorViewMut<'a, T, S> {
     /// [`TensorView::from_bytes`].
     ///
     /// Feature `bytemuck`.
+    #[inline]
     pub fn from_bytes_mut(bytes: &'a mut [u8]) -> Result<Self, Error> {
+        // As in `TensorView::from_bytes`: the usual case in line, the rest out of line.
+        if fits_static::<T, S>(bytes.len(), bytes.as_ptr() as usize) {
+            return match bytemuck::try_cast_slice_mut(bytes) {
+                Ok(data) => Ok(Tensor::from_parts(data, S::default())),
+                // Never taken: `fits_static` checked what `try_cast_slice_mut` checks (and the
+                // bytes, moved into it, are gone: the error is that of an empty buffer).
+                Err(_) => Self::from_bytes_mut_checked(&mut []),
+            };
+        }
+        Self::from_bytes_mut_checked(bytes)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn from_bytes_mut_checked(bytes: &'a mut [u8]) -> Result<Self, Error> {
         TensorViewMut::new(cast_mut::<T>(S::DIMS, bytes)?)
     }
 }

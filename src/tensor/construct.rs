@@ -184,11 +184,19 @@ impl<T: Clone, S: StaticShape> TryFrom<&[T]> for Tensor<T, S> {
     }
 }
 
-/// The buffer of a static shape holds exactly its element count.
+/// The buffer of a static shape holds exactly its element count. In line, so that a constant
+/// length folds the check; the error is built out of line.
+#[inline]
 fn check_len<S: StaticShape>(len: usize) -> Result<(), Error> {
     if len == S::LEN {
         return Ok(());
     }
+    len_mismatch::<S>(len)
+}
+
+#[cold]
+#[inline(never)]
+fn len_mismatch<S: StaticShape>(len: usize) -> Result<(), Error> {
     let kind = ErrorKind::LengthMismatch {
         expected: S::LEN,
         actual: len,
