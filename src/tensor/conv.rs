@@ -76,29 +76,44 @@ fn planned(plan: Result<Plan, Error>) -> Plan {
     }
 }
 
-/// `out`'s dims against the output's `dims` (a `Dyn` dim of `out` may disagree at run time;
-/// for static shapes the comparison folds away).
+/// `out`'s dims against the output's `dims` (a `Dyn` dim of `out` may disagree at run time).
+/// The dims come back from the kernel, which is not in line where a model has many layers, so
+/// the comparison stays: four compares in line (a slice comparison called `memcmp`), the error
+/// built out of line.
 #[inline(always)]
 fn same_dims(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error> {
-    if out == dims {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorKind::ShapeMismatch,
-            Operation::Window { op },
-            out,
-            dims,
-        ))
+    match *out {
+        [a, b, c, d] if a == dims[0] && b == dims[1] && c == dims[2] && d == dims[3] => Ok(()),
+        _ => dims_differ(out, dims, op),
     }
 }
 
-/// A typed tensor as an [`ArrayRef`]: always row-major, so never an error for static shapes.
+#[cold]
+#[inline(never)]
+fn dims_differ(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error> {
+    Err(Error::new(
+        ErrorKind::ShapeMismatch,
+        Operation::Window { op },
+        out,
+        dims,
+    ))
+}
+
+/// A typed tensor as an [`ArrayRef`]: row-major, and its length is its shape's element count
+/// (the tensor's invariant), so only the rank is checked (a constant for static shapes:
+/// `ArrayRef::new`'s count of the elements did not fold at `"s"`, a loop over the dims per
+/// operand of each layer of a model).
 #[inline(always)]
 fn array_ref<'a, T, S: Shape, D: Data<T>>(
     shape: &'a S::Index,
     x: &'a Tensor<T, S, D>,
 ) -> Result<ArrayRef<'a, T>, Error> {
-    ArrayRef::new(shape, x.as_slice())
+    let dims: &[usize] = shape.as_ref();
+    if dims.len() > crate::rules::MAX_RANK {
+        return ArrayRef::new(dims, x.as_slice());
+    }
+    debug_assert!(ArrayRef::new(dims, x.as_slice()).is_ok());
+    Ok(ArrayRef::trusted(dims, x.as_slice()))
 }
 
 /// # Convolutions and pools
