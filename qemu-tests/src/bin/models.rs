@@ -1,20 +1,33 @@
-//! A whole firmware running one int8 model of `examples/` (feature `model-sine` or
-//! `model-residual`; `model-none` runs nothing), for `model_size.sh`: its sections give the
+//! A whole firmware running one int8 model (feature `model-<name>`; `model-none` runs nothing),
+//! for `model_size.sh`: a model of `examples/` (`sine`, `residual`), or a `.tflite` imported by
+//! `shaped::include_model!` (`speech`, `person`, `kws`, `resnet8`, and TFLM's own
+//! `shared-speech` and `shared-person`; see `src/imported_model.rs`). Its sections give the
 //! flash and static RAM, and it measures its own stack high-water mark. The stack is painted
 //! with a pattern from its lowest address up to just below the current stack pointer, the
 //! model runs on inputs read from a `static` through `black_box`, and the lowest word no longer
 //! holding the pattern marks the deepest the stack went, counted from its top (so the reset
 //! handler's and `main`'s frames are in). Output goes through semihosting as raw bytes, so
-//! `core::fmt` is not linked: `name stack <bytes> checksum <n> activations <bytes>` (the
-//! model's `ACTIVATION_BYTES`).
+//! `core::fmt` is not linked: `name stack <bytes> checksum <n> activations <bytes> arena
+//! <bytes>` (the example model's `ACTIVATION_BYTES`, 0 for an imported one; the imported
+//! model's `ARENA_WITH_IO_BYTES`, 0 for the others).
+//!
+//! An imported model runs in the form that takes the least RAM: one arena in a `static`
+//! (`.bss`) holds its input, output and intermediate tensors (`Model::run`); the input, input 0
+//! of the generator of `tests/models/README.md` in a `static`, is copied through `black_box`
+//! into the arena's input (`Model::input_mut`), and the checksum is that of the output
+//! (`Model::output`).
 #![no_std]
 #![no_main]
 
 use core::hint::black_box;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hio};
-use panic_semihosting as _;
+#[allow(unused_imports)]
+use shaped::model::Arena;
 
+#[allow(dead_code)]
+#[path = "../imported_model.rs"]
+mod imported;
 #[cfg(feature = "model-residual")]
 #[allow(dead_code)]
 #[path = "../../../examples/residual/network.rs"]
@@ -23,6 +36,19 @@ mod residual;
 #[allow(dead_code)]
 #[path = "../../../examples/sine/network.rs"]
 mod sine;
+
+#[cfg(feature = "imported-model")]
+use imported::model::{Model, INPUT, INPUT_LEN};
+
+/// A panic exits QEMU with status 1 and prints nothing, as `panic-halt` would stop a deployed
+/// firmware: a handler that prints the message (`panic-semihosting`) links `core::fmt` into any
+/// firmware with a panic path left, which would count here as the model's.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    debug::exit(debug::EXIT_FAILURE);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
 
 const PATTERN: u32 = 0xA5C3_5A3C;
 
@@ -43,13 +69,16 @@ fn stack_pointer() -> usize {
 }
 
 /// The inputs each model runs on (every one through `black_box`, so nothing folds).
+#[cfg(feature = "model-sine")]
 static SINE_INPUTS: [i8; 8] = [-128, -100, -64, -20, 0, 37, 90, 127];
+#[cfg(feature = "model-residual")]
 static RESIDUAL_INPUTS: [[i8; 8]; 2] = [
     [120, 66, 62, 79, 19, -102, 109, -107],
     [14, -9, -42, 61, -40, 117, 81, 19],
 ];
 
 /// The model on its inputs, summed into a checksum.
+#[cfg(not(feature = "imported-model"))]
 #[inline(never)]
 fn run() -> i32 {
     #[allow(unused_mut)] // `model-none` adds nothing
@@ -66,25 +95,48 @@ fn run() -> i32 {
             sum = sum.wrapping_mul(31).wrapping_add(i32::from(y));
         }
     }
-    let _ = (&SINE_INPUTS, &RESIDUAL_INPUTS);
+    black_box(sum)
+}
+
+/// The imported model on input 0, in the arena, its output summed into a checksum.
+#[cfg(feature = "imported-model")]
+#[inline(never)]
+fn run_imported(arena: &mut Arena<{ Model::ARENA_WITH_IO_BYTES }>) -> i32 {
+    let mut input = Model::input_mut(arena);
+    if let Ok(x) = <&mut [i8; INPUT_LEN]>::try_from(input.as_mut_slice()) {
+        // The array's type through `black_box` (a slice would hide its length).
+        let from: &[i8; INPUT_LEN] = black_box(&INPUT);
+        x.copy_from_slice(from);
+    }
+    Model::run(arena);
+    let mut sum = 0i32;
+    for &y in Model::output(arena).as_slice() {
+        sum = sum.wrapping_mul(31).wrapping_add(i32::from(y));
+    }
     black_box(sum)
 }
 
 /// `n` in decimal into `buf`, returning the digits.
 fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
+    // Ten digits hold any `u32`. No indexing, so no panic path: `buf[at]` kept a bounds
+    // check, whose panic linked `core::fmt` into every firmware of this bin (2.3 kB).
     let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
+    for digit in buf.iter_mut().rev() {
+        *digit = b'0' + (n % 10) as u8;
         n /= 10;
+        at -= 1;
         if n == 0 {
-            return &buf[at..];
+            break;
         }
     }
+    buf.get(at..).unwrap_or_default()
 }
 
 #[entry]
 fn main() -> ! {
+    // The imported model's arena: `.bss` (cortex-m-rt hands `main` a `&'static mut`).
+    #[cfg(feature = "imported-model")]
+    static mut ARENA: Arena<{ Model::ARENA_WITH_IO_BYTES }> = Arena::new();
     // The linker script defines both symbols; only their addresses are taken.
     let (top, bottom) = (
         core::ptr::addr_of!(_stack_start) as usize,
@@ -100,7 +152,10 @@ fn main() -> ! {
         unsafe { core::ptr::write_volatile(at as *mut u32, PATTERN) };
         at += 4;
     }
+    #[cfg(not(feature = "imported-model"))]
     let checksum = run();
+    #[cfg(feature = "imported-model")]
+    let checksum = run_imported(ARENA);
     let mut deepest = limit;
     let mut at = bottom;
     while at < limit {
@@ -113,7 +168,7 @@ fn main() -> ! {
     }
     let used = (top - deepest) as u32;
     #[allow(unused_mut, unused_assignments)]
-    let (mut name, mut activations): (&[u8], usize) = (b"none", 0);
+    let (mut name, mut activations, mut arena): (&[u8], usize, usize) = (b"none", 0, 0);
     #[cfg(feature = "model-sine")]
     {
         (name, activations) = (b"sine", sine::ACTIVATION_BYTES);
@@ -121,6 +176,10 @@ fn main() -> ! {
     #[cfg(feature = "model-residual")]
     {
         (name, activations) = (b"residual", residual::ACTIVATION_BYTES);
+    }
+    #[cfg(feature = "imported-model")]
+    {
+        (name, arena) = (imported::model::NAME, Model::ARENA_WITH_IO_BYTES);
     }
     if let Ok(mut out) = hio::hstdout() {
         let mut buf = [0u8; 10];
@@ -131,6 +190,8 @@ fn main() -> ! {
         let _ = out.write_all(decimal(checksum as u32, &mut buf));
         let _ = out.write_all(b" activations ");
         let _ = out.write_all(decimal(activations as u32, &mut buf));
+        let _ = out.write_all(b" arena ");
+        let _ = out.write_all(decimal(arena as u32, &mut buf));
         let _ = out.write_all(b"\n");
     }
     debug::exit(debug::EXIT_SUCCESS);
