@@ -217,6 +217,18 @@ fn k7_static_shapes_give_tflms_bytes_with_the_shape_as_a_type() {
     }
     .unwrap();
     assert_eq!(&buf[..], &c.expected[..]);
+    // The kernel alone (no weights' parameters) writes the same bytes.
+    let kernel = op.kernel();
+    let mut again = Tensor::<i8, Shape![2, 2, 2, 8]>::splat(0x55);
+    match c.bias.clone() {
+        Some(b) => {
+            let b: [i32; 8] = b.try_into().unwrap();
+            kernel.conv2d_into(&x, w.values(), &b, VALID, &mut again)
+        }
+        None => kernel.conv2d_into(&x, w.values(), (), VALID, &mut again),
+    }
+    .unwrap();
+    assert_eq!(again.as_slice(), &c.expected[..]);
 
     // depthwise line 6: [1, 3, 10, 15] by [1, 3, 4, 15], VALID, stride [1, 2], dilation [1, 3].
     let c = &conv_cases("depthwise_conv2d")[5];

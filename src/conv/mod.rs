@@ -33,7 +33,7 @@ pub use float::ConvFloat;
 pub use geometry::{Geometry2d, Padding, Window2d};
 #[cfg(feature = "alloc")]
 pub use prepared::DynQConv2d;
-pub use prepared::QConv2d;
+pub use prepared::{QConv2d, QConvKernel};
 pub use quantized::MAX_ACCUMULATED_TERMS;
 pub use spec::{ConvSpec, PaddingKind, SamePadding, Spec2d, ValidPadding, SAME, VALID};
 

@@ -339,8 +339,8 @@ macro_rules! quantized_conv_into_forms {
         impl<$($gen)*> $prepared {
             /// CONV_2D on `i8` over runtime shapes into `out` (K7), no allocator: `input`'s
             /// integers taken as quantized by [`input`](Self::input), `filter`'s (`[channels,
-            /// kh, kw, c]`) by [`weights`](Self::weights), the bias at scale `input_scale *
-            /// weight_scale[j]`; the output quantized by [`output`](Self::output). Returns the
+            /// kh, kw, c]`) by the weights' parameters it was prepared with, the bias at scale
+            /// `input_scale * weight_scale[j]`; the output quantized by [`output`](Self::output). Returns the
             /// output's dims. The form over typed tensors is [`conv2d_into`](Self::conv2d_into).
             ///
             /// A 3x3 SAME layer, 2 input channels to 2 output channels, from flat buffers:
@@ -413,6 +413,7 @@ macro_rules! quantized_conv_into_forms {
 
 quantized_conv_into_forms! {
     QConv2d<'_, N>, [const N: usize];
+    crate::conv::QConvKernel<N>, [const N: usize];
 }
 #[cfg(feature = "alloc")]
 quantized_conv_into_forms! {

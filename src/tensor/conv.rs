@@ -9,7 +9,7 @@ use super::result::{ResultStorage, Storable, Stored};
 use super::Tensor;
 use crate::conv::float::{self, ConvFloat};
 use crate::conv::quantized as q;
-use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d};
+use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d, QConvKernel};
 use crate::error::{panic_with, Error, ErrorKind, Operation, WindowOp};
 use crate::quant::{Activation, AxisParams, Quantized, QuantizedPerAxis};
 use crate::runtime::ArrayRef;
@@ -660,10 +660,53 @@ impl<$($gen)*> $prepared {
         Ok(Quantized::new(y, self.output()))
     }
 
-    /// [`conv2d`](Self::conv2d) into `out` (quantized by [`output`](Self::output)), without
-    /// an allocator: `w`'s integers taken as quantized by [`weights`](Self::weights), the
-    /// parameters this operation was prepared with (a plain tensor: weights in a `static`
-    /// need no copy). An error value when `x` carries other parameters, a kernel sums more
+    #[track_caller]
+    fn typed<S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, O: Storable>(
+        &self,
+        op: WindowOp,
+        x: &Quantized<Tensor<i8, S, D>, i8>,
+        w: &QuantizedPerAxis<Tensor<i8, F, E>, impl AxisParams<i8>>,
+        bias: Option<&[i32]>,
+        params: crate::conv::ConvParams,
+    ) -> Result<Joined<i8, D, E, O>, Error> {
+        let parts = self.parts();
+        let axis = if op == WindowOp::Conv2d { 0 } else { 3 };
+        let wp = w.params().as_dyn();
+        parts.check(x.quant(), wp.scales(), wp.zero_points(), w.axis(), axis)?;
+        let (xs, ws) = (x.values().shape(), w.values().shape());
+        let (xs, ws) = (xs.as_ref(), ws.as_ref());
+        let plan = planned(plan_conv(op, xs, ws, bias.map(<[i32]>::len), &params));
+        let per_output = if op == WindowOp::Conv2d {
+            plan.dims.in_channels
+        } else {
+            1
+        };
+        q::check_terms(plan.geometry.kernel(), per_output).map_err(|p| problem(op, p, xs, ws))?;
+        let (xv, wv) = (x.values().as_slice(), w.values().as_slice());
+        let (frame, rq) = (parts.frame, parts.requant);
+        Ok(
+            <O::Kind as ResultStorage<O>>::filled::<JoinOf<i8, D, E>, i8>(&plan.output, 0, |out| {
+                if op == WindowOp::Conv2d {
+                    q::conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
+                } else {
+                    q::depthwise_conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
+                }
+            }),
+        )
+    }
+}
+    )*};
+}
+
+/// The typed `_into` forms of a prepared int8 convolution, for every form that holds the
+/// frame and the multipliers ([`QConv2d`], `DynQConv2d`, [`QConvKernel`]).
+macro_rules! typed_quantized_conv_into {
+    ($($prepared:ty, [$($gen:tt)*];)*) => {$(
+impl<$($gen)*> $prepared {
+    /// CONV_2D on `i8` into `out` (K7; quantized by [`output`](Self::output)), without an
+    /// allocator: `x` quantized by [`input`](Self::input), `w`'s integers taken as quantized
+    /// by the weights' parameters this operation was prepared with (a plain tensor: weights in
+    /// a `static` need no copy). An error value when `x` carries other parameters, a kernel sums more
     /// than [`MAX_ACCUMULATED_TERMS`](crate::conv::MAX_ACCUMULATED_TERMS) products, or a `Dyn`
     /// dim does not fit.
     ///
@@ -727,8 +770,9 @@ impl<$($gen)*> $prepared {
         self.typed_into(op, x, w, bias.values(), P::params(), out)
     }
 
-    /// [`depthwise_conv2d`](Self::depthwise_conv2d) into `out`, without an allocator: `w`
-    /// `[1, kh, kw, N]` taken as quantized by [`weights`](Self::weights).
+    /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), without an allocator: `w` `[1, kh, kw, N]`,
+    /// its integers taken as quantized by the weights' parameters this operation was prepared
+    /// with.
     #[inline]
     pub fn depthwise_conv2d_into<S, D, F, E, P, B, O>(
         &self,
@@ -779,42 +823,17 @@ impl<$($gen)*> $prepared {
         same_dims(out.shape().as_ref(), &dims, op)
     }
 
-    #[track_caller]
-    fn typed<S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, O: Storable>(
-        &self,
-        op: WindowOp,
-        x: &Quantized<Tensor<i8, S, D>, i8>,
-        w: &QuantizedPerAxis<Tensor<i8, F, E>, impl AxisParams<i8>>,
-        bias: Option<&[i32]>,
-        params: crate::conv::ConvParams,
-    ) -> Result<Joined<i8, D, E, O>, Error> {
-        let parts = self.parts();
-        let axis = if op == WindowOp::Conv2d { 0 } else { 3 };
-        let wp = w.params().as_dyn();
-        parts.check(x.quant(), wp.scales(), wp.zero_points(), w.axis(), axis)?;
-        let (xs, ws) = (x.values().shape(), w.values().shape());
-        let (xs, ws) = (xs.as_ref(), ws.as_ref());
-        let plan = planned(plan_conv(op, xs, ws, bias.map(<[i32]>::len), &params));
-        let per_output = if op == WindowOp::Conv2d {
-            plan.dims.in_channels
-        } else {
-            1
-        };
-        q::check_terms(plan.geometry.kernel(), per_output).map_err(|p| problem(op, p, xs, ws))?;
-        let (xv, wv) = (x.values().as_slice(), w.values().as_slice());
-        let (frame, rq) = (parts.frame, parts.requant);
-        Ok(
-            <O::Kind as ResultStorage<O>>::filled::<JoinOf<i8, D, E>, i8>(&plan.output, 0, |out| {
-                if op == WindowOp::Conv2d {
-                    q::conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
-                } else {
-                    q::depthwise_conv2d(xv, &plan.dims, wv, bias, &plan.geometry, frame, rq, out)
-                }
-            }),
-        )
-    }
 }
     )*};
+}
+
+typed_quantized_conv_into! {
+    QConv2d<'_, N>, [const N: usize];
+    QConvKernel<N>, [const N: usize];
+}
+#[cfg(feature = "alloc")]
+typed_quantized_conv_into! {
+    crate::conv::DynQConv2d<'_>, [];
 }
 
 typed_quantized_conv! {

@@ -574,12 +574,23 @@ impl Gen<'_> {
         ty: TokenStream,
         init: TokenStream,
     ) -> Result<TokenStream, String> {
+        self.prepared_as(op, ty, init, quote!(op))
+    }
+
+    /// [`Self::prepared`], the value `finish` made of the prepared `op`.
+    fn prepared_as(
+        &self,
+        op: &Operator,
+        ty: TokenStream,
+        init: TokenStream,
+        finish: TokenStream,
+    ) -> Result<TokenStream, String> {
         let context = self.const_context(op);
         let name = format_ident!("OP{}", op.index);
         let name = self.item(name.clone(), || {
             Ok(quote! {
                 const #name: #ty = match #init {
-                    ::core::result::Result::Ok(op) => op,
+                    ::core::result::Result::Ok(op) => #finish,
                     ::core::result::Result::Err(_) => ::core::panic!(#context),
                 };
             })
@@ -598,7 +609,9 @@ impl Gen<'_> {
         let ident = format_ident!("{}{}", name, op.index);
         let n = Literal::usize_unsuffixed(values.len());
         self.item(ident.clone(), || {
-            Ok(quote!(static #ident: [#ty; #n] = [#(#values),*];))
+            // A `const`: read while the operations are prepared, kept only where a prepared
+            // operation refers to it.
+            Ok(quote!(const #ident: [#ty; #n] = [#(#values),*];))
         })
     }
 
@@ -664,9 +677,11 @@ impl Gen<'_> {
         let n = Literal::usize_unsuffixed(channels);
         let scales = self.array(op, "SCALES", quote!(f32), &scales)?;
         let zeros = self.array(op, "ZEROS", quote!(i32), &zeros)?;
-        let prepared = self.prepared(
+        // The kernel alone: the weights' scales are read while it is prepared, and stay out
+        // of the firmware.
+        let prepared = self.prepared_as(
             op,
-            quote!(::shaped::conv::QConv2d<'static, #n>),
+            quote!(::shaped::conv::QConvKernel<#n>),
             quote! {
                 ::shaped::conv::QConv2d::new(
                     #q_x,
@@ -676,6 +691,7 @@ impl Gen<'_> {
                     ::shaped::quant::Rounding::Double,
                 )
             },
+            quote!(op.kernel()),
         )?;
         Ok(quote! {
             #views
@@ -1300,7 +1316,7 @@ mod tests {
         assert_eq!(code.matches("conv2d_into (").count(), 2 * 9);
         assert_eq!(code.matches("QAdd :: new (").count(), 3);
         // Nine convolutions and a FULLY_CONNECTED, per-channel.
-        assert_eq!(code.matches("static SCALES").count(), 10);
+        assert_eq!(code.matches("const SCALES").count(), 10);
         assert_eq!(
             code.matches("avg_pool2d_into :: < 8 , 8 , _ , _ >").count(),
             2
