@@ -15,7 +15,9 @@ use quote::quote;
 ///
 /// ```ignore
 /// shaped::include_model!(pub Anomaly, "tests/models/anomaly.tflite");
-/// let y = Anomaly::predict(&x); // x: Tensor<i8, Shape![1, 640]>, y likewise
+/// // x: Tensor<i8, Shape![1, 640]>; y: Quantized<Tensor<i8, Shape![1, 640]>, i8>
+/// let y = Anomaly::predict(&x);
+/// let real = y.dequantize(); // Tensor<f32, Shape![1, 640]>
 /// ```
 ///
 /// The path is relative to the `CARGO_MANIFEST_DIR` of the crate invoking the macro. The

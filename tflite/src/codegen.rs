@@ -81,16 +81,26 @@ pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream
     let items = items.into_inner().tokens;
     let mut consts = TokenStream::new();
     if let Some(q) = &in_t.quantization {
+        let doc = format!(
+            " The input's quantization, scale {} and zero point {}: a real `x` is stored as \
+             `round(x / scale) + zero_point` (`Tensor::quantize`).",
+            q.scales[0], q.zero_points[0]
+        );
         let q = quant(q);
         consts.extend(quote! {
-            /// The input's quantization: `x` is stored as `round(x / scale) + zero_point`.
+            #[doc = #doc]
             pub const INPUT: ::shaped::quant::Quant<i8> = #q;
         });
     }
     if let Some(q) = &out_t.quantization {
+        let doc = format!(
+            " The output's quantization, scale {} and zero point {}: a stored `y` stands for \
+             `scale * (y - zero_point)`.",
+            q.scales[0], q.zero_points[0]
+        );
         let q = quant(q);
         consts.extend(quote! {
-            /// The output's quantization: `y` stands for `scale * (y - zero_point)`.
+            #[doc = #doc]
             pub const OUTPUT: ::shaped::quant::Quant<i8> = #q;
         });
     }
@@ -124,7 +134,8 @@ pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream
 
             /// The model on `input` (an owned tensor or a view, say of a sensor's buffer), as
             /// TFLM computes it; the arena and the output on the stack. An int8 output is
-            /// returned quantized by [`Self::OUTPUT`].
+            /// returned as a `Quantized` tensor, quantized by [`Self::OUTPUT`]: `.values()`
+            /// holds the integers, `.dequantize()` gives the real values.
             pub fn predict<D: ::shaped::typed::storage::Data<#in_elem>>(
                 input: &::shaped::Tensor<#in_elem, #in_shape, D>,
             ) -> #predicted {
@@ -136,7 +147,9 @@ pub fn generate(model: &Model, bytes: &[u8], name: &Ident) -> Result<TokenStream
 
             /// [`Self::predict`] into `out`, the intermediate tensors in `arena` (whose
             /// contents before and after mean nothing): no allocation, and the memory an
-            /// inference takes is the caller's to place (a `static`, say).
+            /// inference takes is the caller's to place (a `static`, say). `out` receives the
+            /// output's integers (quantized by `OUTPUT` for an int8 model:
+            /// `out.quantized(Self::OUTPUT).dequantize()` gives the real values).
             pub fn predict_into<D, O>(
                 input: &::shaped::Tensor<#in_elem, #in_shape, D>,
                 out: &mut ::shaped::Tensor<#out_elem, #out_shape, O>,
@@ -1303,7 +1316,7 @@ mod tests {
         assert!(code.contains("tflite_softmax_into"));
         // CONV_2D and FULLY_CONNECTED (a 1x1 convolution's sums).
         assert_eq!(code.matches(". conv2d_into (").count(), 2 * 2);
-        assert!(!code.contains("Quant"));
+        assert!(!code.contains(". quantized ("));
     }
 
     #[test]
