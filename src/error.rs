@@ -1163,6 +1163,16 @@ impl fmt::Display for Error {
                     "destination {lhs} is not {rhs}, the broadcast of the sources (binary)"
                 )
             }
+            // The `_into` forms of one-tensor operations (an imported model's): the caller's
+            // destination against the output's dims.
+            ErrorKind::ShapeMismatch
+                if matches!(
+                    op,
+                    Operation::Reduce { .. } | Operation::Compute | Operation::Quantize
+                ) =>
+            {
+                return write!(f, "destination {lhs} is not {rhs}, the {op} output")
+            }
             // A rank that differs says so: the expected dims of a `Dyn` position past the
             // given shape's end are unknown, and printing them as 0 would mislead.
             ErrorKind::ShapeMismatch if self.lhs.rank() != self.rhs.rank() => {

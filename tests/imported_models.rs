@@ -18,6 +18,7 @@ shaped::include_model!(Ops, "tests/models/ops.tflite");
 shaped::include_model!(Ops2, "tests/models/ops2.tflite");
 shaped::include_model!(SpeechF32, "tests/models/speech_f32.tflite");
 shaped::include_model!(OpsF32, "tests/models/ops_f32.tflite");
+shaped::include_model!(Ops2F32, "tests/models/ops2_f32.tflite");
 
 use crate::model_inputs::{expected, f32_bits, f32_input, fnv1a64, int8, int8_input, SplitMix64};
 
@@ -100,6 +101,8 @@ tflm_f32_outputs!(ops_gives_tflm_s_100_outputs, Ops, "ops", [1, 12, 12, 3] -> [1
 // The float models: TFLite's float kernels' order of every sum.
 tflm_f32_outputs!(speech_f32_gives_tflm_s_100_outputs, SpeechF32, "speech_f32", [1, 49, 40, 1] -> [1, 4]);
 tflm_f32_outputs!(ops_f32_gives_tflm_s_100_outputs, OpsF32, "ops_f32", [1, 12, 12, 3] -> [1, 10]);
+// TFLite's float LOGISTIC, TANH, CONCATENATION, RELU, PAD, MEAN and RELU6 (S8).
+tflm_f32_outputs!(ops2_f32_gives_tflm_s_100_outputs, Ops2F32, "ops2_f32", [1, 10, 10, 4] -> [1, 8]);
 
 #[test]
 fn the_models_constants_are_the_file_s() {

@@ -308,6 +308,54 @@ fn s7_tflite_softmax_sums_in_order_and_scales_by_beta() {
     );
 }
 
+/// S8: TFLite's float LOGISTIC (its two cutoffs), TANH, RELU, RELU6 and MEAN over height and
+/// width, each by its formula.
+#[test]
+fn s8_tflite_float_kernels_follow_its_formulas() {
+    let x = Tensor::<f32, Shape![1, 2, 2, 2]>::from([[
+        [[0.5, -10.0], [17.0, 3.0]],
+        [[-0.25, 7.5], [f32::NAN, -2.0]],
+    ]]);
+    let mut y = Tensor::<f32, Shape![1, 2, 2, 2]>::zeros();
+    x.tflite_logistic_into(&mut y).unwrap();
+    let want = |v: f32| {
+        if v > 16.619_047 {
+            1.0
+        } else if v < -9.0 {
+            v.exp()
+        } else {
+            1.0 / (1.0 + (-v).exp())
+        }
+    };
+    for (got, &v) in y.as_slice().iter().zip(x.as_slice()) {
+        assert_eq!(got.to_bits(), want(v).to_bits(), "logistic({v})");
+    }
+    // Past the upper cutoff exactly 1; below -9 `exp(x)`, not `1 / (1 + exp(-x))`.
+    assert_eq!(y[[0, 0, 1, 0]], 1.0);
+    assert_eq!(y[[0, 0, 0, 1]], (-10.0f32).exp());
+    x.tflite_tanh_into(&mut y).unwrap();
+    assert_eq!(y[[0, 1, 0, 1]], 7.5f32.tanh());
+    x.tflite_relu_into(false, &mut y).unwrap();
+    assert_eq!(&y.as_slice()[..4], &[0.5, 0.0, 17.0, 3.0]);
+    assert!(y[[0, 1, 1, 0]].is_nan());
+    x.tflite_relu_into(true, &mut y).unwrap();
+    assert_eq!(&y.as_slice()[..4], &[0.5, 0.0, 6.0, 3.0]);
+    // The mean of each channel over the 2x2 window, NaN included; keep_dims or not.
+    let mut m = Tensor::<f32, Shape![1, 2]>::zeros();
+    x.tflite_mean_hw_into(&mut m).unwrap();
+    assert!(m[[0, 0]].is_nan());
+    assert_eq!(m[[0, 1]], (((-10.0f32 + 3.0) + 7.5) + -2.0) / 4.0);
+    let mut kept = Tensor::<f32, Shape![1, 1, 1, 2]>::zeros();
+    x.tflite_mean_hw_into(&mut kept).unwrap();
+    assert_eq!(kept[[0, 0, 0, 1]], m[[0, 1]]);
+    let mut wrong = Tensor::<f32, Shape![1, 3]>::zeros();
+    let e = x.tflite_mean_hw_into(&mut wrong).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "destination [1, 3] is not [1, 2], the mean output"
+    );
+}
+
 /// S2: finite where `ln(softmax)` would be `-inf`.
 #[test]
 fn s2_log_softmax_stays_finite_where_softmax_underflows() {

@@ -236,3 +236,139 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         Ok(())
     }
 }
+
+/// # TFLite's float kernels of one tensor (S8)
+///
+/// What an imported float model's `LOGISTIC`, `TANH`, `RELU`, `RELU6` and `MEAN` run: TFLite's
+/// reference formulas, in its order, into a buffer of the right shape.
+#[cfg(any(feature = "std", feature = "libm"))]
+impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
+    /// Each element through `f` into `out`, of `self`'s shape.
+    fn each_into<O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        out: &mut Tensor<f32, S, O>,
+        f: impl Fn(f32) -> f32,
+    ) -> Result<(), crate::Error> {
+        let (dims, got) = (self.shape(), out.shape());
+        if got.as_ref() != dims.as_ref() {
+            return Err(crate::Error::new(
+                crate::error::ErrorKind::ShapeMismatch,
+                crate::error::Operation::Compute,
+                got.as_ref(),
+                dims.as_ref(),
+            ));
+        }
+        for (y, &x) in out.as_mut_slice().iter_mut().zip(self.as_slice()) {
+            *y = f(x);
+        }
+        Ok(())
+    }
+
+    /// TFLite's float `LOGISTIC` into `out` (S8): 1 above 16.619047, `exp(x)` below -9,
+    /// `1 / (1 + exp(-x))` between.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![3]>::from([0.0, 20.0, -10.0]);
+    /// let mut y = Tensor::<f32, Shape![3]>::zeros();
+    /// x.tflite_logistic_into(&mut y)?;
+    /// assert_eq!(y.as_slice(), &[0.5, 1.0, (-10.0f32).exp()]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn tflite_logistic_into<O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        out: &mut Tensor<f32, S, O>,
+    ) -> Result<(), crate::Error> {
+        // TFLite's cutoffs: above it the result rounds to 1; below -9, `exp(x)` alone.
+        const UPPER: f32 = 16.619_047;
+        let exp = num_traits::Float::exp;
+        self.each_into(out, |x| {
+            if x > UPPER {
+                1.0
+            } else if x < -9.0 {
+                exp(x)
+            } else {
+                1.0 / (1.0 + exp(-x))
+            }
+        })
+    }
+
+    /// TFLite's float `TANH` into `out` (S8): `tanh` of each element.
+    pub fn tflite_tanh_into<O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        out: &mut Tensor<f32, S, O>,
+    ) -> Result<(), crate::Error> {
+        self.each_into(out, num_traits::Float::tanh)
+    }
+
+    /// TFLite's float `RELU` (`six: false`: `x < 0 ? 0 : x`) or `RELU6` (`x > 6 ? 6 : x < 0 ?
+    /// 0 : x`) into `out` (S8); NaN stays NaN.
+    pub fn tflite_relu_into<O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        six: bool,
+        out: &mut Tensor<f32, S, O>,
+    ) -> Result<(), crate::Error> {
+        if six {
+            // `clamp` keeps NaN and -0.0, as TFLite's comparisons do.
+            self.each_into(out, |x| x.clamp(0.0, 6.0))
+        } else {
+            self.each_into(out, |x| if x < 0.0 { 0.0 } else { x })
+        }
+    }
+
+    /// TFLite's float `MEAN` over axes 1 and 2 (height and width of NHWC, any rank from 3)
+    /// into `out`, its dims those axes removed or kept as 1 (S8): each output the sum from 0 of
+    /// its window in row-major order, divided once by the count.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 2, 2, 1]>::from([[[[1.0], [2.0]], [[3.0], [5.0]]]]);
+    /// let mut y = Tensor::<f32, Shape![1, 1]>::zeros();
+    /// x.tflite_mean_hw_into(&mut y)?;
+    /// assert_eq!(y.as_slice(), &[2.75]);
+    /// # Ok::<(), shaped::Error>(())
+    /// ```
+    pub fn tflite_mean_hw_into<S2: Shape, O: crate::typed::storage::DataMut<f32>>(
+        &self,
+        out: &mut Tensor<f32, S2, O>,
+    ) -> Result<(), crate::Error> {
+        use crate::error::{Error, ErrorKind, Operation};
+        use crate::op::ReduceOp;
+        let op = Operation::Reduce { op: ReduceOp::Mean };
+        let (dims, got) = (self.shape(), out.shape());
+        let (dims, got) = (dims.as_ref(), got.as_ref());
+        if dims.len() < 3 {
+            let kind = ErrorKind::BadAxis {
+                axis: 2,
+                rank: dims.len(),
+            };
+            return Err(Error::new(kind, op, dims, &[]));
+        }
+        let removed = got.len() + 2 == dims.len() && got[0] == dims[0] && got[1..] == dims[3..];
+        let kept = got.len() == dims.len()
+            && got[0] == dims[0]
+            && got[1] == 1
+            && got[2] == 1
+            && got[3..] == dims[3..];
+        if !(removed || kept) {
+            // The output's dims, both axes removed.
+            let mut want = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+            want[0] = dims[0];
+            want[1..dims.len() - 2].copy_from_slice(&dims[3..]);
+            let want = &want[..dims.len() - 2];
+            return Err(Error::new(ErrorKind::ShapeMismatch, op, got, want));
+        }
+        let (hw, inner) = (dims[1] * dims[2], dims[3..].iter().product::<usize>());
+        let (x, y) = (self.as_slice(), out.as_mut_slice());
+        for (b, block) in y.chunks_exact_mut(inner.max(1)).enumerate().take(dims[0]) {
+            for (c, v) in block.iter_mut().enumerate().take(inner) {
+                let mut sum = 0.0f32;
+                for p in 0..hw {
+                    sum += x[(b * hw + p) * inner + c];
+                }
+                *v = sum / hw as f32;
+            }
+        }
+        Ok(())
+    }
+}

@@ -283,13 +283,17 @@ impl QMean {
             && got[2] == 1
             && got[3..] == dims[3..];
         if !(removed || kept) {
+            // The output's dims, both axes removed.
+            let mut want = [0usize; MAX_STATIC_RANK];
+            want[0] = dims[0];
+            want[1..dims.len() - 2].copy_from_slice(&dims[3..]);
             return Err(Error::new(
                 crate::error::ErrorKind::ShapeMismatch,
                 crate::error::Operation::Reduce {
                     op: crate::op::ReduceOp::Mean,
                 },
                 got,
-                dims,
+                &want[..dims.len() - 2],
             ));
         }
         let values = x.values().as_slice();

@@ -888,8 +888,17 @@ impl Gen<'_> {
     /// An int8 element-wise operation prepared as `ty::new(input, output)` (LOGISTIC, TANH).
     fn lookup(&self, op: &Operator, ty: &str) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
-        if self.dtype_of(x) != DType::Int8 {
-            return Err(self.op_error(op, "the generator takes int8 LOGISTIC and TANH only"));
+        if self.dtype_of(x) == DType::Float32 {
+            let method = if ty == "QLogistic" {
+                quote!(tflite_logistic_into)
+            } else {
+                quote!(tflite_tanh_into)
+            };
+            let views = self.views(op, &[("x", x)], y)?;
+            return Ok(quote! {
+                #views
+                ok(x.#method(&mut y));
+            });
         }
         let (q_x, q_y) = (self.q(op, x)?, self.q(op, y)?);
         let ty = Ident::new(ty, Span::call_site());
@@ -910,8 +919,12 @@ impl Gen<'_> {
     /// output's, and the operators after it read the bytes under the output's): Q26.
     fn relu(&self, op: &Operator, six: bool) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
-        if self.dtype_of(x) != DType::Int8 {
-            return Err(self.op_error(op, "the generator takes int8 RELU and RELU6 only"));
+        if self.dtype_of(x) == DType::Float32 {
+            let views = self.views(op, &[("x", x)], y)?;
+            return Ok(quote! {
+                #views
+                ok(x.tflite_relu_into(#six, &mut y));
+            });
         }
         let q_x = self.q(op, x)?;
         let (to, act) = if six {
@@ -929,11 +942,18 @@ impl Gen<'_> {
     /// TFLM's int8 MEAN over the height and width.
     fn mean(&self, op: &Operator, axes: &[usize]) -> Result<TokenStream, String> {
         let (x, y) = self.io(op, 0)?;
-        if self.dtype_of(x) != DType::Int8 || axes != [1, 2] {
+        if axes != [1, 2] {
             return Err(self.op_error(
                 op,
-                "the generator takes int8 MEAN over axes 1 and 2 (height and width) only",
+                "the generator takes MEAN over axes 1 and 2 (height and width) only",
             ));
+        }
+        if self.dtype_of(x) == DType::Float32 {
+            let views = self.views(op, &[("x", x)], y)?;
+            return Ok(quote! {
+                #views
+                ok(x.tflite_mean_hw_into(&mut y));
+            });
         }
         let (q_x, q_y) = (self.q(op, x)?, self.q(op, y)?);
         let prepared = self.prepared(
@@ -1297,13 +1317,16 @@ mod tests {
         let ident = Ident::new("SpeechF32", Span::call_site());
         let bytes = read("speech_f32.tflite");
         let mut m = Model::read(&bytes, "speech_f32.tflite").unwrap();
-        // The reader takes a float LOGISTIC; the generator writes the int8 one only.
-        m.operators[3].op = Op::Logistic;
+        // The reader takes a MEAN over any axes; the generator writes height and width only.
+        m.operators[3].op = Op::Mean {
+            axes: vec![3],
+            keep_dims: true,
+        };
         let err = generate(&m, &bytes, &ident).unwrap_err();
         assert_eq!(
             err,
-            "speech_f32.tflite: operator 3 (LOGISTIC): the generator takes int8 LOGISTIC and \
-             TANH only"
+            "speech_f32.tflite: operator 3 (MEAN): the generator takes MEAN over axes 1 and 2 \
+             (height and width) only"
         );
     }
 
