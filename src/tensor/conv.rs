@@ -346,13 +346,7 @@ impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: PoolShape<KH, KW, P>,
     {
         let _ = spec;
-        let op = WindowOp::AvgPool2d;
-        let window = P::params().window([KH, KW]);
-        let plan = plan_pool(op, self.shape().as_ref(), &window)?;
-        same_dims(out.shape().as_ref(), &plan.output, op)?;
-        let (x, y) = (self.as_slice(), out.as_mut_slice());
-        float::avg_pool2d(x, &plan.dims, &plan.geometry, activation, y);
-        Ok(())
+        self.float_pool_into::<KH, KW, P, O>(activation, false, out)
     }
 
     /// [`max_pool2d`](Self::max_pool2d) into `out`, clamped by `activation`, without an
@@ -368,12 +362,33 @@ impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
         S: PoolShape<KH, KW, P>,
     {
         let _ = spec;
-        let op = WindowOp::MaxPool2d;
+        self.float_pool_into::<KH, KW, P, O>(activation, true, out)
+    }
+
+    #[inline(always)]
+    fn float_pool_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<T>>(
+        &self,
+        activation: Activation,
+        largest: bool,
+        out: &mut Tensor<T, PoolOutput<S, KH, KW, P>, O>,
+    ) -> Result<(), Error>
+    where
+        S: PoolShape<KH, KW, P>,
+    {
+        let op = if largest {
+            WindowOp::MaxPool2d
+        } else {
+            WindowOp::AvgPool2d
+        };
         let window = P::params().window([KH, KW]);
         let plan = plan_pool(op, self.shape().as_ref(), &window)?;
         same_dims(out.shape().as_ref(), &plan.output, op)?;
-        let (x, y) = (self.as_slice(), out.as_mut_slice());
-        float::max_pool2d(x, &plan.dims, &plan.geometry, activation, y);
+        let (x, y, g) = (self.as_slice(), out.as_mut_slice(), &plan.geometry);
+        if largest {
+            float::max_pool2d(x, &plan.dims, g, activation, y);
+        } else {
+            float::avg_pool2d(x, &plan.dims, g, activation, y);
+        }
         Ok(())
     }
 
