@@ -1096,7 +1096,6 @@ impl Gen<'_> {
             .as_ref()
             .ok_or_else(|| self.op_error(op, "the weights are not quantized"))?;
         let act = activation_tokens(activation);
-        let context = self.const_context(op);
         let w_name = format_ident!("W{}", op.index);
         // The weights `[units, depth]` in place: bytes reinterpreted at compile time.
         let weights = self.item(w_name.clone(), || {
@@ -1109,54 +1108,34 @@ impl Gen<'_> {
             }
             None => quote!(::core::option::Option::None),
         };
-        let name = format_ident!("OP{}", op.index);
-        let layer = if wq.is_per_channel() {
+        // Per-channel weights or one scale: the layer and its product, and the weights'
+        // parameters as the product takes them.
+        let (layer, product, q_w) = if wq.is_per_channel() {
             let (scales, zeros) = per_channel(wq, units);
             let scales = self.array(op, "SCALES", quote!(f32), &scales)?;
             let zeros = self.array(op, "ZEROS", quote!(i32), &zeros)?;
-            self.item(name.clone(), || {
-                Ok(quote! {
-                    const #name: ::shaped::layer::QDensePerChannel<'static, i8, #d, #u> =
-                        ::shaped::layer::QDensePerChannel::new(
-                            match ::shaped::quant::QMatMulPerChannel::new(
-                                #q_x,
-                                ::shaped::quant::PerAxis::new_const(&#scales, &#zeros),
-                                #q_y,
-                                #act,
-                                ::shaped::quant::Rounding::Double,
-                            ) {
-                                ::core::result::Result::Ok(op) => op,
-                                ::core::result::Result::Err(_) => ::core::panic!(#context),
-                            },
-                            &#weights,
-                            #bias,
-                        );
-                })
-            })?
+            (
+                quote!(QDensePerChannel),
+                quote!(QMatMulPerChannel),
+                quote!(::shaped::quant::PerAxis::new_const(&#scales, &#zeros)),
+            )
         } else {
-            let q_w = quant(wq);
-            self.item(name.clone(), || {
-                Ok(quote! {
-                    const #name: ::shaped::layer::QDense<'static, i8, #d, #u> =
-                        ::shaped::layer::QDense::new(
-                            match ::shaped::quant::QMatMul::new(
-                                #q_x,
-                                #q_w,
-                                #q_y,
-                                #act,
-                                ::shaped::quant::Rounding::Double,
-                            ) {
-                                ::core::result::Result::Ok(op) => op,
-                                ::core::result::Result::Err(_) => ::core::panic!(#context),
-                            },
-                            &#weights,
-                            #bias,
-                        );
-                })
-            })?
+            (quote!(QDense), quote!(QMatMul), quant(wq))
         };
-
-        let layer = self.path(&layer);
+        let layer = self.prepared_as(
+            op,
+            quote!(::shaped::layer::#layer<'static, i8, #d, #u>),
+            quote! {
+                ::shaped::quant::#product::new(
+                    #q_x,
+                    #q_w,
+                    #q_y,
+                    #act,
+                    ::shaped::quant::Rounding::Double,
+                )
+            },
+            quote!(::shaped::layer::#layer::new(op, &#weights, #bias)),
+        )?;
         // TFLM's FULLY_CONNECTED without keep_num_dims reads its input as rows of `depth`
         // (a `[1, 1, 1, C]` input included): both sides are viewed as `[rows, _]`, which
         // `views` does through the flat bytes.
