@@ -30,33 +30,42 @@ section() {
 }
 
 declare -A flash ram stack acts sums texts arenas
+# `measure <target> <profile> <model> <key>`: builds the `models` bin with one model, runs it
+# under QEMU, and records under `key` its flash and RAM, and the figures it prints.
+measure() {
+  local target=$1 profile=$2 m=$3 key=$4
+  local cpu board elf out name used checksum activations arena text rodata data bss vectors
+  read -r cpu board <<<"${machine[$target]}"
+  elf="target/$target/$profile/models"
+  # The link script is set for the default target only (.cargo/config.toml).
+  CARGO_TARGET_THUMBV7M_NONE_EABI_RUSTFLAGS="-C link-arg=-Tlink.x" \
+    cargo build -q --profile "$profile" --target "$target" --bin models --features "model-$m"
+  out=$(timeout 120 qemu-system-arm -cpu "$cpu" -machine "$board" -nographic \
+    -semihosting-config enable=on,target=native -kernel "$elf")
+  read -r name _ used _ checksum _ activations _ arena <<<"$out"
+  [ "$name" = "$m" ] || { echo "unexpected output: $out" >&2; exit 1; }
+  text=$(section "$elf" .text)
+  rodata=$(section "$elf" .rodata)
+  data=$(section "$elf" .data)
+  bss=$(section "$elf" .bss)
+  vectors=$(section "$elf" .vector_table)
+  flash[$key]=$((vectors + text + rodata + data))
+  ram[$key]=$((data + bss + used))
+  stack[$key]=$used
+  acts[$key]=$activations
+  texts[$key]=$text
+  arenas[$key]=$arena
+  sums[$key]=$checksum
+}
+
 models=(none sine residual)
 profiles=(size-s size-z)
 targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
 declare -A machine=([thumbv7em-none-eabihf]="cortex-m4 mps2-an386" [thumbv7m-none-eabi]="cortex-m3 mps2-an385")
 for target in "${targets[@]}"; do
-  read -r cpu board <<<"${machine[$target]}"
   for profile in "${profiles[@]}"; do
-    elf="target/$target/$profile/models"
     for m in "${models[@]}"; do
-      # The link script is set for the default target only (.cargo/config.toml).
-      CARGO_TARGET_THUMBV7M_NONE_EABI_RUSTFLAGS="-C link-arg=-Tlink.x" \
-        cargo build -q --profile "$profile" --target "$target" --bin models --features "model-$m"
-      out=$(timeout 120 qemu-system-arm -cpu "$cpu" -machine "$board" -nographic \
-        -semihosting-config enable=on,target=native -kernel "$elf")
-      read -r name _ used _ checksum _ activations _ <<<"$out"
-      [ "$name" = "$m" ] || { echo "unexpected output: $out" >&2; exit 1; }
-      text=$(section "$elf" .text)
-      rodata=$(section "$elf" .rodata)
-      data=$(section "$elf" .data)
-      bss=$(section "$elf" .bss)
-      vectors=$(section "$elf" .vector_table)
-      key="$target,$profile,$m"
-      flash[$key]=$((vectors + text + rodata + data))
-      ram[$key]=$((data + bss + used))
-      stack[$key]=$used
-      acts[$key]=$activations
-      sums[$key]=$checksum
+      measure "$target" "$profile" "$m" "$target,$profile,$m"
     done
   done
 done
@@ -130,25 +139,8 @@ imported_profiles=()
 for level in "${levels[@]}"; do imported_profiles+=("size-$level" "size-$level-nolto"); done
 target=thumbv7em-none-eabihf
 for profile in "${imported_profiles[@]}"; do
-  elf="target/$target/$profile/models"
   for m in none "${imported[@]}"; do
-    cargo build -q --profile "$profile" --bin models --features "model-$m"
-    out=$(timeout 120 qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic \
-      -semihosting-config enable=on,target=native -kernel "$elf")
-    read -r name _ used _ checksum _ _ _ arena <<<"$out"
-    [ "$name" = "$m" ] || { echo "unexpected output: $out" >&2; exit 1; }
-    text=$(section "$elf" .text)
-    rodata=$(section "$elf" .rodata)
-    data=$(section "$elf" .data)
-    bss=$(section "$elf" .bss)
-    vectors=$(section "$elf" .vector_table)
-    key="$profile,$m"
-    flash[$key]=$((vectors + text + rodata + data))
-    ram[$key]=$((data + bss + used))
-    stack[$key]=$used
-    texts[$key]=$text
-    arenas[$key]=$arena
-    sums[$key]=$checksum
+    measure "$target" "$profile" "$m" "$profile,$m"
   done
 done
 

@@ -110,6 +110,9 @@ pub fn text<const N: usize>(value: impl fmt::Display) -> FixedBuf<N> {
 /// The generated inputs and TFLM's expected outputs of the models in `tests/models/`.
 pub mod imported;
 
+/// Instructions counted under QEMU: SysTick, calibrated.
+pub mod icount;
+
 /// The two-layer perceptron of `examples/dense_layer.rs` (16 -> 32 -> 4, ReLU between), with
 /// the same deterministic weights: its outputs are checked to the bit against the example's.
 pub mod hand_models;

@@ -8,10 +8,10 @@
 #![no_main]
 
 use core::hint::black_box;
-use cortex_m::peripheral::{syst::SystClkSource, SYST};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
+use qemu_tests::icount::{ticks, Rate};
 use shaped::quant::{Activation, QAdd, Quant};
 use shaped::{Shape, Tensor, TensorView};
 
@@ -65,54 +65,19 @@ const QADD: QAdd<i8> = match QAdd::new(
     Err(_) => panic!("the parameters are valid"),
 };
 
-/// SysTick ticks taken by `f` (at most 2^24 - 1 of them).
-fn ticks(syst: &mut SYST, f: impl FnOnce()) -> u32 {
-    syst.set_reload(0x00ff_ffff);
-    syst.clear_current();
-    syst.enable_counter();
-    let start = SYST::get_current();
-    f();
-    let end = SYST::get_current();
-    syst.disable_counter();
-    (start.wrapping_sub(end)) & 0x00ff_ffff
-}
-
-/// `2 * n + 1` instructions: `n` turns of a two-instruction loop, and the move before it.
-#[inline(never)]
-fn known_loop(n: u32) {
-    // SAFETY: touches only the register it declares; no memory, no stack.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "subs {0}, #1",
-            "bne 2b",
-            inout(reg) n => _,
-            options(nomem, nostack),
-        );
-    }
-}
-
 #[entry]
 fn main() -> ! {
     let Some(mut p) = cortex_m::Peripherals::take() else {
         panic!("the peripherals are taken once");
     };
     let syst = &mut p.SYST;
-    syst.set_clock_source(SystClkSource::Core);
-
-    // Calibration: two runs of the known loop, so the constant cost of timing cancels.
-    let (n1, n2) = (100_000u32, 1_100_000u32);
-    let t1 = ticks(syst, || known_loop(black_box(n1)));
-    let t2 = ticks(syst, || known_loop(black_box(n2)));
-    // Instructions per tick, and the fixed cost of one timing in instructions.
-    let per_tick = (2.0 * (n2 - n1) as f64) / (t2 - t1) as f64;
-    let overhead = t1 as f64 * per_tick - (2.0 * n1 as f64 + 1.0);
+    let rate = Rate::calibrate(syst);
     hprintln!(
         "calibration: {:.3} instructions per tick, {:.0} per timing",
-        per_tick,
-        overhead
+        rate.per_tick,
+        rate.overhead
     );
-    let per_element = |t: u32, elements: usize| (t as f64 * per_tick - overhead) / elements as f64;
+    let per_element = |t: u32, elements: usize| rate.instructions(t) / elements as f64;
 
     let (qa, qb) = QADD.inputs();
     let mut out = Tensor::<i8, Shape![256, 256]>::zeros();

@@ -10,40 +10,14 @@
 #![no_main]
 
 use core::hint::black_box;
-use cortex_m::peripheral::{syst::SystClkSource, SYST};
+use cortex_m::peripheral::SYST;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
 use qemu_tests::hand_conv::{self, layers, Conv, Requant};
+use qemu_tests::icount::{ticks, Rate};
 use shaped::conv::QConv2d;
 use shaped::runtime::ArrayRef;
-
-/// SysTick ticks taken by `f` (at most 2^24 - 1 of them).
-fn ticks(syst: &mut SYST, f: impl FnOnce()) -> u32 {
-    syst.set_reload(0x00ff_ffff);
-    syst.clear_current();
-    syst.enable_counter();
-    let start = SYST::get_current();
-    f();
-    let end = SYST::get_current();
-    syst.disable_counter();
-    (start.wrapping_sub(end)) & 0x00ff_ffff
-}
-
-/// `2 * n + 1` instructions: `n` turns of a two-instruction loop, and the move before it.
-#[inline(never)]
-fn known_loop(n: u32) {
-    // SAFETY: touches only the register it declares; no memory, no stack.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "subs {0}, #1",
-            "bne 2b",
-            inout(reg) n => _,
-            options(nomem, nostack),
-        );
-    }
-}
 
 /// The largest output of the three layers.
 const MAX_OUT: usize = 48 * 48 * 8;
@@ -59,18 +33,6 @@ struct Layer<const N: usize> {
     op: QConv2d<'static, N>,
     multipliers: &'static [(i32, i32)],
     output_zero: i32,
-}
-
-/// Instructions of one timing: ticks times the calibrated rate, less the timing's own cost.
-struct Rate {
-    per_tick: f64,
-    overhead: f64,
-}
-
-impl Rate {
-    fn instructions(&self, t: u32) -> f64 {
-        t as f64 * self.per_tick - self.overhead
-    }
 }
 
 /// Times shaped's kernel and the hand loop on `l`; prints both and returns whether they agree.
@@ -144,20 +106,12 @@ fn main() -> ! {
         panic!("the peripherals are taken once");
     };
     let syst = &mut p.SYST;
-    syst.set_clock_source(SystClkSource::Core);
-
-    // Calibration: two runs of the known loop, so the constant cost of timing cancels.
-    let (n1, n2) = (100_000u32, 1_100_000u32);
-    let t1 = ticks(syst, || known_loop(black_box(n1)));
-    let t2 = ticks(syst, || known_loop(black_box(n2)));
-    let per_tick = (2.0 * (n2 - n1) as f64) / (t2 - t1) as f64;
-    let overhead = t1 as f64 * per_tick - (2.0 * n1 as f64 + 1.0);
+    let rate = Rate::calibrate(syst);
     hprintln!(
         "calibration: {:.3} instructions per tick, {:.0} per timing",
-        per_tick,
-        overhead
+        rate.per_tick,
+        rate.overhead
     );
-    let rate = Rate { per_tick, overhead };
 
     let mut failed = 0u32;
     {

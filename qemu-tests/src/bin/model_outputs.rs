@@ -12,10 +12,10 @@
 #![no_main]
 
 use core::hint::black_box;
-use cortex_m::peripheral::{syst::SystClkSource, SYST};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
+use qemu_tests::icount::{ticks, Rate};
 use qemu_tests::imported::{expected_line, fill_input};
 use shaped::model::Arena;
 
@@ -28,34 +28,6 @@ use imported::model::{Model, EXPECTED, GENERATOR, NAME};
 /// The inputs run: `0..INPUTS`.
 const INPUTS: u64 = 10;
 
-/// SysTick ticks taken by `f` (at most 2^24 - 1 of them: 671 million instructions at 40 per
-/// tick).
-fn ticks(syst: &mut SYST, f: impl FnOnce()) -> u32 {
-    syst.set_reload(0x00ff_ffff);
-    syst.clear_current();
-    syst.enable_counter();
-    let start = SYST::get_current();
-    f();
-    let end = SYST::get_current();
-    syst.disable_counter();
-    (start.wrapping_sub(end)) & 0x00ff_ffff
-}
-
-/// `2 * n + 1` instructions: `n` turns of a two-instruction loop, and the move before it.
-#[inline(never)]
-fn known_loop(n: u32) {
-    // SAFETY: touches only the register it declares; no memory, no stack.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "subs {0}, #1",
-            "bne 2b",
-            inout(reg) n => _,
-            options(nomem, nostack),
-        );
-    }
-}
-
 #[entry]
 fn main() -> ! {
     // The whole inference's memory: `.bss` (cortex-m-rt hands `main` a `&'static mut`).
@@ -64,22 +36,14 @@ fn main() -> ! {
         panic!("the peripherals are taken once");
     };
     let syst = &mut p.SYST;
-    syst.set_clock_source(SystClkSource::Core);
-
-    // Calibration, as in `icount.rs`: two runs of the known loop, so the fixed cost of timing
-    // cancels.
-    let (n1, n2) = (100_000u32, 1_100_000u32);
-    let t1 = ticks(syst, || known_loop(black_box(n1)));
-    let t2 = ticks(syst, || known_loop(black_box(n2)));
-    let per_tick = (2.0 * (n2 - n1) as f64) / (t2 - t1) as f64;
-    let overhead = t1 as f64 * per_tick - (2.0 * n1 as f64 + 1.0);
+    let rate = Rate::calibrate(syst);
     let name = core::str::from_utf8(NAME).unwrap_or("?");
 
     let (mut equal, mut total, mut least, mut most) = (0u64, 0.0f64, f64::MAX, 0.0f64);
     for k in 0..INPUTS {
         fill_input(GENERATOR, k, Model::input_mut(ARENA).as_mut_slice());
         let t = ticks(syst, || Model::run(black_box(&mut *ARENA)));
-        let instructions = t as f64 * per_tick - overhead;
+        let instructions = rate.instructions(t);
         total += instructions;
         least = least.min(instructions);
         most = most.max(instructions);
@@ -110,7 +74,7 @@ fn main() -> ! {
         total / INPUTS as f64,
         least,
         most,
-        per_tick
+        rate.per_tick
     );
     debug::exit(if equal == INPUTS {
         debug::EXIT_SUCCESS
