@@ -178,6 +178,36 @@ pub(crate) fn mean_blocks(shape: &[usize]) -> Result<(usize, usize, usize), Erro
     Ok((shape[0], shape[1] * shape[2], inner))
 }
 
+/// [`mean_blocks`] of `shape` for a mean written into a destination of dims `out`, which must
+/// be `shape` with axes 1 and 2 removed, or kept as 1 (TFLite's `keep_dims`): an error naming
+/// `out` and the removed form otherwise. The int8 and float `_into` forms' check.
+pub(crate) fn mean_blocks_into(
+    shape: &[usize],
+    out: &[usize],
+) -> Result<(usize, usize, usize), Error> {
+    let blocks = mean_blocks(shape)?;
+    let removed = out.len() + 2 == shape.len() && out[0] == shape[0] && out[1..] == shape[3..];
+    let kept = out.len() == shape.len()
+        && out[0] == shape[0]
+        && out[1] == 1
+        && out[2] == 1
+        && out[3..] == shape[3..];
+    if !(removed || kept) {
+        // The output's dims, both axes removed.
+        let mut want = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        want[0] = shape[0];
+        want[1..shape.len() - 2].copy_from_slice(&shape[3..]);
+        let op = Operation::Reduce { op: ReduceOp::Mean };
+        return Err(Error::new(
+            ErrorKind::ShapeMismatch,
+            op,
+            out,
+            &want[..shape.len() - 2],
+        ));
+    }
+    Ok(blocks)
+}
+
 /// The error of a concatenation input quantized by `q` where the output is quantized by `out`
 /// (Q25): TFLM copies the bytes, so they must be equal.
 pub(crate) fn check_concat<E>(q: Quant<E>, out: Quant<E>) -> Result<(), Error> {

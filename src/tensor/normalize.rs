@@ -7,9 +7,13 @@
 //! operators' business: `&x.layer_norm::<1>(1e-5) * &gamma + &beta` (NUMPY broadcasting,
 //! checked at compile time).
 
+#[cfg(any(feature = "std", feature = "libm"))]
+use super::ops::{check_same_shape, map_into};
 use super::result::{Storable, Stored};
 use super::Tensor;
 use crate::element::Real;
+#[cfg(any(feature = "std", feature = "libm"))]
+use crate::error::Operation;
 use crate::runtime::normalize;
 use crate::typed::rules::{axis_index, KeepAxis, RemoveAxis};
 use crate::typed::shape::Shape;
@@ -214,10 +218,7 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
             let kind = ErrorKind::BadAxis { axis: -1, rank: 0 };
             return Err(Error::new(kind, op, dims, &[]));
         };
-        if got.as_ref() != dims {
-            let kind = ErrorKind::ShapeMismatch;
-            return Err(Error::new(kind, op, got.as_ref(), dims));
-        }
+        check_same_shape(got.as_ref(), dims, op)?;
         if depth == 0 {
             return Ok(());
         }
@@ -243,27 +244,6 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
 /// reference formulas, in its order, into a buffer of the right shape.
 #[cfg(any(feature = "std", feature = "libm"))]
 impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
-    /// Each element through `f` into `out`, of `self`'s shape.
-    fn each_into<O: crate::typed::storage::DataMut<f32>>(
-        &self,
-        out: &mut Tensor<f32, S, O>,
-        f: impl Fn(f32) -> f32,
-    ) -> Result<(), crate::Error> {
-        let (dims, got) = (self.shape(), out.shape());
-        if got.as_ref() != dims.as_ref() {
-            return Err(crate::Error::new(
-                crate::error::ErrorKind::ShapeMismatch,
-                crate::error::Operation::Compute,
-                got.as_ref(),
-                dims.as_ref(),
-            ));
-        }
-        for (y, &x) in out.as_mut_slice().iter_mut().zip(self.as_slice()) {
-            *y = f(x);
-        }
-        Ok(())
-    }
-
     /// TFLite's float `LOGISTIC` into `out` (S8): 1 above 16.619047, `exp(x)` below -9,
     /// `1 / (1 + exp(-x))` between.
     ///
@@ -282,7 +262,7 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         // TFLite's cutoffs: above it the result rounds to 1; below -9, `exp(x)` alone.
         const UPPER: f32 = 16.619_047;
         let exp = num_traits::Float::exp;
-        self.each_into(out, |x| {
+        map_into(self, out, Operation::Compute, |&x| {
             if x > UPPER {
                 1.0
             } else if x < -9.0 {
@@ -298,7 +278,9 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         &self,
         out: &mut Tensor<f32, S, O>,
     ) -> Result<(), crate::Error> {
-        self.each_into(out, num_traits::Float::tanh)
+        map_into(self, out, Operation::Compute, |&x| {
+            num_traits::Float::tanh(x)
+        })
     }
 
     /// TFLite's float `RELU` (`six: false`: `x < 0 ? 0 : x`) or `RELU6` (`x > 6 ? 6 : x < 0 ?
@@ -310,9 +292,14 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
     ) -> Result<(), crate::Error> {
         if six {
             // `clamp` keeps NaN and -0.0, as TFLite's comparisons do.
-            self.each_into(out, |x| x.clamp(0.0, 6.0))
+            map_into(self, out, Operation::Compute, |&x| x.clamp(0.0, 6.0))
         } else {
-            self.each_into(out, |x| if x < 0.0 { 0.0 } else { x })
+            map_into(
+                self,
+                out,
+                Operation::Compute,
+                |&x| if x < 0.0 { 0.0 } else { x },
+            )
         }
     }
 
@@ -332,35 +319,10 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         &self,
         out: &mut Tensor<f32, S2, O>,
     ) -> Result<(), crate::Error> {
-        use crate::error::{Error, ErrorKind, Operation};
-        use crate::op::ReduceOp;
-        let op = Operation::Reduce { op: ReduceOp::Mean };
         let (dims, got) = (self.shape(), out.shape());
-        let (dims, got) = (dims.as_ref(), got.as_ref());
-        if dims.len() < 3 {
-            let kind = ErrorKind::BadAxis {
-                axis: 2,
-                rank: dims.len(),
-            };
-            return Err(Error::new(kind, op, dims, &[]));
-        }
-        let removed = got.len() + 2 == dims.len() && got[0] == dims[0] && got[1..] == dims[3..];
-        let kept = got.len() == dims.len()
-            && got[0] == dims[0]
-            && got[1] == 1
-            && got[2] == 1
-            && got[3..] == dims[3..];
-        if !(removed || kept) {
-            // The output's dims, both axes removed.
-            let mut want = [0usize; crate::typed::shape::MAX_STATIC_RANK];
-            want[0] = dims[0];
-            want[1..dims.len() - 2].copy_from_slice(&dims[3..]);
-            let want = &want[..dims.len() - 2];
-            return Err(Error::new(ErrorKind::ShapeMismatch, op, got, want));
-        }
-        let (hw, inner) = (dims[1] * dims[2], dims[3..].iter().product::<usize>());
+        let (outer, hw, inner) = crate::quant::mean::mean_blocks_into(dims.as_ref(), got.as_ref())?;
         let (x, y) = (self.as_slice(), out.as_mut_slice());
-        for (b, block) in y.chunks_exact_mut(inner.max(1)).enumerate().take(dims[0]) {
+        for (b, block) in y.chunks_exact_mut(inner.max(1)).enumerate().take(outer) {
             for (c, v) in block.iter_mut().enumerate().take(inner) {
                 let mut sum = 0.0f32;
                 for p in 0..hw {

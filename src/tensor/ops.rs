@@ -332,6 +332,35 @@ pub type PairKind<A, B> = <<A as Shape>::Kind as DimKind>::And<<B as Shape>::Kin
 /// line (a panic inside a function called through a pointer would report this crate's).
 pub type Check<U> = fn(&[usize], &[U], &[usize]) -> Result<(), Error>;
 
+/// `out`'s dims against `dims`, the shape mismatch an error of `op` naming both (for static
+/// shapes the comparison folds away): the one-tensor `_into` forms' check of their
+/// destination.
+#[inline(always)]
+pub(crate) fn check_same_shape(out: &[usize], dims: &[usize], op: Operation) -> Result<(), Error> {
+    if out == dims {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorKind::ShapeMismatch, op, out, dims))
+    }
+}
+
+/// Each element of `x` through `f` into `out`, which has `x`'s shape (checked, an error of
+/// `op`): the body of the element-wise `_into` forms (quantize, dequantize, the int8 lookups,
+/// TFLite's float kernels).
+#[inline(always)]
+pub(crate) fn map_into<T, V, S: Shape, D: Data<T>, O: DataMut<V>>(
+    x: &Tensor<T, S, D>,
+    out: &mut Tensor<V, S, O>,
+    op: Operation,
+    f: impl Fn(&T) -> V,
+) -> Result<(), Error> {
+    check_same_shape(out.shape().as_ref(), x.shape().as_ref(), op)?;
+    for (y, v) in out.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *y = f(v);
+    }
+    Ok(())
+}
+
 /// No value check.
 #[inline(always)]
 fn unchecked<U>(_: &[usize], _: &[U], _: &[usize]) -> Result<(), Error> {

@@ -3,11 +3,11 @@
 //! at compile time for static shapes.
 
 use super::matmul::{checked_layout, static_plan, Layout};
-use super::ops::BroadcastWith;
+use super::ops::{check_same_shape, map_into, BroadcastWith};
 use super::result::ResultStorage;
 use super::result::{Storable, Stored};
 use super::{JoinOf, Tensor};
-use crate::error::Error;
+use crate::error::{Error, Operation};
 use crate::op::CompareOp;
 use crate::quant::elementwise::{
     check_inputs, output_is_large, static_count, with_element_fn, TABLE_MIN,
@@ -103,26 +103,9 @@ impl<S: Shape, D: Data<f32>> Tensor<f32, S, D> {
         quant: Quant<E>,
         out: &mut Tensor<E, S, O>,
     ) -> Result<(), Error> {
-        same_shape_as(out.shape().as_ref(), self.shape().as_ref())?;
-        for (y, &x) in out.as_mut_slice().iter_mut().zip(self.as_slice()) {
-            *y = crate::quant::quantize_value(x, quant);
-        }
-        Ok(())
-    }
-}
-
-/// `out`'s dims against the input's `dims` (equal for static shapes: the comparison folds).
-#[inline(always)]
-fn same_shape_as(out: &[usize], dims: &[usize]) -> Result<(), Error> {
-    if out == dims {
-        Ok(())
-    } else {
-        Err(Error::new(
-            crate::error::ErrorKind::ShapeMismatch,
-            crate::error::Operation::Quantize,
-            out,
-            dims,
-        ))
+        map_into(self, out, Operation::Quantize, |&x| {
+            crate::quant::quantize_value(x, quant)
+        })
     }
 }
 
@@ -357,13 +340,10 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
         &self,
         out: &mut Tensor<f32, S, O>,
     ) -> Result<(), Error> {
-        let values = self.values();
-        same_shape_as(out.shape().as_ref(), values.shape().as_ref())?;
         let quant = self.quant();
-        for (y, &q) in out.as_mut_slice().iter_mut().zip(values.as_slice()) {
-            *y = crate::quant::dequantize_value(q, quant);
-        }
-        Ok(())
+        map_into(self.values(), out, Operation::Quantize, |&q| {
+            crate::quant::dequantize_value(q, quant)
+        })
     }
 
     /// [`requantize`](Self::requantize) into `out` (its integers under `to`), clamped by
@@ -389,7 +369,12 @@ impl<E: QuantElement, S: Shape, D: Data<E>> Quantized<Tensor<E, S, D>, E> {
         out: &mut Tensor<F, S, O>,
     ) -> Result<(), Error> {
         let values = self.values();
-        same_shape_as(out.shape().as_ref(), values.shape().as_ref())?;
+        // The destination first, then the activation's bounds.
+        check_same_shape(
+            out.shape().as_ref(),
+            values.shape().as_ref(),
+            Operation::Quantize,
+        )?;
         let (lo, hi) = activation.range(to, F::MIN, F::MAX).ok_or_else(|| {
             crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
         })?;

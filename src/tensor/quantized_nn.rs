@@ -3,12 +3,13 @@
 //! (the mean's axes removed or kept, the padded or joined axis), `Dyn` dims at run time.
 
 use super::matmul::JoinOf;
+use super::ops::{check_same_shape, map_into};
 use super::result::{ResultStorage, Storable, Stored};
 use super::{OwnedIn, Tensor};
-use crate::error::Error;
+use crate::error::{Error, Operation};
 use crate::quant::activation::softmax_rank_error;
 use crate::quant::elementwise::not_prepared;
-use crate::quant::mean::{check_concat, mean_blocks};
+use crate::quant::mean::{check_concat, mean_blocks, mean_blocks_into};
 use crate::quant::Rounding;
 use crate::quant::{QLogistic, QMean, QRequant, QSoftmax, QTanh, Quant, QuantElement, Quantized};
 use crate::typed::rules::{
@@ -109,38 +110,9 @@ impl QSoftmax {
         let Some(&depth) = dims.as_ref().last() else {
             return Err(softmax_rank_error(dims.as_ref()));
         };
-        if out.shape().as_ref() != dims.as_ref() {
-            return Err(Error::new(
-                crate::error::ErrorKind::ShapeMismatch,
-                crate::error::Operation::Quantize,
-                out.shape().as_ref(),
-                dims.as_ref(),
-            ));
-        }
+        check_same_shape(out.shape().as_ref(), dims.as_ref(), Operation::Quantize)?;
         self.rows(values.as_slice(), depth, out.as_mut_slice())
     }
-}
-
-/// Each byte of `x` through `f` into `out`, of `x`'s shape.
-#[inline(always)]
-fn each_into<S: Shape, D: Data<i8>, O: DataMut<i8>>(
-    x: &Tensor<i8, S, D>,
-    out: &mut Tensor<i8, S, O>,
-    f: impl Fn(i8) -> i8,
-) -> Result<(), Error> {
-    let (dims, got) = (x.shape(), out.shape());
-    if got.as_ref() != dims.as_ref() {
-        return Err(Error::new(
-            crate::error::ErrorKind::ShapeMismatch,
-            crate::error::Operation::Quantize,
-            got.as_ref(),
-            dims.as_ref(),
-        ));
-    }
-    for (y, &v) in out.as_mut_slice().iter_mut().zip(x.as_slice()) {
-        *y = f(v);
-    }
-    Ok(())
 }
 
 impl QLogistic {
@@ -164,7 +136,7 @@ impl QLogistic {
         out: &mut Tensor<i8, S, O>,
     ) -> Result<(), Error> {
         check_input(self.input(), x.quant())?;
-        each_into(x.values(), out, |v| self.apply(v))
+        map_into(x.values(), out, Operation::Quantize, |&v| self.apply(v))
     }
 }
 
@@ -188,7 +160,7 @@ impl QTanh {
         out: &mut Tensor<i8, S, O>,
     ) -> Result<(), Error> {
         check_input(self.input(), x.quant())?;
-        each_into(x.values(), out, |v| self.apply(v))
+        map_into(x.values(), out, Operation::Quantize, |&v| self.apply(v))
     }
 }
 
@@ -271,31 +243,8 @@ impl QMean {
         out: &mut Tensor<i8, S2, O>,
     ) -> Result<(), Error> {
         check_input(self.input(), x.quant())?;
-        let dims = x.values().shape();
-        let dims = dims.as_ref();
-        let (outer, positions, inner) = mean_blocks(dims)?;
-        let got = out.shape();
-        let got = got.as_ref();
-        let removed = got.len() + 2 == dims.len() && got[0] == dims[0] && got[1..] == dims[3..];
-        let kept = got.len() == dims.len()
-            && got[0] == dims[0]
-            && got[1] == 1
-            && got[2] == 1
-            && got[3..] == dims[3..];
-        if !(removed || kept) {
-            // The output's dims, both axes removed.
-            let mut want = [0usize; MAX_STATIC_RANK];
-            want[0] = dims[0];
-            want[1..dims.len() - 2].copy_from_slice(&dims[3..]);
-            return Err(Error::new(
-                crate::error::ErrorKind::ShapeMismatch,
-                crate::error::Operation::Reduce {
-                    op: crate::op::ReduceOp::Mean,
-                },
-                got,
-                &want[..dims.len() - 2],
-            ));
-        }
+        let (dims, got) = (x.values().shape(), out.shape());
+        let (outer, positions, inner) = mean_blocks_into(dims.as_ref(), got.as_ref())?;
         let values = x.values().as_slice();
         self.reduce_into(values, outer, positions, inner, out.as_mut_slice());
         Ok(())
