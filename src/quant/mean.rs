@@ -194,7 +194,7 @@ pub(crate) fn mean_blocks_into(
         && out[3..] == shape[3..];
     if !(removed || kept) {
         // The output's dims, both axes removed.
-        let mut want = [0usize; crate::typed::shape::MAX_STATIC_RANK];
+        let mut want = [0usize; crate::rules::MAX_RANK];
         want[0] = shape[0];
         want[1..shape.len() - 2].copy_from_slice(&shape[3..]);
         let op = Operation::Reduce { op: ReduceOp::Mean };
