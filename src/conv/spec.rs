@@ -77,10 +77,13 @@ pub trait ConvSpec: Copy + private::Sealed {
     const DILATION: [usize; 2];
 
     /// The same options as runtime values.
+    const PARAMS: ConvParams = ConvParams::new(Self::Padding::PADDING)
+        .stride(Self::STRIDE)
+        .dilation(Self::DILATION);
+
+    /// [`PARAMS`](Self::PARAMS).
     fn params() -> ConvParams {
-        ConvParams::new(Self::Padding::PADDING)
-            .stride(Self::STRIDE)
-            .dilation(Self::DILATION)
+        Self::PARAMS
     }
 }
 

@@ -16,10 +16,17 @@ mod rows;
 pub(crate) use rows::{AddRows, Held};
 
 /// A `Q31` multiplier and its shift, applied in the chosen rounding mode.
+///
+/// Five bytes, unaligned: a prepared per-channel convolution in flash holds one per output
+/// channel, and the shift (in `-31..=30`, Q3) needs no more than a byte. TFLM's person
+/// detection model has 2,738 channels: 13.7 kB of multipliers at five bytes, 21.9 kB at
+/// eight (`qemu-tests/README.md`). The multiplier is read once per output channel, never in
+/// a kernel's inner loop, and the Cortex-M4 and x86 load unaligned words in one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
 pub(crate) struct Requant {
     multiplier: i32,
-    shift: i32,
+    shift: i8,
 }
 
 impl Requant {
@@ -46,21 +53,32 @@ impl Requant {
             Some((_, shift)) if shift > 30 => Err(quant_error(QuantProblem::Multiplier {
                 bits: real.to_bits(),
             })),
-            Some((multiplier, shift)) => Ok(Requant { multiplier, shift }),
+            // In `-31..=30` (`quantize_multiplier` gives no shift below -31): a byte.
+            Some((multiplier, shift)) => Ok(Requant {
+                multiplier,
+                shift: shift as i8,
+            }),
             None => Err(quant_error(QuantProblem::Multiplier {
                 bits: real.to_bits(),
             })),
         }
     }
 
-    /// A multiplier and shift as given (a derived one adjusted: MEAN's, Q23).
+    /// A multiplier and shift as given (a derived one adjusted: MEAN's, Q23). A shift above
+    /// 30 (a ratio of scales of `2^31` or more, which only double rounding leaves unsaturated,
+    /// Q3) is kept as the one of `32..64` with its low five bits: the double rounding form
+    /// shifts left by those bits alone (`wrapping_shl`), so every result is unchanged.
     pub(crate) const fn from_parts(multiplier: i32, shift: i32) -> Requant {
-        Requant { multiplier, shift }
+        let shift = if shift > 30 { 32 + (shift & 31) } else { shift };
+        Requant {
+            multiplier,
+            shift: shift as i8,
+        }
     }
 
     /// The `Q31` multiplier and the shift.
     pub(crate) const fn parts(self) -> (i32, i32) {
-        (self.multiplier, self.shift)
+        (self.multiplier, self.shift as i32)
     }
 
     /// `x` requantized. The multiplier is the derivation's, never negative, so the double
@@ -68,11 +86,13 @@ impl Requant {
     #[inline(always)]
     pub(crate) fn apply(self, x: i32, rounding: Rounding) -> i32 {
         match rounding {
-            Rounding::Double => {
-                multiply_by_quantized_multiplier_double_nonneg(x, self.multiplier, self.shift)
-            }
+            Rounding::Double => multiply_by_quantized_multiplier_double_nonneg(
+                x,
+                self.multiplier,
+                self.shift as i32,
+            ),
             Rounding::Single => {
-                multiply_by_quantized_multiplier_single(x, self.multiplier, self.shift)
+                multiply_by_quantized_multiplier_single(x, self.multiplier, self.shift as i32)
             }
         }
     }
@@ -83,10 +103,10 @@ impl Requant {
     fn apply_below_one(self, x: i32, rounding: Rounding) -> i32 {
         match rounding {
             Rounding::Double => {
-                multiply_by_quantized_multiplier_double_small(x, self.multiplier, self.shift)
+                multiply_by_quantized_multiplier_double_small(x, self.multiplier, self.shift as i32)
             }
             Rounding::Single => {
-                multiply_by_quantized_multiplier_single(x, self.multiplier, self.shift)
+                multiply_by_quantized_multiplier_single(x, self.multiplier, self.shift as i32)
             }
         }
     }
@@ -545,7 +565,7 @@ impl<E: QuantElement, F: QuantElement> QRequant<E, F> {
         let real = from.scale() as f64 / to.scale() as f64;
         // A ratio of two finite positive f32s is a normal positive f64, which Q3 represents.
         let multiplier = match quantize_multiplier(real, rounding) {
-            Some((multiplier, shift)) => Requant { multiplier, shift },
+            Some((multiplier, shift)) => Requant::from_parts(multiplier, shift),
             None => Requant {
                 multiplier: 0,
                 shift: 0,
@@ -671,6 +691,37 @@ pub(crate) fn not_prepared() -> Error {
 
 #[cfg(test)]
 mod tests {
+    use super::Requant;
+    use crate::quant::fixedpoint::multiply_by_quantized_multiplier_double_nonneg as double;
+    use crate::quant::fixedpoint::multiply_by_quantized_multiplier_single as single;
+    use crate::quant::Rounding;
+
+    #[test]
+    fn a_multiplier_and_its_shift_take_five_bytes() {
+        assert_eq!(core::mem::size_of::<Requant>(), 5);
+        assert_eq!(core::mem::size_of::<[Requant; 2738]>(), 13_690);
+    }
+
+    #[test]
+    fn every_shift_gives_the_result_of_the_shift_as_derived() {
+        let xs = [0, 1, -1, 7, -7, 1000, -1000, 1 << 20, i32::MAX, i32::MIN];
+        let m = 1_518_500_250; // 2^31 / sqrt(2)
+        for shift in (-40..=300).chain([i32::MIN / 2, i32::MAX / 2]) {
+            let r = Requant::from_parts(m, shift.max(-31));
+            let (got_m, got_shift) = r.parts();
+            assert_eq!(got_m, m);
+            assert!(
+                (-31..64).contains(&got_shift),
+                "{shift} kept as {got_shift}"
+            );
+            for x in xs {
+                let expected = double(x, m, shift.max(-31));
+                assert_eq!(r.apply(x, Rounding::Double), expected, "{x} {shift}");
+                let expected = single(x, m, shift.max(-31));
+                assert_eq!(r.apply(x, Rounding::Single), expected, "{x} {shift}");
+            }
+        }
+    }
 
     #[test]
     fn static_count_is_the_product_of_static_dims_only() {

@@ -10,7 +10,7 @@ use super::Tensor;
 use crate::conv::float::{self, ConvFloat};
 use crate::conv::quantized as q;
 use crate::conv::{plan_conv, plan_pool, problem, ConvSpec, Plan, QConv2d, QConvKernel};
-use crate::error::{panic_with, Error, ErrorKind, Operation, WindowOp};
+use crate::error::{panic_with, Error, WindowOp};
 use crate::quant::{Activation, AxisParams, Quantized, QuantizedPerAxis};
 use crate::runtime::ArrayRef;
 use crate::typed::dim::{Const, Dim};
@@ -88,15 +88,8 @@ fn same_dims(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error
     }
 }
 
-#[cold]
-#[inline(never)]
 fn dims_differ(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error> {
-    Err(Error::new(
-        ErrorKind::ShapeMismatch,
-        Operation::Window { op },
-        out,
-        dims,
-    ))
+    Err(crate::runtime::conv::output_dims_differ(out, dims, op))
 }
 
 /// A typed tensor as an [`ArrayRef`]: row-major, and its length is its shape's element count
@@ -781,8 +774,7 @@ impl<$($gen)*> $prepared {
         O: DataMut<i8>,
     {
         let _ = spec;
-        let op = WindowOp::Conv2d;
-        self.typed_into(op, x, w, bias.values(), P::params(), out)
+        self.typed_into::<P, _, _, _, _, _, _>(WindowOp::Conv2d, x, w, bias.values(), out)
     }
 
     /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), without an allocator: `w` `[1, kh, kw, N]`,
@@ -808,34 +800,64 @@ impl<$($gen)*> $prepared {
     {
         let _ = spec;
         let op = WindowOp::DepthwiseConv2d;
-        self.typed_into(op, x, w, bias.values(), P::params(), out)
+        self.typed_into::<P, _, _, _, _, _, _>(op, x, w, bias.values(), out)
     }
 
     #[inline(always)]
-    fn typed_into<S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, Y: Shape, O: DataMut<i8>>(
+    fn typed_into<P: ConvSpec, S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, Y: Shape, O: DataMut<i8>>(
         &self,
         op: WindowOp,
         x: &Quantized<Tensor<i8, S, D>, i8>,
         w: &Tensor<i8, F, E>,
         bias: Option<&[i32]>,
-        params: crate::conv::ConvParams,
         out: &mut Tensor<i8, Y, O>,
     ) -> Result<(), Error> {
+        use crate::runtime::conv::TypedConv;
         if x.quant() != self.input() {
             return Err(crate::quant::elementwise::not_prepared());
         }
-        let (xs, ws) = (x.values().shape(), w.shape());
-        let (xa, wa) = (array_ref(&xs, x.values())?, array_ref(&ws, w)?);
-        let dims = crate::runtime::conv::quantized_conv_typed(
+        let (xs, ws, ys) = (x.values().shape(), w.shape(), out.shape());
+        let dynamic;
+        let conv: &TypedConv<'_> = if S::ALL_STATIC && F::ALL_STATIC && Y::ALL_STATIC {
+            if op == WindowOp::Conv2d {
+                const {
+                    &TypedConv {
+                        op: WindowOp::Conv2d,
+                        input: S::DIMS_OR_ZERO,
+                        filter: F::DIMS_OR_ZERO,
+                        output: Y::DIMS_OR_ZERO,
+                        params: P::PARAMS,
+                    }
+                }
+            } else {
+                const {
+                    &TypedConv {
+                        op: WindowOp::DepthwiseConv2d,
+                        input: S::DIMS_OR_ZERO,
+                        filter: F::DIMS_OR_ZERO,
+                        output: Y::DIMS_OR_ZERO,
+                        params: P::PARAMS,
+                    }
+                }
+            }
+        } else {
+            dynamic = TypedConv {
+                op,
+                input: xs.as_ref(),
+                filter: ws.as_ref(),
+                output: ys.as_ref(),
+                params: P::PARAMS,
+            };
+            &dynamic
+        };
+        crate::runtime::conv::quantized_conv_typed(
             self.kernel_parts(),
-            op,
-            &xa,
-            &wa,
+            conv,
+            x.values().as_slice(),
+            w.as_slice(),
             bias,
-            &params,
             out.as_mut_slice(),
-        )?;
-        same_dims(out.shape().as_ref(), &dims, op)
+        )
     }
 
 }

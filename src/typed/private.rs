@@ -17,7 +17,13 @@ pub trait SealedDim {}
     label = "shapes are tuples of `Const<N>` and `Dyn` dims, written `Shape![...]`",
     note = "storage and the in-place kernels trust a shape's element count and layout, so only this crate implements it"
 )]
-pub trait SealedShape {}
+pub trait SealedShape {
+    /// Whether every dim is static: a kernel can then take the dims from
+    /// [`DIMS_OR_ZERO`](Self::DIMS_OR_ZERO), a constant, instead of storing them for each call.
+    const ALL_STATIC: bool;
+    /// The dims, a [`Dyn`](crate::Dyn) one as 0.
+    const DIMS_OR_ZERO: &'static [usize];
+}
 
 /// Seal of the storage traits ([`Data`](crate::typed::storage::Data) and the ones built on
 /// it, [`Family`](crate::typed::storage::Family), [`Join`](crate::typed::storage::Join)).

@@ -236,7 +236,15 @@ macro_rules! impl_static_shape {
         }
 
         impl<$($d: Dim),*> TensorIndex<($($d,)*)> for [usize; $rank] {}
-        impl<$($d: Dim),*> SealedShape for ($($d,)*) {}
+        impl<$($d: Dim),*> SealedShape for ($($d,)*) {
+            const ALL_STATIC: bool = true $(&& <$d as Dim>::STATIC_SIZE.is_some())*;
+            const DIMS_OR_ZERO: &'static [usize] = &[$(
+                match <$d as Dim>::STATIC_SIZE {
+                    Some(n) => n,
+                    None => 0,
+                }
+            ),*];
+        }
     };
 
     // Flattening: the outer level, then one slice flatten per further dim.
