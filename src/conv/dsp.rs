@@ -213,6 +213,14 @@ pub(crate) fn conv2d(
     }
     // The four pixels' columns, interleaved: group `q` of pixel `i` at `cols[q][i]`.
     let mut cols = [[[0u32; 2]; PIXELS]; COLUMN / 4];
+    // A 1x1 window of stride 1 and no padding reads each pixel's channels in place, a whole
+    // number of groups (TFLM's person detection's pointwise layers).
+    #[cfg(not(shaped_opt_size))]
+    let pointwise = [kh, kw] == [1, 1]
+        && g.strides() == [1, 1]
+        && g.pad_before() == [0, 0]
+        && g.input() == g.output()
+        && row % 4 == 0;
     let mut sums = [[0i32; PIXELS]; BLOCK];
     // Plain loops: `step_by` and `zip` cost their trip counts' arithmetic in code.
     let mut first = 0;
@@ -228,10 +236,31 @@ pub(crate) fn conv2d(
         let mut block = 0;
         while block < oc {
             let n = BLOCK.min(oc - block);
+            // A row of one column: gathered once for all blocks, each channel's weights read
+            // in order.
+            #[cfg(not(shaped_opt_size))]
+            if row <= COLUMN {
+                if block == 0 {
+                    if pointwise {
+                        gather_pointwise(x, row, &px, frame.input_offset, &mut cols);
+                    } else if dims.in_channels % 4 != 0 {
+                        gather_values(x, dims, g, &px, frame.input_offset, &mut cols);
+                    } else {
+                        gather(x, dims, g, &px, (0, row), frame.input_offset, &mut cols);
+                    }
+                }
+                if !dot_block(&cols, w, bias, row, (block, n), &mut sums) {
+                    return;
+                }
+            }
             // The row in chunks of at most a column; one chunk is gathered once for all
             // blocks.
             let mut k0 = 0;
-            loop {
+            #[cfg(not(shaped_opt_size))]
+            if row <= COLUMN {
+                k0 = row;
+            }
+            while k0 < row {
                 let k1 = (k0 + COLUMN).min(row);
                 if row > COLUMN || block == 0 {
                     gather(x, dims, g, &px, (k0, k1), frame.input_offset, &mut cols);
@@ -250,14 +279,16 @@ pub(crate) fn conv2d(
                     *kept = dot(cols, wo, acc);
                 }
                 k0 = k1;
-                if k0 >= row {
-                    break;
-                }
             }
             // The block's sums requantized, channel by channel: the pixels `base..` are
             // consecutive (fewer than four when the output has fewer), their outputs `oc`
             // apart.
             let count = PIXELS.min(pixels);
+            #[cfg(not(shaped_opt_size))]
+            if !finish_block(frame, requant, &sums, (base, count), (block, n), oc, out) {
+                return;
+            }
+            #[cfg(shaped_opt_size)]
             for (j, kept) in sums.iter().take(n).enumerate() {
                 let o = block + j;
                 let (Some(&rq), Some(dst)) = (requant.get(o), out.get_mut(base * oc + o..)) else {
@@ -269,6 +300,128 @@ pub(crate) fn conv2d(
         }
         first += PIXELS;
     }
+}
+
+/// The sums of channels `block..block + n` of pixels `base..base + count` requantized into
+/// `out` (channel `o` of pixel `p` at `p * oc + o`), in line: `false`, with nothing written,
+/// where `out` or `requant` is too short (the planned lengths never are).
+///
+/// Four outputs per channel are too few to pay for [`finish_column`]'s two calls and its
+/// forms: on the Cortex-M4 at opt-level 3 each output cost about 70 instructions besides its
+/// multiply-accumulates (TFLM's person detection's 1x1 layer of 8 to 16 channels took 11.7
+/// instructions per MAC; `qemu-tests/README.md`).
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn finish_block(
+    frame: &ConvFrame,
+    requant: &[Requant],
+    sums: &[[i32; PIXELS]; BLOCK],
+    (base, count): (usize, usize),
+    (block, n): (usize, usize),
+    oc: usize,
+    out: &mut [i8],
+) -> bool {
+    let (Some(rqs), Some(last)) = (requant.get(block..block + n), count.checked_sub(1)) else {
+        return count == 0;
+    };
+    // The last output written: channel `block + n - 1` of pixel `base + count - 1`.
+    let end = (base + last)
+        .checked_mul(oc)
+        .and_then(|e| e.checked_add(block + n));
+    if end.is_none_or(|end| end > out.len()) || n == 0 {
+        return n == 0;
+    }
+    let first = base * oc + block;
+    let out = out.as_mut_ptr();
+    let (offset, min, max) = (frame.output_offset, frame.min, frame.max);
+    for (j, (kept, &rq)) in sums.iter().zip(rqs).enumerate() {
+        let r = ChannelRequant::new(rq, frame.rounding);
+        let mut at = first + j;
+        if let (Some(rq), true) = (r.right_only(), count == PIXELS) {
+            // Four values, the usual case, written out: no count to test between them.
+            let v = kept.map(|s| rq(s).wrapping_add(offset).max(min).min(max) as i8);
+            for v in v {
+                // SAFETY: `at <= (base + count - 1) * oc + block + n - 1 < out.len()`,
+                // checked above once for the block.
+                unsafe { *out.add(at) = v };
+                at += oc;
+            }
+            continue;
+        }
+        if let Some(rq) = r.right_only() {
+            for &s in &kept[..count] {
+                // SAFETY: `at <= (base + count - 1) * oc + block + n - 1 < out.len()`,
+                // checked above once for the block.
+                unsafe { *out.add(at) = rq(s).wrapping_add(offset).max(min).min(max) as i8 };
+                at += oc;
+            }
+            continue;
+        }
+        for &s in &kept[..count] {
+            // SAFETY: as above.
+            unsafe { *out.add(at) = frame.finish_channel(s, &r) };
+            at += oc;
+        }
+    }
+    true
+}
+
+/// The sums of channels `block..block + n` over four pixels' gathered rows of `row` values
+/// (at most a column), from their biases, into `sums`: `false` where `w` is too short (the
+/// planned lengths never are).
+///
+/// The weights of consecutive channels are consecutive: one pointer walks them, where the
+/// chunked loop checked each channel's slice and chose its starting sums. On the Cortex-M4 at
+/// opt-level 3 that was about 45 instructions per channel and four pixels, more than the
+/// multiply-accumulates of a row of 8 (TFLM's person detection's first 1x1 layer).
+#[cfg(not(shaped_opt_size))]
+#[inline(always)]
+fn dot_block(
+    cols: &[Group; COLUMN / 4],
+    w: &[i8],
+    bias: Option<&[i32]>,
+    row: usize,
+    (block, n): (usize, usize),
+    sums: &mut [[i32; PIXELS]; BLOCK],
+) -> bool {
+    let (groups, tail) = (row / 4, row % 4);
+    let Some(wb) = block
+        .checked_mul(row)
+        .zip((block + n).checked_mul(row))
+        .and_then(|(a, b)| w.get(a..b))
+    else {
+        return false;
+    };
+    if row > COLUMN || n > BLOCK {
+        return false;
+    }
+    let biases = bias.and_then(|b| b.get(block..block + n));
+    let mut wp = wb.as_ptr();
+    for (j, kept) in sums.iter_mut().take(n).enumerate() {
+        let b = biases.and_then(|b| b.get(j)).copied().unwrap_or(0);
+        let mut acc = [b; PIXELS];
+        for c in &cols[..groups] {
+            // SAFETY: channel `j`'s `row` weights start at `wp` (`j * row` into `wb`, whose
+            // length is `n * row`); this reads four of its first `groups * 4`.
+            let q = u32::from_le(unsafe { wp.cast::<u32>().read_unaligned() });
+            step(c, q, &mut acc);
+            // SAFETY: at most to the end of channel `j`'s weights, inside `wb`.
+            wp = unsafe { wp.add(4) };
+        }
+        if tail != 0 {
+            // The last group's missing weights are zeros, as are its missing column values.
+            let mut q = 0u32;
+            for t in (0..tail).rev() {
+                // SAFETY: `t < tail`: the channel's last `tail` weights, inside `wb`.
+                q = q << 8 | u32::from(unsafe { *wp.add(t) } as u8);
+            }
+            step(&cols[groups], q, &mut acc);
+            // SAFETY: to the end of channel `j`'s weights, at most the end of `wb`.
+            wp = unsafe { wp.add(tail) };
+        }
+        *kept = acc;
+    }
+    true
 }
 
 /// The sums of four pixels' columns `cols` with one channel's weights `w` (the chunk's part
@@ -383,6 +536,141 @@ fn gather(
                     fill(cols, i, a - k0, b - a, src, offset);
                 }
                 tj = end;
+            }
+        }
+    }
+}
+
+/// [`gather`] for a 1x1 window of stride 1 and no padding, `row` (the input's channels) a
+/// multiple of four: pixel `p`'s values are `x[p * row..][..row]`. Its general form found each
+/// pixel's taps and runs first: about 270 instructions per pixel of a layer of 8 channels on
+/// the Cortex-M4 at opt-level 3, against about 25 here.
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn gather_pointwise(
+    x: &[i8],
+    row: usize,
+    px: &[usize; PIXELS],
+    offset: i32,
+    cols: &mut [Group; COLUMN / 4],
+) {
+    let off = offset_pair(offset);
+    for (i, &p) in px.iter().enumerate() {
+        let Some(src) = p
+            .checked_mul(row)
+            .and_then(|a| x.get(a..a.checked_add(row)?))
+        else {
+            return;
+        };
+        for (c, v) in cols.iter_mut().zip(src.chunks_exact(4)) {
+            let v = word(v);
+            c[i] = [sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off)];
+        }
+    }
+}
+
+/// [`gather`] of a whole row of at most [`COLUMN`] values whose taps are not whole groups
+/// (input channels not a multiple of four), tap by tap: each value, or zero outside the input,
+/// stored as its 16-bit half of the interleaved column. The general form wrote such runs value
+/// by value through a checked read-modify-write of the group's word, about 750 instructions
+/// per pixel of TFLM's person detection's first layer (a 3x3 window on one channel) on the
+/// Cortex-M4 at opt-level 3.
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn gather_values(
+    x: &[i8],
+    dims: &Nhwc,
+    g: &Geometry2d,
+    px: &[usize; PIXELS],
+    offset: i32,
+    cols: &mut [Group; COLUMN / 4],
+) {
+    let ic = dims.in_channels;
+    let [kh, kw] = g.kernel();
+    let [ih, iw] = g.input();
+    let [dh, dw] = g.dilations();
+    let Some(row) = kh
+        .checked_mul(kw)
+        .and_then(|t| t.checked_mul(ic))
+        .filter(|&r| r <= COLUMN)
+    else {
+        return;
+    };
+    // The halves past the row in the last group: zero.
+    if let Some(last) = cols.get_mut(row / 4).filter(|_| row % 4 != 0) {
+        *last = [[0; 2]; PIXELS];
+    }
+    // The column as 16-bit halves: value `q` of pixel `i` is half `(q & 2) / 2` of word
+    // `q & 1` of the pixel's pair in group `q / 4`.
+    let halves = cols.as_mut_ptr().cast::<u16>();
+    let half = |q: usize, i: usize| (q / 4) * 4 * PIXELS + i * 4 + (q & 1) * 2 + ((q >> 1) & 1);
+    for (i, &p) in px.iter().enumerate() {
+        let (n, oy, ox) = position(p, g);
+        let (y0, y1, ybase) = taps_of(g, 0, oy);
+        let (x0, x1, xbase) = taps_of(g, 1, ox);
+        // Each row of taps: zeros before the input, its values, zeros after; the values one
+        // run when the dilation is 1.
+        let trow = kw * ic;
+        let (inside, after) = (x0 * ic, x1 * ic);
+        let mut q = 0;
+        for ty in 0..kh {
+            let src = if (y0..y1).contains(&ty) && x0 < x1 {
+                let iy = (ybase + (ty * dh) as isize) as usize;
+                let ix = (xbase + (x0 * dw) as isize) as usize;
+                let at = ((n * ih + iy) * iw + ix) * ic;
+                let len = if dw == 1 { after - inside } else { ic };
+                x.get(at..at + len)
+            } else {
+                None
+            };
+            let end = q + trow;
+            match src {
+                Some(src) if dw == 1 => {
+                    // Zeros, the run's values, zeros: `inside + src.len() + (trow - after)`
+                    // values, `trow` in all (`src.len() == after - inside`).
+                    for _ in 0..inside {
+                        // SAFETY: `q < end <= row <= COLUMN`, so the half is inside `cols`
+                        // (`COLUMN / 4` groups of `4 * PIXELS` halves).
+                        unsafe { *halves.add(half(q, i)) = 0 };
+                        q += 1;
+                    }
+                    for &v in src {
+                        // SAFETY: as above.
+                        unsafe { *halves.add(half(q, i)) = (i32::from(v) + offset) as u16 };
+                        q += 1;
+                    }
+                    while q < end {
+                        // SAFETY: as above.
+                        unsafe { *halves.add(half(q, i)) = 0 };
+                        q += 1;
+                    }
+                }
+                Some(_) => {
+                    // A dilated row: tap by tap.
+                    let iy = (ybase + (ty * dh) as isize) as usize;
+                    for tx in 0..kw {
+                        let ix = xbase + (tx * dw) as isize;
+                        let taps = (x0..x1)
+                            .contains(&tx)
+                            .then(|| ((n * ih + iy) * iw + ix as usize) * ic)
+                            .and_then(|at| x.get(at..at + ic));
+                        for c in 0..ic {
+                            let v = taps
+                                .and_then(|t| t.get(c))
+                                .map_or(0, |&v| i32::from(v) + offset);
+                            // SAFETY: as above.
+                            unsafe { *halves.add(half(q, i)) = v as u16 };
+                            q += 1;
+                        }
+                    }
+                }
+                None => {
+                    while q < end {
+                        // SAFETY: as above.
+                        unsafe { *halves.add(half(q, i)) = 0 };
+                        q += 1;
+                    }
+                }
             }
         }
     }
