@@ -23,10 +23,14 @@
 //!   channels or more and at most [`MAX_TAPS`] taps, their weights are unpacked once per
 //!   group (512 bytes), each tap's four input bytes unpacked with two `SXTB16`, and one
 //!   `SMLABB` or `SMLATT` per channel, a run of pixels whose windows are inside the input at
-//!   a time ([`Window::add`]), the input offset's terms summed once per group; a 3x3 window
-//!   has its taps written out ([`window3x3`]). Windows at the edge of the input, and the
-//!   other shapes, are summed byte by byte ([`Window::bytes`]). The sums of up to [`ROW`]
-//!   pixels of a row are kept (1 KiB) and requantized channel by channel.
+//!   a time ([`Window::add`]), the input offset's terms summed once per group. A 3x3 kernel
+//!   has every window's taps written out, at the input's edge too ([`chunk3x3`]: the
+//!   offset's terms of the taps inside the window worked out once per group, a window cut on
+//!   the left read from the input's first column with the taps shifted; [`window3x3`] for
+//!   long runs inside); another kernel's windows at the edge add the offset to each tap's
+//!   values ([`Window::edge`]). In a build for size, and for the other shapes, windows at the
+//!   edge are summed byte by byte ([`Window::bytes`]). The sums of up to [`ROW`] pixels,
+//!   across rows, are kept (1 KiB) and requantized channel by channel.
 //!
 //! No allocation: the scratch is on the stack, at most 2.3 KiB for CONV_2D and 1.5 KiB for
 //! DEPTHWISE_CONV_2D. No panic path either: slices are read through checked `get`s that end
@@ -35,13 +39,15 @@
 //! (2.1 kB at opt-level "s").
 //!
 //! A build optimized for size (opt-level "s" or "z": `cfg(shaped_opt_size)`, set by
-//! `build.rs`) leaves out two fast paths, bringing a firmware with one of these operations
+//! `build.rs`) leaves out the fast paths, bringing a firmware with one of these operations
 //! near 1.5 times a hand-written loop nest's (`qemu-tests/code_size.sh`; the convolution
-//! within it, the depthwise one at 1.55x): the written-out 3x3 window
-//! (584 bytes; without it the depthwise layer of `qemu-tests/icount_conv.sh` takes 10.0
-//! instructions per MAC at "s", not 7.9) and the requantization's short form for a
-//! multiplier below one and no activation (about 230 bytes; 3% more instructions for
-//! CONV_2D at "s", 18% for DEPTHWISE_CONV_2D).
+//! within it, the depthwise one at 1.55x): the depthwise kernel's written-out 3x3 windows
+//! and word-wise windows at the edge (about 3.5 kB at opt-level 3; without them the
+//! depthwise layer of `qemu-tests/icount_conv.sh` takes 9.95 instructions per MAC at "s",
+//! 5.6 at opt-level 3, and person detection's 6x6x128 and 3x3x256 ones 18.0 and 23.6, 7.0
+//! and 9.8 at 3) and the requantization's short form for a multiplier below one and no
+//! activation (about 230 bytes; 3% more instructions for CONV_2D at "s", 18% for
+//! DEPTHWISE_CONV_2D).
 
 use super::geometry::Geometry2d;
 use super::quantized::{ChannelRequant, ConvFrame};
@@ -62,8 +68,12 @@ type Group = [[u32; 2]; PIXELS];
 pub(crate) const BLOCK: usize = 16;
 /// The most kernel taps of the depthwise kernel (its unpacked weights: 8 bytes each).
 pub(crate) const MAX_TAPS: usize = 64;
-/// The output pixels of a row whose depthwise sums are kept before they are requantized.
+/// The output pixels (consecutive, across rows) whose depthwise sums are kept before they
+/// are requantized.
 const ROW: usize = 64;
+/// Whether the depthwise kernel sums windows at the input's edge a word at a time (not in a
+/// build for size: [`Window::edge`] and `Window::add::<true>`, 850 bytes at opt-level 3).
+const EDGES: bool = cfg!(not(shaped_opt_size));
 
 /// `SMLAD`: `acc + lo(a) lo(b) + hi(a) hi(b)`, the halves signed, the sums wrapping.
 ///
@@ -718,15 +728,17 @@ fn fill(cols: &mut [Group], i: usize, q: usize, len: usize, src: Option<&[i8]>, 
 ///
 /// Four output channels at a time (the lanes; the last four overlapping the ones before
 /// when the count is not a multiple of four, fewer than four channels repeating the last).
-/// Each output pixel's four sums are made in registers and kept for up to [`ROW`] pixels of
-/// a row, which are then requantized one channel at a time. With multiplier 1, four
-/// channels or more and at most [`MAX_TAPS`] taps, a tap's four input bytes are one word and
-/// the lanes' weights are unpacked once per group: [`Window::add`] sums a run of pixels whose
-/// windows are inside the input ([`window3x3`] for a 3x3 kernel, except in a build optimized
-/// for size), each from the bias plus `offset * (sum of the lane's weights)`, worked out once,
-/// so that the taps add no offset (the same wrapping sum). A window at the edge, and any
-/// other shape, is summed byte by byte by [`Window::bytes`], the offset added to each input
-/// value.
+/// Each output pixel's four sums are made in registers and kept for up to [`ROW`]
+/// consecutive pixels (across rows: a 6x6 or 3x3 output at once), which are then
+/// requantized one channel at a time. With multiplier 1, four channels or more and at most
+/// [`MAX_TAPS`] taps, a tap's four input bytes are one word and the lanes' weights are
+/// unpacked once per group: [`Window::add`] sums a run of pixels whose windows are inside
+/// the input, each from the bias plus `offset * (sum of the lane's weights)`, worked out
+/// once, so that the taps add no offset (the same wrapping sum). Except in a build optimized
+/// for size, a 3x3 kernel (dilation 1) has all its windows summed by [`chunk3x3`], each from
+/// the bias plus the offset's terms of its taps inside the input, and another kernel's
+/// windows at the edge by [`Window::edge`], the offset added to each input value. Any other
+/// window is summed byte by byte by [`Window::bytes`], the offset added to each input value.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn depthwise_conv2d(
     x: &[i8],
@@ -749,9 +761,16 @@ pub(crate) fn depthwise_conv2d(
     let [oh, ow] = g.output();
     let [dh, dw] = g.dilations();
     let offset = frame.input_offset;
+    let off = offset_pair(offset);
     let word = m == 1 && c >= 4 && taps <= MAX_TAPS;
+    let pixels = dims.batch * oh * ow;
+    let (oh, ow) = (oh.max(1), ow.max(1));
     // The output columns whose windows are inside the input along the width.
     let (lo, hi) = inside_columns(g);
+    // A 3x3 kernel over rows of at least three pixels: every window, at the edge too, by
+    // [`chunk3x3`] (its weights shifted at the edge, so that it reads inside the row).
+    #[cfg(not(shaped_opt_size))]
+    let fast3x3 = word && [kh, kw] == [3, 3] && [dh, dw] == [1, 1];
     let steps = [dh * iw * c, dw * c];
     // Each tap's four weights of the group, unpacked.
     let mut unpacked = [[0u32; 2]; MAX_TAPS];
@@ -766,22 +785,47 @@ pub(crate) fn depthwise_conv2d(
         for k in 0..4 {
             lanes[k] = (first_lane + k).min(oc - 1);
             start[k] = bias_at(bias, lanes[k]);
-            full[k] = start[k];
         }
         let c0 = lanes[0] / m;
         if word {
-            // Each tap's four weights unpacked, lanes 0 and 2 then 1 and 3; the offset's terms.
+            // Each tap's four weights unpacked, lanes 0 and 2 then 1 and 3, and summed (in 16
+            // bits: at most 64 * 128); the offset's terms from the sums (four multiplies, where
+            // one per weight took 16 instructions per tap).
             // Counted, not `iter_mut().take(taps)`: 44 bytes less with LTO.
-            for t in 0..taps {
-                let q = w.get(t * oc + c0..t * oc + c0 + 4).unwrap_or(&[0; 4]);
-                if let Some(u) = unpacked.get_mut(t) {
-                    *u = [sxtb16(word_of(q)), sxtb16_ror8(word_of(q))];
+            let mut total = [0u32; 2];
+            let mut unpack = |t: usize, q: u32| {
+                let u = [sxtb16(q), sxtb16_ror8(q)];
+                if let Some(d) = unpacked.get_mut(t) {
+                    *d = u;
                 }
-                for k in 0..4 {
-                    let f = i32::from(q[k]);
-                    full[k] = full[k].wrapping_add(offset.wrapping_mul(f));
+                total = [sadd16(total[0], u[0]), sadd16(total[1], u[1])];
+            };
+            let mut t = 0;
+            // The last tap's word inside `w`: the others are before it.
+            #[cfg(not(shaped_opt_size))]
+            if (taps.saturating_sub(1).checked_mul(oc))
+                .and_then(|a| a.checked_add(c0)?.checked_add(4))
+                .is_some_and(|l| l <= w.len())
+            {
+                // One check for all the taps (23 instructions a tap with a check each, 14
+                // without: 0.4 instructions per MAC on the 3x3x256 layer).
+                while t < taps {
+                    // SAFETY: `t * oc + c0 + 4 <= (taps - 1) * oc + c0 + 4 <= w.len()`
+                    // (checked above).
+                    unpack(t, unsafe { word_at(w, t * oc + c0) });
+                    t += 1;
                 }
             }
+            while t < taps {
+                unpack(t, word_of(w.get(t * oc + c0..).unwrap_or_default()));
+                t += 1;
+            }
+            full = with_offset(total, off, &start);
+        }
+        #[cfg(not(shaped_opt_size))]
+        if fast3x3 {
+            shift_taps(&mut unpacked);
+            group_starts(&mut unpacked, off, &start);
         }
         let win = Window {
             x,
@@ -794,23 +838,42 @@ pub(crate) fn depthwise_conv2d(
             oc,
             offset,
         };
-        for r in 0..dims.batch * oh {
-            let (n, oy) = (r / oh.max(1), r % oh.max(1));
-            let (y0, y1, ybase) = taps_of(g, 0, oy);
-            let iy = (ybase + (y0 * dh) as isize) as usize;
-            let mut first = 0;
-            while first < ow {
-                let count = ROW.min(ow - first);
-                let mut p = 0;
-                while p < count {
-                    let ox = first + p;
+        // The output's pixels in chunks of up to [`ROW`], across rows (consecutive pixels'
+        // outputs are `oc` apart across rows too): a 6x6 or 3x3 output is one chunk, one
+        // requantization call per lane, where a row at a time took one per lane per row.
+        let mut base = 0;
+        while base < pixels {
+            let count = ROW.min(pixels - base);
+            #[cfg(not(shaped_opt_size))]
+            let done = fast3x3 && chunk3x3(&win, g, (c, c0), (base, count), &mut sums);
+            #[cfg(shaped_opt_size)]
+            let done = false;
+            // Pixels `p..count` of the chunk, with any kernel (all of them when the chunk is
+            // not done).
+            let mut p = if done { count } else { 0 };
+            while p < count {
+                // The chunk's part of one row: output pixels `p..end`, columns from `ox0`.
+                let (r, ox0) = ((base + p) / ow, (base + p) % ow);
+                let (n, oy) = (r / oh, r % oh);
+                let end = count.min(p + (ow - ox0));
+                let (y0, y1, ybase) = taps_of(g, 0, oy);
+                let iy = (ybase + (y0 * dh) as isize) as usize;
+                let rows = y1 - y0;
+                // Output pixel `p` is at column `ox0 + p - row_p`.
+                let row_p = p;
+                while p < end {
+                    let ox = ox0 + (p - row_p);
                     let inside = (lo..hi).contains(&ox);
+                    let origin = (ox * g.strides()[1]) as isize - g.pad_before()[1] as isize;
                     let (x0, x1, xbase) = if inside {
-                        (
-                            0,
-                            kw,
-                            (ox * g.strides()[1]) as isize - g.pad_before()[1] as isize,
-                        )
+                        (0, kw, origin)
+                    } else if EDGES && dw == 1 {
+                        // `taps_of` without its divisions (a call and 30 instructions).
+                        // `max` and `min`, not `clamp`: its bounds' check is a panic path.
+                        let x0 = (-origin).max(0).min(kw as isize) as usize;
+                        let x1 = (iw as isize - origin).min(kw as isize).max(x0 as isize);
+                        let x1 = x1 as usize;
+                        (x0, x1, origin)
                     } else {
                         taps_of(g, 1, ox)
                     };
@@ -821,37 +884,47 @@ pub(crate) fn depthwise_conv2d(
                         p,
                         pixels: 1,
                         tap: y0 * kw + x0,
-                        rows: y1 - y0,
+                        rows,
                         cols: x1 - x0,
                     };
-                    if word && inside && run.rows == kh {
-                        // A run of pixels whose windows are inside the input.
-                        run.pixels = hi.min(first + count) - ox;
-                        #[cfg(not(shaped_opt_size))]
-                        if [kh, kw] == [3, 3] && window3x3(&win, &run, full, &mut sums) {
-                            p += run.pixels;
-                            continue;
+                    if word && inside && (rows == kh || (EDGES && rows > 0)) {
+                        // A run of pixels whose windows are inside the input along the
+                        // width, and alike along the height.
+                        run.pixels = hi.min(ox0 + (end - row_p)) - ox;
+                        if rows == kh {
+                            #[cfg(not(shaped_opt_size))]
+                            if [kh, kw] == [3, 3] && window3x3(&win, &run, full, &mut sums) {
+                                p += run.pixels;
+                                continue;
+                            }
+                            win.add::<false>(&run, &full, 0, &mut sums);
+                        } else {
+                            win.add::<true>(&run, &start, off, &mut sums);
                         }
-                        win.add(&run, &full, &mut sums);
+                    } else if EDGES && word && rows > 0 && run.cols > 0 {
+                        #[cfg(not(shaped_opt_size))]
+                        win.edge(&run, &start, off, &mut sums);
                     } else {
-                        // A window at the edge, or lanes that are not one word: byte by
-                        // byte (at the edge of the 48x48x8 layer, 0.3 instructions per MAC
-                        // more than the word loop, for 200 bytes less code).
+                        // A window at the edge in a build for size, or lanes that are not
+                        // one word: byte by byte (at the edge of the 48x48x8 layer, 0.3
+                        // instructions per MAC more than the word loop, for 200 bytes less
+                        // code; but 19 and 27 instructions per MAC on the 6x6x128 and
+                        // 3x3x256 layers at opt-level 3, where most windows are at the edge).
                         win.bytes(&run, &start, &mut sums);
                     }
                     p += run.pixels;
                 }
-                // One channel at a time, out of line: its requantization in registers.
-                let at = (r * ow + first) * oc;
-                for k in 0..oc.min(4) {
-                    let o = lanes[k];
-                    let (Some(&rq), Some(dst)) = (requant.get(o), out.get_mut(at + o..)) else {
-                        return;
-                    };
-                    finish_column(frame, rq, &sums[k][..count], dst, oc);
-                }
-                first += count;
             }
+            // One channel at a time, out of line: its requantization in registers.
+            let at = base * oc;
+            for k in 0..oc.min(4) {
+                let o = lanes[k];
+                let (Some(&rq), Some(dst)) = (requant.get(o), out.get_mut(at + o..)) else {
+                    return;
+                };
+                finish_column(frame, rq, &sums[k][..count], dst, oc);
+            }
+            base += count;
         }
     }
 }
@@ -889,11 +962,13 @@ struct Run {
 }
 
 impl Window<'_> {
-    /// The run's four sums per pixel into `sums`, each from `start`. Out of line, so that its
-    /// loops have the registers to themselves; nothing is written unless all the run's bytes
-    /// and weights are there.
+    /// The run's four sums per pixel into `sums`, each from `start`; with `EDGE`, the input
+    /// offset (both halves of `off`) added to each input value (windows cut by the input's
+    /// edge along the height, from the bias). Out of line, so that its loops have the
+    /// registers to themselves; nothing is written unless all the run's bytes and weights
+    /// are there.
     #[inline(never)]
-    fn add(&self, run: &Run, start: &[i32; 4], sums: &mut Sums) {
+    fn add<const EDGE: bool>(&self, run: &Run, start: &[i32; 4], off: u32, sums: &mut Sums) {
         let ([rs, cs, ps], kw) = (self.steps, self.kw);
         let Run {
             at,
@@ -930,7 +1005,10 @@ impl Window<'_> {
                     // SAFETY: `x` is a tap of the run, its word ends at most at `last <=
                     // x.len()` (checked above); an unaligned read, which the core allows.
                     let v = u32::from_le(unsafe { x.cast::<u32>().read_unaligned() });
-                    let (even, odd) = (sxtb16(v), sxtb16_ror8(v));
+                    let (mut even, mut odd) = (sxtb16(v), sxtb16_ror8(v));
+                    if EDGE {
+                        (even, odd) = (sadd16(even, off), sadd16(odd, off));
+                    }
                     a0 = smlabb(even, we, a0);
                     a1 = smlabb(odd, wo, a1);
                     a2 = smlatt(even, we, a2);
@@ -948,6 +1026,62 @@ impl Window<'_> {
                 *sums[3].get_unchecked_mut(m) = a3;
             }
             first = first.wrapping_add(ps);
+        }
+    }
+
+    /// [`add`](Self::add) with the input offset added to each input value (from the bias:
+    /// the taps of a window at the edge of the input), for one pixel.
+    #[cfg(not(shaped_opt_size))]
+    #[inline(never)]
+    fn edge(&self, run: &Run, start: &[i32; 4], off: u32, sums: &mut Sums) {
+        let ([rs, cs, _], kw) = (self.steps, self.kw);
+        let Run {
+            at,
+            p,
+            tap,
+            rows,
+            cols,
+            ..
+        } = *run;
+        let (x, w) = (self.x, self.taps);
+        // The last tap's word and weights: every other read is before them.
+        let last = (rows.wrapping_sub(1).checked_mul(rs))
+            .zip(cols.wrapping_sub(1).checked_mul(cs))
+            .and_then(|(a, b)| at.checked_add(a)?.checked_add(b)?.checked_add(4));
+        let weights =
+            (rows.wrapping_sub(1).checked_mul(kw)).and_then(|a| a.checked_add(tap + cols));
+        if rows == 0
+            || cols == 0
+            || p >= ROW
+            || last.is_none_or(|l| l > x.len())
+            || weights.is_none_or(|e| e > MAX_TAPS)
+        {
+            return;
+        }
+        let [mut a0, mut a1, mut a2, mut a3] = *start;
+        let (mut row, mut wrow) = (at, tap);
+        for _ in 0..rows {
+            let mut at = row;
+            for t in wrow..wrow + cols {
+                // SAFETY: `at` is a tap of the window, `at + 4 <= last <= x.len()`, and
+                // `t < weights <= MAX_TAPS` (checked above).
+                let (v, [we, wo]) = unsafe { (word_at(x, at), *w.get_unchecked(t)) };
+                let (even, odd) = (sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off));
+                a0 = smlabb(even, we, a0);
+                a1 = smlabb(odd, wo, a1);
+                a2 = smlatt(even, we, a2);
+                a3 = smlatt(odd, wo, a3);
+                at += cs;
+            }
+            row += rs;
+            wrow += kw;
+        }
+        // SAFETY: `p < ROW` (checked above).
+        unsafe {
+            *sums[0].get_unchecked_mut(p) = a0;
+            *sums[1].get_unchecked_mut(p) = a1;
+            *sums[2].get_unchecked_mut(p) = a2;
+            *sums[3].get_unchecked_mut(p) = a3;
         }
     }
 
@@ -1038,6 +1172,224 @@ fn window3x3(win: &Window<'_>, run: &Run, start: [i32; 4], sums: &mut Sums) -> b
     true
 }
 
+/// A 3x3 group's taps (`u[..9]`) shifted for the windows cut by the input's edge on the left:
+/// `u[9..18]` with each row's taps 1 and 2 first (read from the input's columns 0 and 1),
+/// then a zero.
+#[cfg(not(shaped_opt_size))]
+#[inline(always)]
+fn shift_taps(u: &mut [[u32; 2]; MAX_TAPS]) {
+    const { assert!(MAX_TAPS >= 18) };
+    for i in 0..3 {
+        u[9 + 3 * i] = u[3 * i + 1];
+        u[9 + 3 * i + 1] = u[3 * i + 2];
+        u[9 + 3 * i + 2] = [0; 2];
+    }
+}
+
+/// The starts of a 3x3 group's windows: the bias plus the input offset times the sum of the
+/// lane's weights in the window, for the windows over rows of taps 0..3, 1..3 (cut at the
+/// top) and 0..2 (at the bottom), each inside the input along the width, and without the
+/// first or the last column of taps (cut on the left, on the right). Kept in `u[18..36]`
+/// ([`start_of`]), unused by a 3x3 kernel's taps: 144 bytes of stack less than an array of
+/// their own.
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn group_starts(u: &mut [[u32; 2]; MAX_TAPS], off: u32, bias: &[i32; 4]) {
+    const { assert!(MAX_TAPS >= 36) };
+    let add = |a: [u32; 2], b: [u32; 2]| [sadd16(a[0], b[0]), sadd16(a[1], b[1])];
+    // Each column's weights summed over the rows of taps 0..3, 1..3 and 0..2 (16 bits
+    // each: at most 3 * 128).
+    let mut cols = [[[0u32; 2]; 3]; 3];
+    for j in 0..3 {
+        let (top, bottom) = (add(u[3 + j], u[6 + j]), add(u[j], u[3 + j]));
+        cols[0][j] = add(top, u[j]);
+        cols[1][j] = top;
+        cols[2][j] = bottom;
+    }
+    for (cl, col) in cols.iter().enumerate() {
+        for (k, st) in column_starts(col, off, bias).iter().enumerate() {
+            u[18 + 6 * cl + 2 * k] = [st[0] as u32, st[1] as u32];
+            u[18 + 6 * cl + 2 * k + 1] = [st[2] as u32, st[3] as u32];
+        }
+    }
+}
+
+/// The starts of [`group_starts`] for one range of rows of taps, from each column's sums of
+/// weights `col`. Out of line: in line, the compiler spilled the sums of all three ranges
+/// (330 instructions a group, not 150).
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn column_starts(col: &[[u32; 2]; 3], off: u32, bias: &[i32; 4]) -> [[i32; 4]; 3] {
+    let add = |a: [u32; 2], b: [u32; 2]| [sadd16(a[0], b[0]), sadd16(a[1], b[1])];
+    let right = add(col[1], col[2]);
+    [
+        with_offset(add(col[0], right), off, bias),
+        with_offset(right, off, bias),
+        with_offset(add(col[0], col[1]), off, bias),
+    ]
+}
+
+/// The starts of [`group_starts`] for rows of taps `cl` (0..3, 1..3, 0..2), by columns
+/// (all, cut on the left, on the right), two words each.
+#[cfg(not(shaped_opt_size))]
+#[inline(always)]
+fn starts_of(u: &[[u32; 2]; MAX_TAPS], cl: usize) -> &[[u32; 2]; 6] {
+    let at = 18 + 6 * cl.min(2);
+    u[at..].first_chunk().unwrap_or(&[[0; 2]; 6])
+}
+
+/// The sums of a chunk of `count` output pixels from flat pixel `base`, a 3x3 kernel over
+/// `c` channels (the group's first `c0`): [`row3x3`] for each row's part. `false` (the sums
+/// partly written) if a window is cut by more than one row or column.
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn chunk3x3(
+    win: &Window<'_>,
+    g: &Geometry2d,
+    (c, c0): (usize, usize),
+    (base, count): (usize, usize),
+    sums: &mut Sums,
+) -> bool {
+    let ([ih, iw], [oh, ow]) = (g.input(), g.output());
+    let ([sy, sx], [py, px]) = (g.strides(), g.pad_before());
+    let (_, hi) = inside_columns(g);
+    if oh == 0 || ow == 0 {
+        return false;
+    }
+    let mut p = 0;
+    while p < count {
+        // The chunk's part of one row: output pixels `p..end`, columns from `ox0`.
+        let (r, ox0) = ((base + p) / ow, (base + p) % ow);
+        let (n, oy) = (r / oh, r % oh);
+        let end = count.min(p + (ow - ox0));
+        // The rows of taps inside the input: 0..3, 1..3 or 0..2.
+        let origin = (oy * sy) as isize - py as isize;
+        // `min` and `max` for `y1`, not `clamp`: its check of bounds not both constants is a
+        // panic path.
+        let y0 = (-origin).clamp(0, 3);
+        let y1 = (ih as isize - origin).min(3).max(y0);
+        let cl = match (y0, y1) {
+            (0, 3) => 0,
+            (1, 3) => 1,
+            (0, 2) => 2,
+            _ => return false,
+        };
+        let (y0, rows) = (y0 as usize, (y1 - y0) as usize);
+        let at0 = (n * ih + (origin + y0 as isize) as usize) * iw * c + c0;
+        let geometry = (sx, px, iw, hi);
+        if !row3x3(win, at0, (p, end), ox0, (y0, rows, cl), geometry, sums) {
+            return false;
+        }
+        p = end;
+    }
+    true
+}
+
+/// The sums of pixels `p..end` of a row (from column `ox0`) of a 3x3 kernel whose windows
+/// are over `rows` (2 or 3) rows of taps from `y0`, the input's first such row at `x[at0..]`
+/// (its column 0): each window as [`window3x3`]'s, from `starts`; a window cut by the input's
+/// edge along the width has two columns of taps (on the left, the taps shifted by
+/// [`shift_taps`]). `false` (the sums partly written) if a window is cut by more than one
+/// column or its bytes are not all inside `x`.
+#[cfg(not(shaped_opt_size))]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn row3x3(
+    win: &Window<'_>,
+    at0: usize,
+    (p, end): (usize, usize),
+    ox0: usize,
+    (y0, rows, cl): (usize, usize, usize),
+    (stride, pad, iw, hi): (usize, usize, usize, usize),
+    sums: &mut Sums,
+) -> bool {
+    let (x, [rs, cs, _]) = (win.x, win.steps);
+    // Every read is in the rows `0..rows` from `at0`, in their columns `0..iw` (checked for
+    // each window below): the last one's word inside `x`. In 64 bits: no overflow.
+    let wide = |a: usize| a as u64;
+    let last = wide(at0) + wide(iw.wrapping_sub(1)) * wide(cs) + wide(rows - 1) * wide(rs) + 4;
+    if end > ROW || y0 > 1 || !(2..=3).contains(&rows) || iw == 0 || last > wide(x.len()) {
+        return false;
+    }
+    let starts = starts_of(win.taps, cl);
+    let taps = |at: usize| win.taps.get(at..).and_then(|w| w.first_chunk::<9>());
+    let (Some(w0), Some(w1)) = (taps(3 * y0), taps(9 + 3 * y0)) else {
+        return false;
+    };
+    let mut m = p;
+    while m < end {
+        let ox = ox0 + (m - p);
+        let origin = (ox * stride) as isize - pad as isize;
+        // The window's first column read, its taps and start, and whether it has three
+        // columns (two when cut on the left or the right).
+        let (base, w, k, three) = if origin < 0 {
+            (origin + 1, w1, 1, false)
+        } else if origin + 3 > iw as isize {
+            (origin, w0, 2, false)
+        } else {
+            (origin, w0, 0, true)
+        };
+        let start = || {
+            let ([a, b], [c, d]) = (starts[2 * k], starts[2 * k + 1]);
+            [a as i32, b as i32, c as i32, d as i32]
+        };
+        // Cut by one column at most, its reads inside the row.
+        if base < 0 || base as usize + 2 + three as usize > iw {
+            return false;
+        }
+        let at = at0 + base as usize * cs;
+        if three && rows == 3 {
+            // A run of windows inside the input, to column `hi`: [`window3x3`]'s loop, the
+            // faster for long runs (0.4 instructions per MAC on the 48x48x8 layer), when
+            // there are a few.
+            let n = hi.saturating_sub(ox).min(end - m);
+            let run = Run {
+                at,
+                p: m,
+                pixels: n,
+                tap: 0,
+                rows: 3,
+                cols: 3,
+            };
+            if n >= 4 && window3x3(win, &run, start(), sums) {
+                m += n;
+                continue;
+            }
+        }
+        let [mut a0, mut a1, mut a2, mut a3] = start();
+        let mut tap = |at: usize, [we, wo]: [u32; 2]| {
+            // SAFETY: `at` is a tap of a window inside rows `0..rows` from `at0` and
+            // columns `0..iw` (checked above): its word ends at most at `last <= x.len()`.
+            let v = unsafe { word_at(x, at) };
+            let (even, odd) = (sxtb16(v), sxtb16_ror8(v));
+            a0 = smlabb(even, we, a0);
+            a1 = smlabb(odd, wo, a1);
+            a2 = smlatt(even, we, a2);
+            a3 = smlatt(odd, wo, a3);
+        };
+        let mut row = at;
+        for i in 0..3 {
+            if i < rows {
+                tap(row, w[3 * i]);
+                tap(row + cs, w[3 * i + 1]);
+                if three {
+                    tap(row + 2 * cs, w[3 * i + 2]);
+                }
+                row += rs;
+            }
+        }
+        // SAFETY: `m < end <= ROW` (checked above).
+        unsafe {
+            *sums[0].get_unchecked_mut(m) = a0;
+            *sums[1].get_unchecked_mut(m) = a1;
+            *sums[2].get_unchecked_mut(m) = a2;
+            *sums[3].get_unchecked_mut(m) = a3;
+        }
+        m += 1;
+    }
+    true
+}
+
 /// The output columns `lo..hi` whose windows are wholly inside the input along the width.
 fn inside_columns(g: &Geometry2d) -> (usize, usize) {
     let (s, pad, k, d, len) = (
@@ -1055,6 +1407,18 @@ fn inside_columns(g: &Geometry2d) -> (usize, usize) {
         .checked_sub(span)
         .map_or(0, |room| room.div_ceil(s));
     (lo, hi.max(lo))
+}
+
+/// `start` plus the input offset (both halves of `off`) times the lanes' sums of weights
+/// `sums` (lanes 0 and 2, then 1 and 3, 16 bits each).
+#[inline(always)]
+fn with_offset(sums: [u32; 2], off: u32, start: &[i32; 4]) -> [i32; 4] {
+    [
+        smlabb(sums[0], off, start[0]),
+        smlabb(sums[1], off, start[1]),
+        smlatt(sums[0], off, start[2]),
+        smlatt(sums[1], off, start[3]),
+    ]
 }
 
 /// Four bytes as a little-endian word, or 0 for a slice too short.
