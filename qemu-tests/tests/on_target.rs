@@ -1241,6 +1241,122 @@ fn int8_convolutions_as_by_hand(r: &mut Report) {
         double,
         8.0,
     );
+    // The paths of the kernels outside a build for size: a pointwise layer's channels read in
+    // place (two blocks, six pixels over a batch of two), one input channel gathered tap row
+    // by tap row (stride 2, TFLM's first layers' shapes), dilated rows of values.
+    let relu6 = Activation::Relu6;
+    conv_case::<19>(
+        r,
+        "conv2d int8 1x1 pointwise 5x7x8 -> 19, ReLU6",
+        conv([1, 5, 7, 8], [1, 1], 19, [1, 1], [1, 1], false),
+        false,
+        (-128, -128),
+        relu6,
+        double,
+        0.004,
+    );
+    conv_case::<5>(
+        r,
+        "conv2d int8 1x1 pointwise batch 2 3x1x4 -> 5 (6 pixels)",
+        conv([2, 3, 1, 4], [1, 1], 5, [1, 1], [1, 1], true),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<8>(
+        r,
+        "conv2d int8 3x3 SAME stride 2 11x9x1 -> 8 (one input channel), ReLU6",
+        conv([1, 11, 9, 1], [3, 3], 8, [2, 2], [1, 1], true),
+        false,
+        (-128, -128),
+        relu6,
+        double,
+        0.004,
+    );
+    conv_case::<8>(
+        r,
+        "conv2d int8 10x8 SAME stride 2 13x12x1 -> 8 (micro_speech's window)",
+        conv([1, 13, 12, 1], [10, 8], 8, [2, 2], [1, 1], true),
+        false,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<4>(
+        r,
+        "conv2d int8 3x3 dilation 2 SAME 7x7x2 -> 4 (dilated rows of values)",
+        conv([1, 7, 7, 2], [3, 3], 4, [1, 1], [2, 2], true),
+        false,
+        z,
+        none,
+        Rounding::Single,
+        0.004,
+    );
+    // The depthwise kernel's edge windows: inputs smaller than the window (every window cut),
+    // stride 2, a batch of two, and TFLM's person detection's 6x6x128 with its zero point.
+    conv_case::<16>(
+        r,
+        "depthwise int8 3x3 SAME 3x3x16 (every window at an edge)",
+        conv([1, 3, 3, 16], [3, 3], 16, [1, 1], [1, 1], true),
+        true,
+        z,
+        relu6,
+        double,
+        0.004,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 3x3 SAME 2x5x8",
+        conv([1, 2, 5, 8], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<4>(
+        r,
+        "depthwise int8 3x3 SAME 1x1x4",
+        conv([1, 1, 1, 4], [3, 3], 4, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        double,
+        0.004,
+    );
+    conv_case::<12>(
+        r,
+        "depthwise int8 3x3 SAME stride 2 6x6x12, ReLU6",
+        conv([1, 6, 6, 12], [3, 3], 12, [2, 2], [1, 1], true),
+        true,
+        (-128, -128),
+        relu6,
+        double,
+        0.004,
+    );
+    conv_case::<8>(
+        r,
+        "depthwise int8 3x3 SAME batch 2 6x7x8, single rounding",
+        conv([2, 6, 7, 8], [3, 3], 8, [1, 1], [1, 1], true),
+        true,
+        z,
+        none,
+        Rounding::Single,
+        0.004,
+    );
+    conv_case::<128>(
+        r,
+        "depthwise int8 3x3 SAME 6x6x128, zero point -128",
+        conv([1, 6, 6, 128], [3, 3], 128, [1, 1], [1, 1], true),
+        true,
+        (-128, -128),
+        relu6,
+        double,
+        0.004,
+    );
     conv_case::<8>(
         r,
         "depthwise int8 3x3 SAME 9x9x8",

@@ -18,7 +18,12 @@
 //!   `SXTB16 ROR #8` unpack a word of four weights, so each weight word is loaded and
 //!   unpacked once and feeds eight `SMLAD`s (four pixels, two pairs each). The sums of
 //!   [`BLOCK`] channels are kept (256 bytes) and requantized channel by channel; a row longer
-//!   than a column is summed in chunks.
+//!   than a column is summed in chunks. Outside a build for size, a row that fits a column
+//!   has its channels' weights walked in order ([`dot_block`]) and the block's outputs
+//!   requantized in one call ([`finish_block`]); a 1x1 layer of stride 1 and no padding has
+//!   its channels read in place ([`gather_pointwise`]), and a row whose taps are not whole
+//!   groups (one input channel) is gathered as 16-bit halves ([`gather_values`]), or a word
+//!   at a time where its rows of taps are whole groups ([`gather_rows`]).
 //! * DEPTHWISE_CONV_2D, every shape: four output channels at a time. With multiplier 1, four
 //!   channels or more and at most [`MAX_TAPS`] taps, their weights are unpacked once per
 //!   group (512 bytes), each tap's four input bytes unpacked with two `SXTB16`, and one
@@ -39,13 +44,19 @@
 //! (2.1 kB at opt-level "s").
 //!
 //! A build optimized for size (opt-level "s" or "z": `cfg(shaped_opt_size)`, set by
-//! `build.rs`) leaves out the fast paths, bringing a firmware with one of these operations
-//! near 1.5 times a hand-written loop nest's (`qemu-tests/code_size.sh`; the convolution
-//! within it, the depthwise one at 1.55x): the depthwise kernel's written-out 3x3 windows
+//! `build.rs`) leaves out the fast paths, keeping a firmware with one of these operations
+//! within 1.5 times a hand-written loop nest's (`qemu-tests/code_size.sh`: 1.04x and 1.16x
+//! with LTO, 1.35x and 1.45x without): CONV_2D's in-order rows, block requantization and
+//! special gathers (about 6.5 kB at opt-level 3, 3 kB of it the gather of halves, whose
+//! short loops LLVM unrolls; person detection's 1x1 layer of 8 to 16 channels takes 5.84
+//! instructions per MAC with them, 11.7 without, its first layer 12.0 and 18.8:
+//! `qemu-tests/icount_layers.sh`), the requantization's right-shift form (one 64-bit sum and
+//! a shift, [`multiply_by_quantized_multiplier_double_right`]), the depthwise kernel's
+//! written-out 3x3 windows
 //! and word-wise windows at the edge (about 3.5 kB at opt-level 3; without them the
 //! depthwise layer of `qemu-tests/icount_conv.sh` takes 9.95 instructions per MAC at "s",
-//! 5.6 at opt-level 3, and person detection's 6x6x128 and 3x3x256 ones 18.0 and 23.6, 7.0
-//! and 9.8 at 3) and the requantization's short form for a multiplier below one and no
+//! 4.8 at opt-level 3, and person detection's 6x6x128 and 3x3x256 ones 18.0 and 23.6, 7.0
+//! and 10.1 at 3) and the requantization's short form for a multiplier below one and no
 //! activation (about 230 bytes; 3% more instructions for CONV_2D at "s", 18% for
 //! DEPTHWISE_CONV_2D).
 
@@ -53,6 +64,10 @@ use super::geometry::Geometry2d;
 use super::quantized::{ChannelRequant, ConvFrame};
 use super::Nhwc;
 use crate::quant::elementwise::Requant;
+#[cfg(not(shaped_opt_size))]
+use crate::quant::fixedpoint::multiply_by_quantized_multiplier_double_right;
+#[cfg(not(shaped_opt_size))]
+use crate::quant::Rounding;
 use core::arch::asm;
 
 /// The 16-bit values per pixel of the gathered column (a multiple of 4): a row of up to this
@@ -253,6 +268,8 @@ pub(crate) fn conv2d(
                 if block == 0 {
                     if pointwise {
                         gather_pointwise(x, row, &px, frame.input_offset, &mut cols);
+                    } else if dims.in_channels % 4 != 0 && (kw * dims.in_channels) % 4 == 0 {
+                        gather_rows(x, dims, g, &px, frame.input_offset, &mut cols);
                     } else if dims.in_channels % 4 != 0 {
                         gather_values(x, dims, g, &px, frame.input_offset, &mut cols);
                     } else {
@@ -344,11 +361,30 @@ fn finish_block(
     let first = base * oc + block;
     let out = out.as_mut_ptr();
     let (offset, min, max) = (frame.output_offset, frame.min, frame.max);
+    let double = matches!(frame.rounding, Rounding::Double);
     for (j, (kept, &rq)) in sums.iter().zip(rqs).enumerate() {
-        let r = ChannelRequant::new(rq, frame.rounding);
         let mut at = first + j;
+        let (m, shift) = rq.parts();
+        if double && shift < 0 && count == PIXELS {
+            // The usual case: double rounding by a multiplier below one, four values written
+            // out (no count to test between them), each in one 64-bit sum and a shift.
+            let v = kept.map(|s| {
+                multiply_by_quantized_multiplier_double_right(s, m, shift)
+                    .wrapping_add(offset)
+                    .max(min)
+                    .min(max) as i8
+            });
+            for v in v {
+                // SAFETY: `at <= (base + count - 1) * oc + block + n - 1 < out.len()`,
+                // checked above once for the block.
+                unsafe { *out.add(at) = v };
+                at += oc;
+            }
+            continue;
+        }
+        let r = ChannelRequant::new(rq, frame.rounding);
         if let (Some(rq), true) = (r.right_only(), count == PIXELS) {
-            // Four values, the usual case, written out: no count to test between them.
+            // Four values, written out.
             let v = kept.map(|s| rq(s).wrapping_add(offset).max(min).min(max) as i8);
             for v in v {
                 // SAFETY: `at <= (base + count - 1) * oc + block + n - 1 < out.len()`,
@@ -582,9 +618,9 @@ fn gather_pointwise(
 /// [`gather`] of a whole row of at most [`COLUMN`] values whose taps are not whole groups
 /// (input channels not a multiple of four), tap by tap: each value, or zero outside the input,
 /// stored as its 16-bit half of the interleaved column. The general form wrote such runs value
-/// by value through a checked read-modify-write of the group's word, about 750 instructions
-/// per pixel of TFLM's person detection's first layer (a 3x3 window on one channel) on the
-/// Cortex-M4 at opt-level 3.
+/// by value through a checked read-modify-write of the group's word: TFLM's person
+/// detection's first layer (a 3x3 window on one channel) took 2.58 million instructions on the
+/// Cortex-M4 at opt-level 3 with it, 2.06 million with this (`qemu-tests/icount_layers.sh`).
 #[cfg(not(shaped_opt_size))]
 #[inline(never)]
 fn gather_values(
@@ -681,6 +717,79 @@ fn gather_values(
                         q += 1;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// [`gather`] of a whole row of at most [`COLUMN`] values whose rows of taps are whole groups
+/// (`kw * c` a multiple of four) but not their taps (micro_speech's 10x8 window on one
+/// channel): a row of taps inside the input a word of four values at a time, one at the edge
+/// value by value. TFLM's micro_speech took 1.55 million instructions per inference on the
+/// Cortex-M4 at opt-level 3 with the general gather, 1.08 million with this
+/// (`qemu-tests/icount_models.sh`).
+#[cfg(not(shaped_opt_size))]
+#[inline(never)]
+fn gather_rows(
+    x: &[i8],
+    dims: &Nhwc,
+    g: &Geometry2d,
+    px: &[usize; PIXELS],
+    offset: i32,
+    cols: &mut [Group; COLUMN / 4],
+) {
+    let ic = dims.in_channels;
+    let [kh, kw] = g.kernel();
+    let [ih, iw] = g.input();
+    let [dh, dw] = g.dilations();
+    let trow = kw * ic;
+    if trow == 0 || trow % 4 != 0 || kh * trow > COLUMN {
+        return;
+    }
+    let off = offset_pair(offset);
+    for (i, &p) in px.iter().enumerate() {
+        let (n, oy, ox) = position(p, g);
+        let (y0, y1, ybase) = taps_of(g, 0, oy);
+        let (x0, x1, xbase) = taps_of(g, 1, ox);
+        let Some(rows) = cols.get_mut(..kh * trow / 4) else {
+            return;
+        };
+        for (ty, row) in rows.chunks_exact_mut(trow / 4).enumerate() {
+            let iy = (ybase + (ty * dh) as isize) as usize;
+            let inside = (y0..y1).contains(&ty);
+            if inside && dw == 1 && (x0, x1) == (0, kw) {
+                let at = ((n * ih + iy) * iw + xbase as usize) * ic;
+                let Some(src) = x.get(at..at + trow) else {
+                    return;
+                };
+                for (c, v) in row.iter_mut().zip(src.chunks_exact(4)) {
+                    let v = word(v);
+                    c[i] = [sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off)];
+                }
+                continue;
+            }
+            if !inside {
+                // A row of taps above or below the input: zeros.
+                for c in row.iter_mut() {
+                    c[i] = [0; 2];
+                }
+                continue;
+            }
+            // At the left or right edge: each value, zero outside the input.
+            for (q, c) in row.iter_mut().enumerate() {
+                let v = |k: usize| {
+                    let (tx, ch) = ((4 * q + k) / ic, (4 * q + k) % ic);
+                    // Inside the input, `iy` and `ix` are in range (`taps`' bounds).
+                    let v = if (x0..x1).contains(&tx) {
+                        let ix = (xbase + (tx * dw) as isize) as usize;
+                        let at = ((n * ih + iy) * iw + ix) * ic + ch;
+                        x.get(at).map_or(0, |&v| i32::from(v) + offset)
+                    } else {
+                        0
+                    };
+                    u32::from(v as u16)
+                };
+                c[i] = [v(0) | v(2) << 16, v(1) | v(3) << 16];
             }
         }
     }
@@ -1437,19 +1546,31 @@ fn taps_of(g: &Geometry2d, axis: usize, o: usize) -> (usize, usize, isize) {
 /// `sums` requantized into `out[0]`, `out[step]`, ...
 #[inline(never)]
 fn finish_column(frame: &ConvFrame, rq: Requant, sums: &[i32], out: &mut [i8], step: usize) {
-    let r = &ChannelRequant::new(rq, frame.rounding);
-    // The usual case, with fewer values to keep in registers: no left shift, no activation
-    // (the clamp a constant one). Not in a build for size: the general form alone is 200
-    // bytes less, for 5% more instructions on the depthwise layer at "s".
+    // The usual case, with fewer values to keep in registers: double rounding by a multiplier
+    // below one, in one 64-bit sum and a shift. Not in a build for size: the general form
+    // alone is 200 bytes less, for 5% more instructions on the depthwise layer at "s".
     #[cfg(not(shaped_opt_size))]
-    if let Some(rq) = r.right_only().filter(|_| frame.full_range()) {
-        let offset = frame.output_offset;
-        return column(sums, out, step, |s| {
-            rq(s)
-                .wrapping_add(offset)
-                .clamp(i8::MIN.into(), i8::MAX.into()) as i8
-        });
+    {
+        let (m, shift) = rq.parts();
+        if matches!(frame.rounding, Rounding::Double) && shift < 0 {
+            let (offset, min, max) = (frame.output_offset, frame.min, frame.max);
+            if frame.full_range() {
+                // No activation: the clamp to `i8` by constants.
+                return column(sums, out, step, |s| {
+                    multiply_by_quantized_multiplier_double_right(s, m, shift)
+                        .wrapping_add(offset)
+                        .clamp(i8::MIN.into(), i8::MAX.into()) as i8
+                });
+            }
+            return column(sums, out, step, |s| {
+                multiply_by_quantized_multiplier_double_right(s, m, shift)
+                    .wrapping_add(offset)
+                    .max(min)
+                    .min(max) as i8
+            });
+        }
     }
+    let r = &ChannelRequant::new(rq, frame.rounding);
     column(sums, out, step, |s| frame.finish_channel(s, r))
 }
 
