@@ -50,15 +50,12 @@
 //! special gathers (about 6.5 kB at opt-level 3, 3 kB of it the gather of halves, whose
 //! short loops LLVM unrolls; person detection's 1x1 layer of 8 to 16 channels takes 5.84
 //! instructions per MAC with them, 11.7 without, its first layer 12.0 and 18.8:
-//! `qemu-tests/icount_layers.sh`), the requantization's right-shift form (one 64-bit sum and
-//! a shift, [`multiply_by_quantized_multiplier_double_right`]), the depthwise kernel's
-//! written-out 3x3 windows
-//! and word-wise windows at the edge (about 3.5 kB at opt-level 3; without them the
-//! depthwise layer of `qemu-tests/icount_conv.sh` takes 9.95 instructions per MAC at "s",
-//! 4.8 at opt-level 3, and person detection's 6x6x128 and 3x3x256 ones 18.0 and 23.6, 7.0
-//! and 10.1 at 3) and the requantization's short form for a multiplier below one and no
-//! activation (about 230 bytes; 3% more instructions for CONV_2D at "s", 18% for
-//! DEPTHWISE_CONV_2D).
+//! `qemu-tests/icount_layers.sh`), the depthwise kernel's written-out 3x3 windows and
+//! word-wise windows at the edge (about 3.5 kB at opt-level 3; without them the depthwise
+//! layer of `qemu-tests/icount_conv.sh` takes 9.95 instructions per MAC at "s", 4.8 at
+//! opt-level 3, and person detection's 6x6x128 and 3x3x256 ones 18.0 and 23.6, 7.0 and 10.1
+//! at 3), and the requantization's form for a right shift, the usual case (one 64-bit sum
+//! and a shift, [`multiply_by_quantized_multiplier_double_right`], for both kernels).
 
 use super::geometry::Geometry2d;
 use super::quantized::{ChannelRequant, ConvFrame};
@@ -261,8 +258,10 @@ pub(crate) fn conv2d(
         let mut block = 0;
         while block < oc {
             let n = BLOCK.min(oc - block);
-            // A row of one column: gathered once for all blocks, each channel's weights read
-            // in order.
+            // The row in chunks of at most a column; one chunk is gathered once for all
+            // blocks. A row of one column, outside a build for size: each channel's weights
+            // read in order, and no chunk left.
+            let mut k0 = 0;
             #[cfg(not(shaped_opt_size))]
             if row <= COLUMN {
                 if block == 0 {
@@ -279,12 +278,6 @@ pub(crate) fn conv2d(
                 if !dot_block(&cols, w, bias, row, (block, n), &mut sums) {
                     return;
                 }
-            }
-            // The row in chunks of at most a column; one chunk is gathered once for all
-            // blocks.
-            let mut k0 = 0;
-            #[cfg(not(shaped_opt_size))]
-            if row <= COLUMN {
                 k0 = row;
             }
             while k0 < row {

@@ -88,6 +88,15 @@ fn same_dims(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error
     }
 }
 
+/// DEPTHWISE_CONV_2D or CONV_2D.
+const fn conv_op(depthwise: bool) -> WindowOp {
+    if depthwise {
+        WindowOp::DepthwiseConv2d
+    } else {
+        WindowOp::Conv2d
+    }
+}
+
 fn dims_differ(out: &[usize], dims: &[usize; 4], op: WindowOp) -> Result<(), Error> {
     Err(crate::runtime::conv::output_dims_differ(out, dims, op))
 }
@@ -774,7 +783,7 @@ impl<$($gen)*> $prepared {
         O: DataMut<i8>,
     {
         let _ = spec;
-        self.typed_into::<P, _, _, _, _, _, _>(WindowOp::Conv2d, x, w, bias.values(), out)
+        self.typed_into::<false, P, _, _, _, _, _, _>(x, w, bias.values(), out)
     }
 
     /// DEPTHWISE_CONV_2D on `i8` into `out` (K7), without an allocator: `w` `[1, kh, kw, N]`,
@@ -799,14 +808,23 @@ impl<$($gen)*> $prepared {
         O: DataMut<i8>,
     {
         let _ = spec;
-        let op = WindowOp::DepthwiseConv2d;
-        self.typed_into::<P, _, _, _, _, _, _>(op, x, w, bias.values(), out)
+        self.typed_into::<true, P, _, _, _, _, _, _>(x, w, bias.values(), out)
     }
 
+    /// The typed forms' one body: `DEPTHWISE` chooses the operation, a constant, so that the
+    /// shapes of an all-static call are one constant too.
     #[inline(always)]
-    fn typed_into<P: ConvSpec, S: Shape, D: Data<i8>, F: Shape, E: Data<i8>, Y: Shape, O: DataMut<i8>>(
+    fn typed_into<
+        const DEPTHWISE: bool,
+        P: ConvSpec,
+        S: Shape,
+        D: Data<i8>,
+        F: Shape,
+        E: Data<i8>,
+        Y: Shape,
+        O: DataMut<i8>,
+    >(
         &self,
-        op: WindowOp,
         x: &Quantized<Tensor<i8, S, D>, i8>,
         w: &Tensor<i8, F, E>,
         bias: Option<&[i32]>,
@@ -819,30 +837,18 @@ impl<$($gen)*> $prepared {
         let (xs, ws, ys) = (x.values().shape(), w.shape(), out.shape());
         let dynamic;
         let conv: &TypedConv<'_> = if S::ALL_STATIC && F::ALL_STATIC && Y::ALL_STATIC {
-            if op == WindowOp::Conv2d {
-                const {
-                    &TypedConv {
-                        op: WindowOp::Conv2d,
-                        input: S::DIMS_OR_ZERO,
-                        filter: F::DIMS_OR_ZERO,
-                        output: Y::DIMS_OR_ZERO,
-                        params: P::PARAMS,
-                    }
-                }
-            } else {
-                const {
-                    &TypedConv {
-                        op: WindowOp::DepthwiseConv2d,
-                        input: S::DIMS_OR_ZERO,
-                        filter: F::DIMS_OR_ZERO,
-                        output: Y::DIMS_OR_ZERO,
-                        params: P::PARAMS,
-                    }
+            const {
+                &TypedConv {
+                    op: conv_op(DEPTHWISE),
+                    input: S::DIMS_OR_ZERO,
+                    filter: F::DIMS_OR_ZERO,
+                    output: Y::DIMS_OR_ZERO,
+                    params: P::PARAMS,
                 }
             }
         } else {
             dynamic = TypedConv {
-                op,
+                op: conv_op(DEPTHWISE),
                 input: xs.as_ref(),
                 filter: ws.as_ref(),
                 output: ys.as_ref(),
