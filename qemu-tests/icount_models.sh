@@ -4,7 +4,7 @@
 # compares every output with TFLM's (tests/models/<name>.expected.txt) and counts the
 # instructions of each inference with `-icount shift=0` (SysTick, calibrated, as icount.sh), at
 # opt-levels 3 (`release`) and "s" (`size-s`), both with LTO. The project's speech, person
-# detection, keyword spotting (kws) and ResNet-8 models, and TFLM's own micro_speech and
+# detection, keyword spotting (kws), ResNet-8 and anomaly detection models, and TFLM's own micro_speech and
 # person_detection (../shared/models/, beside the repository: skipped with a
 # message when absent). Prints a markdown table with MicroFlow's published cycles per inference
 # on the nRF52840 (64 MHz: speech 50.6 ms, 3.24 million cycles; person detection 896 ms, 57.3
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-models=(speech person kws resnet8)
+models=(speech person kws resnet8 anomaly)
 if [ -f ../../shared/models/speech.tflite ] && [ -f ../../shared/models/person_detect.tflite ]; then
   models+=(shared-speech shared-person)
 else

@@ -310,6 +310,30 @@ fn q19_quantized_layers_are_the_prepared_products() {
     qdense_case!(64, 64, 15);
 }
 
+/// Q19: a per-channel layer keeps its product's multipliers, not the weights' scales and zero
+/// points: a layer prepared from parameters borrowed for one call outlives them (it would not
+/// compile if the layer held them), and a `const` layer in flash carries no copy of them.
+#[test]
+fn q19_per_channel_layer_keeps_no_scales() {
+    static W: [[i8; 3]; 2] = [[1, -2, 3], [-4, 5, -6]];
+    static BIAS: [i32; 2] = [10, -10];
+    fn layer() -> QDensePerChannel<'static, i8, 3, 2> {
+        // The scales and zero points live on this call's stack only.
+        let (scales, zeros) = ([0.5f32, 0.25], [0i32, 0]);
+        let params = PerAxis::new(&scales, &zeros).unwrap();
+        let op =
+            QMatMulPerChannel::new(q(0.5, 1), params, q(0.25, -2), QAct::None, Rounding::Double)
+                .unwrap();
+        QDensePerChannel::new(op, &W, Some(&BIAS))
+    }
+    let layer = layer();
+    let x = Tensor::<i8, (Const<1>, Const<3>)>::from([[3, 5, -7]]).quantized(layer.input());
+    // Sums with the input offset -1: 10 + (2 - 8 - 24) = -20 and -10 + (-8 + 20 + 48) = 50;
+    // scaled by 0.5 * 0.5 / 0.25 = 1 and by 0.5 * 0.25 / 0.25 = 0.5, then the zero point -2.
+    assert_eq!(layer.forward(&x).unwrap().values().as_slice(), &[-22, 23]);
+    assert_eq!(layer.output(), q(0.25, -2));
+}
+
 /// Q19: no inputs (each output its bias alone), no outputs; an input of other parameters is
 /// an error value with Q1's text, and nothing is written.
 #[test]

@@ -48,6 +48,13 @@ imported!(
     "resnet8",
     3072
 );
+imported!(
+    "model-anomaly",
+    "../tests/models/anomaly.tflite",
+    "anomaly",
+    "anomaly",
+    640
+);
 // TFLM's own micro_speech and person_detection models, which MicroFlow measured.
 imported!(
     "model-shared-speech",

@@ -104,9 +104,8 @@ impl<E: QuantElement> QMatMul<E> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QMatMulPerChannel<'p, E, const N: usize> {
-    frame: Frame<E>,
+    run: ChannelRequants<E, N>,
     weights: PerAxis<'p, E, N>,
-    out: [Requant; N],
 }
 
 impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
@@ -141,9 +140,11 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         // The frame's second input is a placeholder: the weights' parameters are `b`.
         match Frame::new(a, a, out, activation, rounding) {
             Ok(frame) => Ok(QMatMulPerChannel {
-                frame,
+                run: ChannelRequants {
+                    frame,
+                    out: requants,
+                },
                 weights: b,
-                out: requants,
             }),
             Err(e) => Err(e),
         }
@@ -152,12 +153,42 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     /// The input's parameters and the weights' it was prepared for; a run refuses others.
     #[inline(always)]
     pub const fn inputs(&self) -> (Quant<E>, PerAxis<'p, E, N>) {
-        (self.frame.inputs.0, self.weights)
+        (self.run.inputs().0, self.weights)
     }
 
     /// The output's parameters.
     #[inline(always)]
     pub const fn output(&self) -> Quant<E> {
+        self.run.output()
+    }
+
+    /// What a run reads, without the references to the weights' scales and zero points it
+    /// was prepared from (a layer in flash would otherwise keep them: 8 bytes a channel).
+    #[inline(always)]
+    pub(crate) const fn requants(&self) -> &ChannelRequants<E, N> {
+        &self.run
+    }
+}
+
+/// A prepared per-channel product's frame and multipliers alone
+/// ([`QMatMulPerChannel::requants`]): what `layer::QDensePerChannel` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChannelRequants<E, const N: usize> {
+    frame: Frame<E>,
+    out: [Requant; N],
+}
+
+impl<E: QuantElement, const N: usize> ChannelRequants<E, N> {
+    /// The input's parameters it was prepared for, then a placeholder (the frame's second
+    /// input, the input's again): as [`QMatMul::inputs`], for the layers' shared methods.
+    #[inline(always)]
+    pub(crate) const fn inputs(&self) -> (Quant<E>, Quant<E>) {
+        self.frame.inputs
+    }
+
+    /// The output's parameters.
+    #[inline(always)]
+    pub(crate) const fn output(&self) -> Quant<E> {
         self.frame.output
     }
 }
@@ -285,7 +316,7 @@ impl<E: QuantElement> ProductRequant<E> for QMatMul<E> {
     }
 }
 
-impl<E: QuantElement, const N: usize> ProductRequant<E> for QMatMulPerChannel<'_, E, N> {
+impl<E: QuantElement, const N: usize> ProductRequant<E> for ChannelRequants<E, N> {
     #[inline(always)]
     fn frame(&self) -> &Frame<E> {
         &self.frame
@@ -780,9 +811,9 @@ mod tests {
                     strided(&plain, walk, [t * m * k, 0], &a, &b, with_bias, c);
                 }
                 assert_eq!(wide, want);
-                product_into(&per, walk, &a, &b, with_bias, &mut wide);
+                product_into(per.requants(), walk, &a, &b, with_bias, &mut wide);
                 for (t, c) in want.chunks_exact_mut(m * n).enumerate() {
-                    strided(&per, walk, [t * m * k, 0], &a, &b, with_bias, c);
+                    strided(per.requants(), walk, [t * m * k, 0], &a, &b, with_bias, c);
                 }
                 assert_eq!(wide, want);
                 assert!(want.iter().any(|&v| v != 0 && v != want[0]));

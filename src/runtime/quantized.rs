@@ -376,7 +376,14 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
         bias: Option<&[i32]>,
     ) -> Result<Quantized<DynTensor<E>, E>, Error> {
         let (qx, qw) = self.inputs();
-        per_channel_fc(self, (qx, qw.to_dyn()), x, w, bias, self.output())
+        per_channel_fc(
+            self.requants(),
+            (qx, qw.to_dyn()),
+            x,
+            w,
+            bias,
+            self.output(),
+        )
     }
 }
 

@@ -850,7 +850,12 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     {
         fits_inline!(ProductOf<E, S, D, S2, D2, false, true>);
         self.check_operands(x, w)?;
-        let y = typed_product::<_, _, _, _, _, _, false, true>(self, x.values(), w.values(), bias)?;
+        let y = typed_product::<_, _, _, _, _, _, false, true>(
+            self.requants(),
+            x.values(),
+            w.values(),
+            bias,
+        )?;
         Ok(Quantized::new(y, self.output()))
     }
 
@@ -872,7 +877,7 @@ impl<'p, E: QuantElement, const N: usize> QMatMulPerChannel<'p, E, N> {
     {
         self.check_operands(x, w)?;
         typed_product_into::<_, _, _, _, _, _, _, false, true>(
-            self,
+            self.requants(),
             x.values(),
             w.values(),
             bias,

@@ -49,7 +49,8 @@ fn main() -> ! {
         most = most.max(instructions);
         let got = Model::output(ARENA);
         let got = got.as_slice();
-        let mut want = [0i8; 64];
+        // Room for the largest output of the models (anomaly detection's 640).
+        let mut want = [0i8; 1024];
         let same = match expected_line(EXPECTED, k, &mut want) {
             Some(n) => n == got.len() && want.get(..n) == Some(got),
             None => false,
@@ -57,12 +58,14 @@ fn main() -> ! {
         if same {
             equal += 1;
         } else {
+            // The first outputs of each: enough to see the difference, short enough to read.
+            let shown = got.len().min(16);
             hprintln!(
-                "{} input {}: output {:?}, TFLM's {:?}",
+                "{} input {}: output {:?}.., TFLM's {:?}..",
                 name,
                 k,
-                got,
-                &want[..got.len().min(want.len())]
+                &got[..shown],
+                &want[..shown]
             );
         }
     }
