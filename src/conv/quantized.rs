@@ -392,8 +392,10 @@ pub(crate) fn avg_pool2d(x: &[i8], dims: &Nhwc, g: &Geometry2d, clamp: (i32, i32
         0i32,
         |s, v| s + i32::from(v),
         |s, n| {
-            // n >= 1: a window inside SAME or VALID padding always meets the input (K1).
-            let n = n.max(1) as i32;
+            // n >= 1: a window inside SAME or VALID padding always meets the input (K1). As
+            // a positive `i32` the divisions need no check for a zero divisor or an overflow
+            // (whose panics linked `core::fmt` without LTO).
+            let n = i32::try_from(n).unwrap_or(i32::MAX).max(1);
             let avg = if s > 0 {
                 (s + n / 2) / n
             } else {

@@ -194,6 +194,10 @@ impl Activation {
     /// division in `f32` and the rounding half away from zero, then clamped to the range.
     /// `None` when a bound's quantized value does not fit in `i32` (TFLM refuses such a
     /// model).
+    // In line: a caller's constant parameters then fold it, where a call (without LTO, at
+    // "s") worked it out at run time in software double precision (1.8 kB of a Cortex-M
+    // firmware's `f64` routines).
+    #[inline(always)]
     pub const fn range<E>(self, out: Quant<E>, min: i32, max: i32) -> Option<(i32, i32)> {
         let (lo, hi) = match self {
             Activation::None => return Some((min, max)),
@@ -233,6 +237,7 @@ impl Activation {
 
 /// `zero_point + round(b / scale)` as TFLM computes an activation bound: `f32` division,
 /// `round` half away from zero, `None` outside `i32`.
+#[inline(always)]
 const fn quantize_bound<E>(b: f32, q: Quant<E>) -> Option<i32> {
     let x = b / q.scale;
     if (if x < 0.0 { -x } else { x }) >= 2147483648.0 {

@@ -152,18 +152,41 @@ pub fn quantized_pool2d_into(
     largest: bool,
     out: &mut [i8],
 ) -> Result<[usize; 4], Error> {
-    let op = if largest {
+    let clamp = pool_clamp(quant, activation)?;
+    if largest {
+        quantized_pool2d_clamped::<true>(input, window, clamp, out)
+    } else {
+        quantized_pool2d_clamped::<false>(input, window, clamp, out)
+    }
+}
+
+/// The clamp of an int8 pool's output (Q7): in line, so that a caller's constant parameters
+/// fold it (out of line, a firmware without LTO computed it at each call, in software
+/// double precision: 1.8 kB of `f64` routines in TFLM's person detection at "s").
+#[inline(always)]
+pub(crate) fn pool_clamp(quant: Quant<i8>, activation: Activation) -> Result<(i32, i32), Error> {
+    activation
+        .range(quant, i32::from(i8::MIN), i32::from(i8::MAX))
+        .ok_or_else(|| {
+            crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
+        })
+}
+
+/// [`quantized_pool2d_into`] with its clamp worked out, MAX_POOL_2D when `LARGEST`: one kernel
+/// per call site (a pool chosen at run time linked both).
+pub(crate) fn quantized_pool2d_clamped<const LARGEST: bool>(
+    input: ArrayRef<'_, i8>,
+    window: &Window2d,
+    clamp: (i32, i32),
+    out: &mut [i8],
+) -> Result<[usize; 4], Error> {
+    let op = if LARGEST {
         WindowOp::MaxPool2d
     } else {
         WindowOp::AvgPool2d
     };
     let (plan, x) = pool_plan(op, &input, window, out.len())?;
-    let clamp = activation
-        .range(quant, i32::from(i8::MIN), i32::from(i8::MAX))
-        .ok_or_else(|| {
-            crate::quant::params::quant_error(crate::error::QuantProblem::ActivationRange)
-        })?;
-    if largest {
+    if LARGEST {
         q::max_pool2d(x, &plan.dims, &plan.geometry, clamp, out);
     } else {
         q::avg_pool2d(x, &plan.dims, &plan.geometry, clamp, out);

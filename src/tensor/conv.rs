@@ -519,7 +519,7 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
         S: PoolShape<KH, KW, P>,
     {
         let _ = spec;
-        self.pool_into::<KH, KW, P, O>(activation, false, out)
+        self.pool_into::<KH, KW, P, O, false>(activation, out)
     }
 
     /// [`max_pool2d`](Self::max_pool2d) into `out`, without an allocator.
@@ -534,33 +534,39 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
         S: PoolShape<KH, KW, P>,
     {
         let _ = spec;
-        self.pool_into::<KH, KW, P, O>(activation, true, out)
+        self.pool_into::<KH, KW, P, O, true>(activation, out)
     }
 
+    /// The pools' `_into` forms: the clamp worked out in line (constant parameters fold it),
+    /// then the one kernel, MAX_POOL_2D when `LARGEST`.
     #[inline(always)]
-    fn pool_into<const KH: usize, const KW: usize, P: ConvSpec, O: DataMut<i8>>(
+    fn pool_into<
+        const KH: usize,
+        const KW: usize,
+        P: ConvSpec,
+        O: DataMut<i8>,
+        const LARGEST: bool,
+    >(
         &self,
         activation: Activation,
-        largest: bool,
         out: &mut Tensor<i8, PoolOutput<S, KH, KW, P>, O>,
     ) -> Result<(), Error>
     where
         S: PoolShape<KH, KW, P>,
     {
-        let op = if largest {
+        let op = if LARGEST {
             WindowOp::MaxPool2d
         } else {
             WindowOp::AvgPool2d
         };
+        let clamp = crate::runtime::conv::pool_clamp(self.quant(), activation)?;
         let shape = self.values().shape();
         let x = array_ref(&shape, self.values())?;
         let window = P::params().window([KH, KW]);
-        let dims = crate::runtime::quantized_pool2d_into(
+        let dims = crate::runtime::conv::quantized_pool2d_clamped::<LARGEST>(
             x,
-            self.quant(),
             &window,
-            activation,
-            largest,
+            clamp,
             out.as_mut_slice(),
         )?;
         same_dims(out.shape().as_ref(), &dims, op)
