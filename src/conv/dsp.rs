@@ -194,6 +194,14 @@ fn offset_pair(offset: i32) -> u32 {
     (offset as u16 as u32) * 0x0001_0001
 }
 
+/// A word of four input bytes as the two words the multiply-accumulates read: bytes 0 and 2,
+/// then bytes 1 and 3, each sign-extended to 16 bits plus the input offset (`off`, from
+/// [`offset_pair`]).
+#[inline(always)]
+fn widened(v: u32, off: u32) -> [u32; 2] {
+    [sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off)]
+}
+
 /// The batch, row and column of flat output pixel `p` (the divisors taken to at least one,
 /// as they are for any pixel: no panic path).
 #[inline(always)]
@@ -603,7 +611,7 @@ fn gather_pointwise(
         };
         for (c, v) in cols.iter_mut().zip(src.chunks_exact(4)) {
             let v = word(v);
-            c[i] = [sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off)];
+            c[i] = widened(v, off);
         }
     }
 }
@@ -757,7 +765,7 @@ fn gather_rows(
                 };
                 for (c, v) in row.iter_mut().zip(src.chunks_exact(4)) {
                     let v = word(v);
-                    c[i] = [sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off)];
+                    c[i] = widened(v, off);
                 }
                 continue;
             }
@@ -801,9 +809,7 @@ fn fill(cols: &mut [Group], i: usize, q: usize, len: usize, src: Option<&[i8]>, 
             Some(s) => {
                 let off = offset_pair(offset);
                 for (c, v) in cols.iter_mut().zip(s.chunks_exact(4)) {
-                    let v = word(v);
-                    let (even, odd) = (sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off));
-                    c[i] = [even, odd];
+                    c[i] = widened(word(v), off);
                 }
             }
             None => cols.iter_mut().for_each(|c| c[i] = [0; 2]),
@@ -1168,7 +1174,7 @@ impl Window<'_> {
                 // SAFETY: `at` is a tap of the window, `at + 4 <= last <= x.len()`, and
                 // `t < weights <= MAX_TAPS` (checked above).
                 let (v, [we, wo]) = unsafe { (word_at(x, at), *w.get_unchecked(t)) };
-                let (even, odd) = (sadd16(sxtb16(v), off), sadd16(sxtb16_ror8(v), off));
+                let [even, odd] = widened(v, off);
                 a0 = smlabb(even, we, a0);
                 a1 = smlabb(odd, wo, a1);
                 a2 = smlatt(even, we, a2);
