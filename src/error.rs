@@ -166,6 +166,16 @@ pub enum WindowOp {
 }
 
 impl WindowOp {
+    /// MAX_POOL_2D when `largest`, else AVERAGE_POOL_2D: the pool a `largest` flag names.
+    #[inline(always)]
+    pub(crate) const fn pool(largest: bool) -> WindowOp {
+        if largest {
+            WindowOp::MaxPool2d
+        } else {
+            WindowOp::AvgPool2d
+        }
+    }
+
     /// The operation's name, as the methods spell it.
     pub const fn name(self) -> &'static str {
         match self {

@@ -180,11 +180,7 @@ pub(crate) fn quantized_pool2d_clamped<const LARGEST: bool>(
     clamp: (i32, i32),
     out: &mut [i8],
 ) -> Result<[usize; 4], Error> {
-    let op = if LARGEST {
-        WindowOp::MaxPool2d
-    } else {
-        WindowOp::AvgPool2d
-    };
+    let op = WindowOp::pool(LARGEST);
     let (plan, x) = pool_plan(op, &input, window, out.len())?;
     if LARGEST {
         q::max_pool2d(x, &plan.dims, &plan.geometry, clamp, out);
@@ -607,11 +603,7 @@ mod dynamic {
             activation: Activation,
             largest: bool,
         ) -> Result<Self, Error> {
-            let op = if largest {
-                WindowOp::MaxPool2d
-            } else {
-                WindowOp::AvgPool2d
-            };
+            let op = WindowOp::pool(largest);
             let plan = plan_pool(op, self.values().shape(), window)?;
             let q = self.quant();
             let x = self.values().array();

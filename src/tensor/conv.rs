@@ -377,11 +377,7 @@ impl<T: ConvFloat, S: Shape, D: Data<T>> Tensor<T, S, D> {
     where
         S: PoolShape<KH, KW, P>,
     {
-        let op = if largest {
-            WindowOp::MaxPool2d
-        } else {
-            WindowOp::AvgPool2d
-        };
+        let op = WindowOp::pool(largest);
         let window = P::params().window([KH, KW]);
         let plan = plan_pool(op, self.shape().as_ref(), &window)?;
         same_dims(out.shape().as_ref(), &plan.output, op)?;
@@ -554,11 +550,7 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
     where
         S: PoolShape<KH, KW, P>,
     {
-        let op = if LARGEST {
-            WindowOp::MaxPool2d
-        } else {
-            WindowOp::AvgPool2d
-        };
+        let op = WindowOp::pool(LARGEST);
         let clamp = crate::runtime::conv::pool_clamp(self.quant(), activation)?;
         let shape = self.values().shape();
         let x = array_ref(&shape, self.values())?;
@@ -583,11 +575,7 @@ impl<S: Shape, D: Data<i8>> Quantized<Tensor<i8, S, D>, i8> {
         S: PoolShape<KH, KW, P, Output: Storable>,
     {
         fits_inline!(Stored<D::Family, i8, PoolOutput<S, KH, KW, P>>);
-        let op = if largest {
-            WindowOp::MaxPool2d
-        } else {
-            WindowOp::AvgPool2d
-        };
+        let op = WindowOp::pool(largest);
         let plan = self.values().pool_plan::<KH, KW, P>(op);
         let quant = self.quant();
         let clamp = activation
